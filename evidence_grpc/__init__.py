@@ -1,0 +1,1 @@
+"""Evidence service: gRPC server, domain rules and storage."""

@@ -1,0 +1,24 @@
+from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+HTTP_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+http_options: _descriptor.FieldDescriptor
+MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
+max_upload_bytes: _descriptor.FieldDescriptor
+
+class HttpOptions(_message.Message):
+    __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")
+    SUCCESS_CODE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_FIELD_NUMBER: _ClassVar[int]
+    ENVELOPE_FIELD_FIELD_NUMBER: _ClassVar[int]
+    STRICT_BODY_FIELD_NUMBER: _ClassVar[int]
+    ANONYMOUS_FIELD_NUMBER: _ClassVar[int]
+    success_code: int
+    created_field: str
+    envelope_field: str
+    strict_body: bool
+    anonymous: bool
+    def __init__(self, success_code: _Optional[int] = ..., created_field: _Optional[str] = ..., envelope_field: _Optional[str] = ..., strict_body: _Optional[bool] = ..., anonymous: _Optional[bool] = ...) -> None: ...

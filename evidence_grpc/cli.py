@@ -1,0 +1,194 @@
+"""`evidence-server`: serve, grpc, shim, bootstrap, migrate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import yaml
+
+from .config import Settings
+from .storage.db import database, init_database, migrate
+
+log = logging.getLogger("evidence-server")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(
+        http_addr=getattr(args, "http_addr", None),
+        grpc_addr=getattr(args, "grpc_addr", None),
+        database_url=getattr(args, "database_url", None),
+        grpc_target=getattr(args, "grpc_target", None),
+        public_url=getattr(args, "public_url", None),
+        http_workers=getattr(args, "workers", None),
+    )
+
+
+def _prepare_database(settings: Settings) -> None:
+    init_database(settings.database_url)
+    applied = migrate()
+    if applied:
+        log.info("applied migrations: %s", ", ".join(applied))
+
+
+def cmd_grpc(args: argparse.Namespace) -> int:
+    """The gRPC server alone."""
+    from .server import build_server
+
+    settings = _settings(args)
+    _prepare_database(settings)
+    server, port = build_server(settings)
+    server.start()
+    log.info("gRPC server on %s", settings.grpc_addr)
+    signal.signal(signal.SIGTERM, lambda *_: server.stop(5))
+    try:
+        server.wait_for_termination()
+    except KeyboardInterrupt:
+        server.stop(5).wait()
+    return 0
+
+
+def cmd_shim(args: argparse.Namespace) -> int:
+    """The REST shim alone (gunicorn, gthread workers)."""
+    from gunicorn.app.base import BaseApplication
+
+    settings = _settings(args)
+    if not settings.grpc_target:
+        _prepare_database(settings)
+        database.close()
+
+    class Shim(BaseApplication):
+        def load_config(self) -> None:
+            self.cfg.set("bind", settings.http_addr)
+            self.cfg.set("workers", settings.http_workers)
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", settings.http_threads)
+            self.cfg.set("timeout", 120)
+            self.cfg.set("keepalive", 30)
+
+        def load(self) -> Any:
+            # Runs in each worker after fork: database connections and gRPC channels are
+            # created here, never inherited.
+            from rest_shim.app import create_app
+
+            if not settings.grpc_target:
+                init_database(settings.database_url)
+            return create_app(settings)
+
+    log.info("REST shim on http://%s (%s)", settings.http_addr,
+             f"gRPC target {settings.grpc_target}" if settings.grpc_target else "in-process")
+    Shim().run()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Both halves: a gRPC server process and a REST shim process on one database."""
+    settings = _settings(args)
+    _prepare_database(settings)
+    database.close()
+    env_args = ["--database-url", settings.database_url]
+    if settings.public_url:
+        env_args += ["--public-url", settings.public_url]
+    me = [sys.executable, "-m", "evidence_grpc.cli"]
+    children = [
+        subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *env_args]),
+        subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
+                          "--workers", str(settings.http_workers), *env_args]),
+    ]
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"evidence-server: REST on http://{settings.http_addr}, gRPC on {settings.grpc_addr}, "
+          f"database {settings.database_url}", flush=True)
+    while not stopping and all(c.poll() is None for c in children):
+        time.sleep(0.2)
+    stop()
+    for child in children:
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    return 0 if stopping else 1
+
+
+def cmd_bootstrap(args: argparse.Namespace) -> int:
+    """Create organizations, users and their API keys from a JSON or YAML file."""
+    from .domain.errors import DomainError
+    from .domain.organizations import bootstrap
+
+    settings = _settings(args)
+    _prepare_database(settings)
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            spec = yaml.safe_load(handle)
+        with database.connection_context():
+            counts = bootstrap(spec)
+    except (OSError, yaml.YAMLError, KeyError, TypeError, DomainError) as exc:
+        print(f"bootstrap failed: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"created": counts}))
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    init_database(settings.database_url)
+    print(json.dumps({"applied": migrate()}))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    defaults = Settings()
+    top = argparse.ArgumentParser(prog="evidence-server", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, func: Any, help_text: str, *, http: bool = False,
+                grpc: bool = False, target: bool = False) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.set_defaults(func=func)
+        p.add_argument("--database-url", help=f"env EVIDENCE_DATABASE_URL "
+                                              f"(default {defaults.database_url})")
+        if http:
+            p.add_argument("--http-addr", help=f"env EVIDENCE_HTTP_ADDR (default {defaults.http_addr})")
+            p.add_argument("--workers", type=int, help=f"HTTP worker processes "
+                                                        f"(default {defaults.http_workers})")
+            p.add_argument("--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
+        if grpc:
+            p.add_argument("--grpc-addr", help=f"env EVIDENCE_GRPC_ADDR (default {defaults.grpc_addr})")
+        if target:
+            p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
+                                                 "servicers in-process (env EVIDENCE_GRPC_TARGET)")
+        return p
+
+    command("serve", cmd_serve, "gRPC server and REST shim together", http=True, grpc=True)
+    command("grpc", cmd_grpc, "the gRPC server alone", grpc=True).add_argument(
+        "--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
+    command("shim", cmd_shim, "the REST shim alone", http=True, target=True)
+    command("bootstrap", cmd_bootstrap, "create organizations, users and API keys").add_argument(
+        "file", help="JSON or YAML file")
+    command("migrate", cmd_migrate, "apply pending database migrations")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

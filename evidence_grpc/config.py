@@ -1,0 +1,46 @@
+"""Settings of a server process, from command-line options or EVIDENCE_* variables."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+MIB = 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    http_addr: str = "127.0.0.1:8000"
+    grpc_addr: str = "127.0.0.1:50051"
+    database_url: str = "sqlite:///evidence.db"
+    # Where the REST shim finds the gRPC server when run on its own; empty means in-process.
+    grpc_target: str = ""
+    # Base of html_url links in answers; defaults to http://<http_addr>.
+    public_url: str = ""
+    http_workers: int = 2
+    http_threads: int = 8
+    grpc_threads: int = 16
+    max_request_bytes: int = 11 * MIB
+    max_file_bytes: int = 10 * MIB
+    max_form_field_bytes: int = 1 * MIB
+
+    @property
+    def html_base(self) -> str:
+        return (self.public_url or f"http://{self.http_addr}").rstrip("/")
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self.max_request_bytes + MIB
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        env = {
+            "http_addr": os.environ.get("EVIDENCE_HTTP_ADDR"),
+            "grpc_addr": os.environ.get("EVIDENCE_GRPC_ADDR"),
+            "database_url": os.environ.get("EVIDENCE_DATABASE_URL"),
+            "grpc_target": os.environ.get("EVIDENCE_GRPC_TARGET"),
+            "public_url": os.environ.get("EVIDENCE_PUBLIC_URL"),
+        }
+        values = {k: v for k, v in env.items() if v}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,33 @@
+"""Proto <-> domain values. Domain views are contract-shaped dicts, so both directions go
+through protobuf's JSON mapping with the proto (snake_case) field names."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+M = TypeVar("M", bound=Message)
+
+
+def to_message(data: dict[str, Any], message_class: type[M]) -> M:
+    """A response message from a domain view; keys the message does not know are dropped."""
+    return json_format.ParseDict(data, message_class(), ignore_unknown_fields=True)
+
+
+def present_fields(message: Message) -> dict[str, Any]:
+    """The fields a request actually carried (unset optional fields are absent)."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def text_of(upload: Any, field: str) -> str | None:
+    """The UTF-8 text of an uploaded file, or None when no file was sent."""
+    from .domain.errors import validation_error
+
+    if not upload.content and not upload.filename:
+        return None
+    try:
+        return upload.content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise validation_error(field, "File must be UTF-8 text") from None

@@ -1,0 +1,1 @@
+"""Domain rules: plain functions over the storage models, callable without gRPC."""

@@ -1,0 +1,51 @@
+"""Typed domain errors. Each carries the gRPC status code it maps to; one interceptor turns
+them into a status, and the REST shim turns that status into an HTTP error body."""
+
+from __future__ import annotations
+
+import grpc
+
+
+class DomainError(Exception):
+    code = grpc.StatusCode.INTERNAL
+    reason = "INTERNAL"
+
+    def __init__(self, message: str, errors: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = errors or None
+
+
+class InvalidArgument(DomainError):
+    code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "INVALID_ARGUMENT"
+
+
+class NotFound(DomainError):
+    code = grpc.StatusCode.NOT_FOUND
+    reason = "NOT_FOUND"
+
+
+class AlreadyExists(DomainError):
+    code = grpc.StatusCode.ALREADY_EXISTS
+    reason = "ALREADY_EXISTS"
+
+
+class FailedPrecondition(DomainError):
+    code = grpc.StatusCode.FAILED_PRECONDITION
+    reason = "FAILED_PRECONDITION"
+
+
+class Unauthenticated(DomainError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+    reason = "UNAUTHENTICATED"
+
+
+class PermissionDenied(DomainError):
+    code = grpc.StatusCode.PERMISSION_DENIED
+    reason = "PERMISSION_DENIED"
+
+
+def validation_error(field: str, problem: str) -> InvalidArgument:
+    """The contract's validation failure: a fixed message plus the offending field."""
+    return InvalidArgument("Input payload validation failed", {field: problem})

@@ -1,0 +1,163 @@
+"""Organizations, users, memberships and personal API keys; the caller's identity."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextvars
+import dataclasses
+import hashlib
+from typing import Any
+
+from ..storage.db import now, write_transaction
+from ..storage.models import ApiKey, Membership, Organization, User
+from .errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
+from .names import check_name
+
+
+@dataclasses.dataclass(frozen=True)
+class Caller:
+    """Who is calling, and the organization the request addresses (if it names one)."""
+
+    user: User
+    organization: Organization | None = None
+
+    @property
+    def org(self) -> Organization:
+        if self.organization is None:
+            raise InvalidArgument("This request names no organization")
+        return self.organization
+
+
+_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller", default=None)
+
+
+def current_caller() -> Caller:
+    caller = _caller.get()
+    if caller is None:
+        raise Unauthenticated("Authentication required")
+    return caller
+
+
+def set_current_caller(caller: Caller | None) -> contextvars.Token:
+    return _caller.set(caller)
+
+
+def reset_current_caller(token: contextvars.Token) -> None:
+    _caller.reset(token)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def key_from_authorization(header: str | None) -> str:
+    """The API key of a `Bearer <key>` or `Basic base64(<key>:<anything>)` header."""
+    if not header:
+        raise Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+    scheme, _, value = header.strip().partition(" ")
+    value = value.strip()
+    if scheme.lower() == "bearer" and value:
+        return value
+    if scheme.lower() == "basic" and value:
+        try:
+            decoded = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            raise Unauthenticated("Malformed basic credentials") from None
+        key, sep, _ = decoded.partition(":")
+        if sep and key:
+            return key
+    raise Unauthenticated("Unsupported Authorization header: use Bearer or Basic")
+
+
+def authenticate(header: str | None, org_name: str | None) -> Caller:
+    """Resolve the key to its user and, when the request names an organization, check the
+    user belongs to it. An unknown organization and a foreign one answer alike."""
+    key_hash = hash_key(key_from_authorization(header))
+    row = (ApiKey.select(ApiKey, User).join(User)
+           .where((ApiKey.key_hash == key_hash) & (ApiKey.revoked == False))  # noqa: E712
+           .first())
+    if row is None or (row.expires_at is not None and row.expires_at < now()):
+        raise Unauthenticated("Invalid API key")
+    if not org_name:
+        return Caller(user=row.user)
+    org = (Organization.select().join(Membership)
+           .where((Organization.name == org_name) & (Membership.user == row.user))
+           .first())
+    if org is None:
+        raise PermissionDenied(f"You do not have access to organization '{org_name}'")
+    return Caller(user=row.user, organization=org)
+
+
+def organization_view(org: Organization) -> dict[str, Any]:
+    return {
+        "name": org.name,
+        "kind": org.kind,
+        "experimental_features_enabled": org.experimental_features_enabled,
+        "created_at": org.created_at,
+        "last_modified_at": org.last_modified_at,
+        "features": list(org.features or []),
+    }
+
+
+def set_experimental_features(org: Organization, enabled: bool) -> None:
+    Organization.update(experimental_features_enabled=enabled, last_modified_at=now()).where(
+        Organization.id == org.id).execute()
+
+
+def default_organization(user: User) -> str:
+    return user.default_org or ""
+
+
+def set_default_organization(user: User, org: Organization) -> None:
+    User.update(default_org=org.name).where(User.id == user.id).execute()
+
+
+def organization_has_feature(org: Organization, feature: str) -> bool:
+    return feature in (org.features or [])
+
+
+def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
+    """Create organizations, users, memberships and personal keys; running it again changes
+    nothing that is already there (features and descriptions are brought up to date)."""
+    if not isinstance(spec, dict):
+        raise InvalidArgument("bootstrap file must hold a JSON/YAML object")
+    counts = {"organizations": 0, "users": 0, "api_keys": 0}
+    with write_transaction():
+        stamp = now()
+        orgs: dict[str, Organization] = {}
+        for entry in spec.get("organizations", []):
+            name = check_name("organizations.name", entry["name"])
+            features = sorted(set(entry.get("features", [])))
+            org, created = Organization.get_or_create(
+                name=name, defaults={"features": features, "created_at": stamp,
+                                     "last_modified_at": stamp})
+            if not created and org.features != features:
+                org.features = features
+                org.last_modified_at = stamp
+                org.save()
+            counts["organizations"] += created
+            orgs[name] = org
+        for entry in spec.get("users", []):
+            user, created = User.get_or_create(name=check_name("users.name", entry["name"]),
+                                               defaults={"created_at": stamp})
+            counts["users"] += created
+            for org_name in entry.get("organizations", []):
+                org = orgs.get(org_name) or Organization.get_or_none(Organization.name == org_name)
+                if org is None:
+                    raise NotFound(f"Organization '{org_name}' is not in the bootstrap file "
+                                   "nor in the database")
+                Membership.get_or_create(user=user, organization=org)
+                if user.default_org is None:
+                    user.default_org = org_name
+                    user.save()
+            for key in entry.get("api_keys", []):
+                secret = key["key"] if isinstance(key, dict) else key
+                if not isinstance(secret, str) or len(secret) < 1:
+                    raise InvalidArgument("api_keys entries need a non-empty 'key'")
+                _, created = ApiKey.get_or_create(
+                    key_hash=hash_key(secret),
+                    defaults={"user": user, "created_at": stamp,
+                              "description": key.get("description", "") if isinstance(key, dict) else ""})
+                counts["api_keys"] += created
+    return counts

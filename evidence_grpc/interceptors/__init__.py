@@ -1,0 +1,17 @@
+"""Server interceptors: every evidence.v2 call passes errors -> database -> auth -> servicer.
+
+The same interceptor objects wrap the handlers of the network server and of the REST shim's
+in-process calls, so auth and error mapping have exactly one implementation."""
+
+from __future__ import annotations
+
+import grpc
+
+from .auth import AuthInterceptor
+from .database import DatabaseInterceptor
+from .errors import ErrorInterceptor
+
+
+def interceptors() -> list[grpc.ServerInterceptor]:
+    """Outermost first, as grpc.server applies them."""
+    return [ErrorInterceptor(), DatabaseInterceptor(), AuthInterceptor()]

@@ -1,0 +1,31 @@
+"""A server interceptor that wraps the unary behaviour of evidence.v2 methods."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+PACKAGE_PREFIX = "/evidence.v2."
+Behavior = Callable[[Any, grpc.ServicerContext], Any]
+
+
+class UnaryInterceptor(grpc.ServerInterceptor):
+    """Subclasses implement `around`; health and reflection pass through untouched."""
+
+    def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+               method: str) -> Any:
+        raise NotImplementedError
+
+    def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
+        handler = continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or handler.unary_unary is None or not method.startswith(PACKAGE_PREFIX):
+            return handler
+        behavior = handler.unary_unary
+
+        def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+            return self.around(behavior, request, context, method)
+
+        return handler._replace(unary_unary=wrapped)

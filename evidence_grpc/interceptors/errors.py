@@ -1,0 +1,44 @@
+"""Domain errors become gRPC statuses with ErrorInfo and field violations; anything else
+becomes INTERNAL with a generic message and a logged stack trace."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from ..domain.errors import DomainError
+from .base import Behavior, UnaryInterceptor
+
+log = logging.getLogger(__name__)
+DOMAIN = "evidence.v2"
+
+
+def status_of(error: DomainError) -> status_pb2.Status:
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN))
+    details = [info]
+    if error.errors:
+        violations = any_pb2.Any()
+        violations.Pack(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=k, description=v)
+            for k, v in error.errors.items()]))
+        details.append(violations)
+    return status_pb2.Status(code=error.code.value[0], message=error.message, details=details)
+
+
+class ErrorInterceptor(UnaryInterceptor):
+    def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+               method: str) -> Any:
+        try:
+            return behavior(request, context)
+        except DomainError as error:
+            context.abort_with_status(rpc_status.to_status(status_of(error)))
+        except Exception:
+            log.exception("unexpected failure in %s", method)
+            context.abort_with_status(rpc_status.to_status(status_pb2.Status(
+                code=code_pb2.INTERNAL, message="Internal server error")))

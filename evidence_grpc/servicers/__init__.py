@@ -1,0 +1,1 @@
+"""Thin servicers: proto in, domain call, proto out."""

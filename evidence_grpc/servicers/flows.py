@@ -1,0 +1,69 @@
+"""FlowService."""
+
+from __future__ import annotations
+
+import grpc
+
+from .._pb.evidence.v2 import common_pb2
+from .._pb.evidence.v2 import flow_service_pb2 as pb
+from .._pb.evidence.v2 import flow_service_pb2_grpc as pb_grpc
+from ..convert import text_of, to_message
+from ..domain import flows
+from ..domain.organizations import current_caller
+from ..domain.pages import page_of
+from ..domain.templates import EMPTY_TEMPLATE_YAML
+from ..storage.models import Flow
+
+
+def _flow(flow: Flow, org_name: str) -> pb.Flow:
+    return to_message(flows.flow_view(flow, org_name), pb.Flow)
+
+
+class FlowServicer(pb_grpc.FlowServiceServicer):
+    def UpsertFlow(self, request: pb.UpsertFlowRequest, context: grpc.ServicerContext
+                   ) -> pb.UpsertFlowResponse:
+        org = current_caller().org
+        flow, created = flows.upsert_flow(
+            org, request.name, request.description,
+            visibility=request.visibility if request.HasField("visibility") else None,
+            legacy_template=list(request.template),
+            repo_url=request.repo_url if request.HasField("repo_url") else None)
+        return pb.UpsertFlowResponse(flow=_flow(flow, org.name), created=created)
+
+    def UpsertFlowWithTemplate(self, request: pb.UpsertFlowWithTemplateRequest,
+                               context: grpc.ServicerContext) -> pb.UpsertFlowWithTemplateResponse:
+        org = current_caller().org
+        data = request.data_json
+        template = text_of(request.template_file, "template_file")
+        flow, created = flows.upsert_flow(
+            org, data.name, data.description,
+            visibility=data.visibility if data.HasField("visibility") else None,
+            template_yaml=template if template is not None else EMPTY_TEMPLATE_YAML)
+        return pb.UpsertFlowWithTemplateResponse(flow=_flow(flow, org.name), created=created)
+
+    def GetFlow(self, request: pb.GetFlowRequest, context: grpc.ServicerContext) -> pb.Flow:
+        org = current_caller().org
+        return _flow(flows.find_flow(org, request.flow_name), org.name)
+
+    def ListFlows(self, request: pb.ListFlowsRequest, context: grpc.ServicerContext
+                  ) -> pb.ListFlowsResponse:
+        org = current_caller().org
+        page = page_of(request.page if request.HasField("page") else None,
+                       request.per_page if request.HasField("per_page") else None)
+        rows, pagination = flows.list_flows(
+            org, page, search=request.search_by_name or None,
+            case_sensitive=request.case_sensitive if request.HasField("case_sensitive") else True)
+        response = pb.ListFlowsResponse(data=[_flow(f, org.name) for f in rows])
+        if page.requested:
+            response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
+        return response
+
+    def ArchiveFlow(self, request: pb.ArchiveFlowRequest, context: grpc.ServicerContext
+                    ) -> pb.ArchiveFlowResponse:
+        flow = flows.archive_flow(current_caller().org, request.flow_name)
+        return pb.ArchiveFlowResponse(message=f"flow '{flow.name}' was archived")
+
+    def RenameFlow(self, request: pb.RenameFlowRequest, context: grpc.ServicerContext
+                   ) -> pb.RenameFlowResponse:
+        flow = flows.rename_flow(current_caller().org, request.flow_name, request.new_name)
+        return pb.RenameFlowResponse(message=f"flow '{request.flow_name}' was renamed to '{flow.name}'")

@@ -1,0 +1,46 @@
+"""OrganizationService and ReadinessService."""
+
+from __future__ import annotations
+
+import grpc
+from google.api import httpbody_pb2
+
+from .._pb.evidence.v2 import organization_service_pb2 as pb
+from .._pb.evidence.v2 import organization_service_pb2_grpc as pb_grpc
+from .._pb.evidence.v2 import readiness_service_pb2 as ready_pb
+from .._pb.evidence.v2 import readiness_service_pb2_grpc as ready_pb_grpc
+from ..convert import to_message
+from ..domain import organizations
+from ..domain.organizations import current_caller
+from ..storage.db import database
+
+
+class OrganizationServicer(pb_grpc.OrganizationServiceServicer):
+    def GetOrganization(self, request: pb.GetOrganizationRequest, context: grpc.ServicerContext
+                        ) -> pb.Organization:
+        return to_message(organizations.organization_view(current_caller().org), pb.Organization)
+
+    def UpdateExperimentalFeatures(self, request: pb.UpdateExperimentalFeaturesRequest,
+                                   context: grpc.ServicerContext
+                                   ) -> pb.UpdateExperimentalFeaturesResponse:
+        organizations.set_experimental_features(current_caller().org,
+                                                request.experimental_features_enabled)
+        return pb.UpdateExperimentalFeaturesResponse(message="experimental features updated")
+
+    def GetDefaultOrganization(self, request: pb.GetDefaultOrganizationRequest,
+                               context: grpc.ServicerContext) -> pb.GetDefaultOrganizationResponse:
+        return pb.GetDefaultOrganizationResponse(
+            default_org_name=organizations.default_organization(current_caller().user))
+
+    def SetDefaultOrganization(self, request: pb.SetDefaultOrganizationRequest,
+                               context: grpc.ServicerContext) -> pb.SetDefaultOrganizationResponse:
+        caller = current_caller()
+        organizations.set_default_organization(caller.user, caller.org)
+        return pb.SetDefaultOrganizationResponse(message=f"default organization is '{caller.org.name}'")
+
+
+class ReadinessServicer(ready_pb_grpc.ReadinessServiceServicer):
+    def GetReadiness(self, request: ready_pb.GetReadinessRequest, context: grpc.ServicerContext
+                     ) -> httpbody_pb2.HttpBody:
+        database.execute_sql("SELECT 1")
+        return httpbody_pb2.HttpBody(content_type="text/plain; charset=utf-8", data=b"OK")

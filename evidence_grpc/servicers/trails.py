@@ -1,0 +1,61 @@
+"""TrailService."""
+
+from __future__ import annotations
+
+import grpc
+
+from .._pb.evidence.v2 import common_pb2
+from .._pb.evidence.v2 import trail_service_pb2 as pb
+from .._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
+from ..config import Settings
+from ..convert import present_fields, text_of, to_message
+from ..domain import trails
+from ..domain.organizations import current_caller
+from ..domain.pages import page_of
+from ..storage.models import Trail
+
+
+class TrailServicer(pb_grpc.TrailServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
+        events = trails.events_of(rows)
+        return [to_message(trails.trail_view(t, org_name, events[t.id], self.html_base), pb.Trail)
+                for t in rows]
+
+    def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
+                   ) -> pb.BeginTrailResponse:
+        caller = current_caller()
+        trail, created = trails.begin_trail(
+            caller.org, request.flow_name, present_fields(request.data_json), caller.user,
+            template_yaml=text_of(request.template_file, "template_file"))
+        verb = "begun" if created else "updated"
+        return pb.BeginTrailResponse(message=f"trail '{trail.name}' was {verb}", created=created)
+
+    def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> pb.Trail:
+        org = current_caller().org
+        trail = trails.find_trail(org, request.flow_name, request.trail_name)
+        return self._trails([trail], org.name)[0]
+
+    def ListFlowTrails(self, request: pb.ListFlowTrailsRequest, context: grpc.ServicerContext
+                       ) -> pb.ListTrailsResponse:
+        org = current_caller().org
+        page = page_of(request.page if request.HasField("page") else None,
+                       request.per_page if request.HasField("per_page") else None)
+        rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
+        response = pb.ListTrailsResponse(data=self._trails(rows, org.name))
+        if page.requested:
+            response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
+        return response
+
+    def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
+                   ) -> pb.ListTrailsResponse:
+        org = current_caller().org
+        page = page_of(request.page if request.HasField("page") else None,
+                       request.per_page if request.HasField("per_page") else None)
+        rows, pagination = trails.list_trails(
+            org, page, flow_name=request.flow if request.HasField("flow") else None,
+            flow_tags=list(request.flow_tag))
+        return pb.ListTrailsResponse(data=self._trails(rows, org.name),
+                                     pagination=common_pb2.Pagination(**pagination))

@@ -1,0 +1,1 @@
+"""Storage: one peewee model layer over SQLite (embedded default) or PostgreSQL."""

@@ -1,0 +1,108 @@
+"""The database handle shared by every model, and how a URL becomes a connection."""
+
+from __future__ import annotations
+
+import contextlib
+import pathlib
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+from urllib.parse import urlparse
+
+import peewee
+from playhouse.migrations import Runner
+from playhouse.pool import PooledPostgresqlDatabase
+
+database = peewee.DatabaseProxy()
+
+MIGRATIONS_DIR = pathlib.Path(__file__).parent / "migrations"
+SQLITE_PRAGMAS = {
+    "journal_mode": "wal",
+    "synchronous": "normal",
+    "busy_timeout": 10000,
+    "foreign_keys": 1,
+}
+T = TypeVar("T")
+
+
+def open_database(url: str) -> peewee.Database:
+    """Build a database from `sqlite:///path`, `sqlite:///:memory:` or `postgresql://...`."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else parsed.path
+        if path != ":memory:":
+            pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return peewee.SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
+    if parsed.scheme in ("postgres", "postgresql"):
+        return PooledPostgresqlDatabase(
+            parsed.path.lstrip("/"),
+            user=parsed.username,
+            password=parsed.password,
+            host=parsed.hostname,
+            port=parsed.port or 5432,
+            max_connections=32,
+            stale_timeout=300,
+            timeout=10,
+        )
+    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://...")
+
+
+def init_database(url: str) -> peewee.Database:
+    """Point the shared proxy at the database of `url`."""
+    db = open_database(url)
+    database.initialize(db)
+    return db
+
+
+def migrate() -> list[str]:
+    """Apply pending schema migrations; several processes may call this at once."""
+    db = database.obj
+    with database.connection_context():
+        with _migration_lock(db):
+            return Runner(db, directory=str(MIGRATIONS_DIR)).up()
+
+
+@contextlib.contextmanager
+def _migration_lock(db: peewee.Database) -> Iterator[None]:
+    if isinstance(db, peewee.PostgresqlDatabase):
+        db.execute_sql("SELECT pg_advisory_lock(7301)")
+        try:
+            yield
+        finally:
+            db.execute_sql("SELECT pg_advisory_unlock(7301)")
+    else:
+        with db.atomic("IMMEDIATE"):
+            yield
+
+
+def write_transaction() -> contextlib.AbstractContextManager:
+    """A transaction that takes SQLite's write lock up front, so writers queue instead of
+    failing on lock upgrade; plain on PostgreSQL."""
+    if isinstance(database.obj, peewee.SqliteDatabase):
+        return database.atomic("IMMEDIATE")
+    return database.atomic()
+
+
+def retry_on_conflict(fn: Callable[[], T], attempts: int = 5) -> T:
+    """Run `fn` (one write transaction) again when a concurrent writer won a unique-key race."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except peewee.IntegrityError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.005 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def contains(field: peewee.Field, text: str, case_sensitive: bool) -> peewee.Expression:
+    """Substring match; LIKE is case-insensitive on SQLite (ASCII) and ILIKE on PostgreSQL."""
+    if not case_sensitive:
+        return field.contains(text)
+    position = "STRPOS" if isinstance(database.obj, peewee.PostgresqlDatabase) else "INSTR"
+    return getattr(peewee.fn, position)(field, text) > 0
+
+
+def now() -> float:
+    """Timestamps are float seconds since the epoch, as the contract renders them."""
+    return time.time()

@@ -1,0 +1,122 @@
+"""The tables. Every model binds to the shared proxy in `db.py`; schema changes go through
+numbered scripts in `migrations/`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import peewee
+
+from .db import database
+
+
+class JSONField(peewee.TextField):
+    """JSON stored as text, identical on SQLite and PostgreSQL."""
+
+    def db_value(self, value: Any) -> str | None:
+        return None if value is None else json.dumps(value, separators=(",", ":"))
+
+    def python_value(self, value: str | None) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(peewee.Model):
+    class Meta:
+        database = database
+        legacy_table_names = False
+
+
+class Organization(BaseModel):
+    name = peewee.CharField(unique=True)
+    kind = peewee.CharField(default="shared")
+    features = JSONField(default=list)
+    experimental_features_enabled = peewee.BooleanField(default=False)
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+
+
+class User(BaseModel):
+    name = peewee.CharField(unique=True)
+    default_org = peewee.CharField(null=True)
+    created_at = peewee.DoubleField()
+
+
+class Membership(BaseModel):
+    user = peewee.ForeignKeyField(User, on_delete="CASCADE")
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+
+    class Meta:
+        indexes = ((("user", "organization"), True),)
+
+
+class ApiKey(BaseModel):
+    """A personal API key; only its SHA-256 is kept."""
+
+    key_hash = peewee.CharField(unique=True)
+    user = peewee.ForeignKeyField(User, on_delete="CASCADE")
+    description = peewee.TextField(default="")
+    created_at = peewee.DoubleField()
+    expires_at = peewee.DoubleField(null=True)
+    last_used_at = peewee.DoubleField(null=True)
+    revoked = peewee.BooleanField(default=False)
+
+
+class Flow(BaseModel):
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    name = peewee.CharField()
+    description = peewee.TextField(default="")
+    visibility = peewee.CharField(default="private")
+    template_yaml = peewee.TextField(null=True)
+    legacy_template = JSONField(null=True)
+    repo_url = peewee.TextField(null=True)
+    tags = JSONField(default=dict)
+    archived = peewee.BooleanField(default=False)
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+    last_deployment_at = peewee.DoubleField(null=True)
+
+    class Meta:
+        indexes = ((("organization", "name"), True),)
+
+
+class FlowAlias(BaseModel):
+    """A former name of a renamed flow, resolving to it until a flow takes the name."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    name = peewee.CharField()
+    flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
+
+    class Meta:
+        indexes = ((("organization", "name"), True),)
+
+
+class Trail(BaseModel):
+    flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
+    name = peewee.CharField()
+    description = peewee.TextField(null=True)
+    git_commit_info = JSONField(null=True)
+    repo_info = JSONField(null=True)
+    origin_url = peewee.TextField(null=True)
+    external_urls = JSONField(default=dict)
+    user_data = JSONField(null=True)
+    template_yaml = peewee.TextField(null=True)
+    created_by = peewee.CharField(default="")
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = (
+            (("flow", "name"), True),
+            (("flow", "created_at"), False),
+        )
+
+
+class TrailEvent(BaseModel):
+    trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE", index=True)
+    timestamp = peewee.DoubleField()
+    type = peewee.CharField()
+    payload = JSONField(default=dict)
+
+
+ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Trail, TrailEvent]

@@ -1,0 +1,193 @@
+"""Routes from google.api.http rules, and HTTP request <-> gRPC message transcoding.
+
+Nothing here knows a particular endpoint: paths, bodies, status codes and list shapes come
+from the method options declared in protos/."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from typing import Any
+
+from flask import Request, Response
+from google.api import annotations_pb2, http_pb2, httpbody_pb2
+from google.protobuf import descriptor, message_factory
+from google.protobuf.message import Message
+
+from evidence_grpc._pb.evidence.v2 import options_pb2
+
+from .codec import BodyError, dumps, field_to_json, merge_json, message_to_json
+
+FD = descriptor.FieldDescriptor
+UPLOADED_FILE = "evidence.v2.UploadedFile"
+_VARIABLE = re.compile(r"\{(\w+)(?:=([^}]*))?\}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    method: descriptor.MethodDescriptor
+    http_method: str
+    rule: str  # werkzeug rule
+    body: str
+    response_body: str
+    options: options_pb2.HttpOptions
+    request_class: type[Message]
+    path_fields: frozenset[str]
+
+
+def _werkzeug_rule(template: str) -> tuple[str, frozenset[str]]:
+    names = []
+
+    def variable(match: re.Match) -> str:
+        names.append(match.group(1))
+        pattern = match.group(2) or "*"
+        converter = "path:" if "**" in pattern else ""
+        return f"<{converter}{match.group(1)}>"
+
+    return _VARIABLE.sub(variable, template), frozenset(names)
+
+
+def routes_of(services: list[descriptor.ServiceDescriptor]) -> list[Route]:
+    routes = []
+    for service in services:
+        for method in service.methods:
+            options = method.GetOptions()
+            rule: http_pb2.HttpRule = options.Extensions[annotations_pb2.http]
+            kind = rule.WhichOneof("pattern")
+            if kind is None or kind == "custom":
+                continue
+            werkzeug_rule, path_fields = _werkzeug_rule(getattr(rule, kind))
+            routes.append(Route(
+                method=method, http_method=kind.upper(), rule=werkzeug_rule, body=rule.body,
+                response_body=rule.response_body,
+                options=options.Extensions[options_pb2.http_options],
+                request_class=message_factory.GetMessageClass(method.input_type),
+                path_fields=path_fields))
+    return routes
+
+
+# ---- request -------------------------------------------------------------------------------
+
+def _from_text(field: descriptor.FieldDescriptor, text: str) -> Any:
+    try:
+        if field.type == FD.TYPE_BOOL:
+            lowered = text.lower()
+            if lowered in ("true", "1"):
+                return True
+            if lowered in ("false", "0"):
+                return False
+            raise ValueError(text)
+        if field.type in (FD.TYPE_DOUBLE, FD.TYPE_FLOAT):
+            return float(text)
+        if field.cpp_type in (FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32,
+                              FD.CPPTYPE_UINT64):
+            return int(text)
+    except ValueError:
+        raise BodyError(f"'{text}' is not a valid {_type_name(field)}", field.name) from None
+    return text
+
+
+def _type_name(field: descriptor.FieldDescriptor) -> str:
+    if field.type == FD.TYPE_BOOL:
+        return "boolean"
+    if field.type in (FD.TYPE_DOUBLE, FD.TYPE_FLOAT):
+        return "number"
+    return "integer"
+
+
+def _set_text(message: Message, field: descriptor.FieldDescriptor, values: list[str]) -> None:
+    if field.type == FD.TYPE_MESSAGE:
+        return  # only scalars come from paths and query strings
+    if field.is_repeated:
+        getattr(message, field.name).extend(_from_text(field, v) for v in values)
+    else:
+        setattr(message, field.name, _from_text(field, values[-1]))
+
+
+def _json_body(request: Request) -> Any:
+    raw = request.get_data(cache=False)
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BodyError(f"Malformed JSON: {exc}", "body") from None
+
+
+def _bind_multipart(route: Route, request: Request, message: Message) -> None:
+    fields = message.DESCRIPTOR.fields_by_name
+    for name, text in request.form.items():
+        field = fields.get(name)
+        if field is None or name in route.path_fields:
+            continue
+        if field.type == FD.TYPE_MESSAGE and field.message_type.full_name != UPLOADED_FILE:
+            try:
+                data = json.loads(text) if text.strip() else None
+            except ValueError as exc:
+                raise BodyError(f"Malformed JSON: {exc}", name) from None
+            if data is not None:
+                if not isinstance(data, dict):
+                    raise BodyError("Must be a JSON object", name)
+                merge_json(data, getattr(message, name), route.options.strict_body)
+        else:
+            _set_text(message, field, [text])
+    for name, upload in request.files.items():
+        field = fields.get(name)
+        if field is None or field.type != FD.TYPE_MESSAGE or \
+                field.message_type.full_name != UPLOADED_FILE:
+            continue
+        content = upload.stream.read()
+        limit = field.GetOptions().Extensions[options_pb2.max_upload_bytes]
+        if limit and len(content) > limit:
+            raise TooLarge(f"File part '{name}' is larger than {limit} bytes")
+        target = getattr(message, name)
+        # Only the base name is kept: a client-chosen path must never reach storage.
+        target.filename = os.path.basename((upload.filename or "").replace("\\", "/"))
+        target.content_type = upload.mimetype or "application/octet-stream"
+        target.content = content
+
+
+class TooLarge(Exception):
+    """A part beyond its field's size limit (answered 413)."""
+
+
+def build_request(route: Route, request: Request, path_values: dict[str, str]) -> Message:
+    """The request message for an HTTP request: path variables, then body or query string."""
+    message = route.request_class()
+    fields = message.DESCRIPTOR.fields_by_name
+    if route.body:
+        if request.mimetype == "multipart/form-data":
+            _bind_multipart(route, request, message)
+        else:
+            data = _json_body(request)
+            if data is not None:
+                if not isinstance(data, dict):
+                    raise BodyError("Request body must be a JSON object", "body")
+                target = message if route.body == "*" else getattr(message, route.body)
+                merge_json(data, target, route.options.strict_body)
+    else:
+        for key in request.args:
+            field = fields.get(key)
+            if field is not None and key not in route.path_fields:
+                _set_text(message, field, request.args.getlist(key))
+    for name, value in path_values.items():
+        _set_text(message, fields[name], [value])
+    return message
+
+
+# ---- response ------------------------------------------------------------------------------
+
+def render(route: Route, response: Message) -> Response:
+    if isinstance(response, httpbody_pb2.HttpBody):
+        return Response(response.data, status=200, content_type=response.content_type)
+    status = route.options.success_code or 200
+    if route.options.created_field:
+        status = 201 if getattr(response, route.options.created_field) else 200
+    envelope = route.options.envelope_field
+    if route.response_body and not (envelope and response.HasField(envelope)):
+        body = field_to_json(response, route.response_body)
+    else:
+        body = message_to_json(response)
+    return Response(dumps(body), status=status, mimetype="application/json")
