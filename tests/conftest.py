@@ -1,0 +1,211 @@
+"""Shared fixtures: databases on both engines, bootstrapped organizations, a Flask test client
+over the in-process servicers, and real server processes for end-to-end tests.
+
+PostgreSQL runs when EVIDENCE_TEST_POSTGRES_URL names a server (`scripts/start_postgres.sh`
+prints one); in CI it is required, so the PostgreSQL half can never be silently skipped."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import urlparse, urlunparse
+
+import psycopg2
+import pytest
+import requests
+
+from evidence_grpc.config import Settings
+from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.storage import db as storage
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+POSTGRES_URL = os.environ.get("EVIDENCE_TEST_POSTGRES_URL", "")
+ENGINES = ["sqlite", "postgresql"] if POSTGRES_URL else ["sqlite"]
+
+ALICE_KEY = "alice-secret-key"
+BOB_KEY = "bob-secret-key"
+BOOTSTRAP = {
+    "organizations": [{"name": "acme", "features": ["controls"]}, {"name": "acme-shared"},
+                      {"name": "other"}],
+    "users": [
+        {"name": "alice", "organizations": ["acme", "acme-shared"],
+         "api_keys": [{"key": ALICE_KEY, "description": "ci"}]},
+        {"name": "bob", "organizations": ["other"], "api_keys": [{"key": BOB_KEY}]},
+    ],
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("CI") and not POSTGRES_URL:
+        raise pytest.UsageError("CI must run the PostgreSQL suites: set EVIDENCE_TEST_POSTGRES_URL")
+
+
+def bearer(key: str = ALICE_KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def basic(key: str = ALICE_KEY, password: str = "") -> dict[str, str]:
+    token = base64.b64encode(f"{key}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlparse(url)
+    return urlunparse(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture
+def database_url(engine: str, tmp_path: pathlib.Path) -> Iterator[str]:
+    """A new, empty database on the engine under test."""
+    if engine == "sqlite":
+        yield f"sqlite:///{tmp_path / 'evidence.db'}"
+        return
+    name = f"evidence_{uuid.uuid4().hex[:12]}"
+    admin = psycopg2.connect(POSTGRES_URL)
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield _with_database(POSTGRES_URL, name)
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[str]:
+    """The shared database handle pointed at a migrated, bootstrapped database."""
+    storage.init_database(database_url)
+    storage.migrate()
+    with storage.database.connection_context():
+        bootstrap(BOOTSTRAP)
+    yield database_url
+    storage.database.close()
+    if hasattr(storage.database.obj, "close_all"):
+        storage.database.obj.close_all()
+
+
+@pytest.fixture
+def settings(db: str) -> Settings:
+    return Settings(database_url=db, public_url="http://evidence.test")
+
+
+@pytest.fixture
+def client(settings: Settings):
+    """Flask test client of the REST shim over the in-process servicers."""
+    from rest_shim.app import create_app
+
+    app = create_app(settings)
+    return app.test_client()
+
+
+# ---- real processes ------------------------------------------------------------------------
+
+def kosli_binary() -> str:
+    path = os.environ.get("KOSLI_CLI") or str(
+        ROOT / "node_modules" / "@kosli" / "cli-linux-x64" / "bin" / "kosli")
+    if not os.path.exists(path):
+        pytest.fail(f"kosli CLI not found at {path}: run `npm install @kosli/cli-linux-x64@2.43.1`")
+    return path
+
+
+@dataclass
+class RunningServer:
+    http_url: str
+    grpc_target: str
+    database_url: str
+    process: subprocess.Popen
+
+    def kosli(self, *args: str, key: str = ALICE_KEY, org: str = "acme",
+              check: bool = True) -> subprocess.CompletedProcess:
+        """Run the real kosli CLI against this server."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOSLI_")}
+        env["HOME"] = os.environ.get("HOME", "/tmp")
+        command = [kosli_binary(), *args, "--host", self.http_url, "--api-token", key,
+                   "--org", org, "--max-api-retries", "0"]
+        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(f"kosli {' '.join(args)} failed ({result.returncode}):\n"
+                                 f"{result.stdout}\n{result.stderr}")
+        return result
+
+    def kosli_json(self, *args: str, **kwargs: object) -> object:
+        return json.loads(self.kosli(*args, "--output", "json", **kwargs).stdout)
+
+
+def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str) -> RunningServer:
+    """Bootstrap the database and start `evidence-server serve` on free loopback ports."""
+    boot = tmp_path / "bootstrap.json"
+    boot.write_text(json.dumps(BOOTSTRAP))
+    cli = [sys.executable, "-m", "evidence_grpc.cli"]
+    subprocess.run([*cli, "bootstrap", str(boot), "--database-url", database_url],
+                   check=True, capture_output=True, timeout=60)
+    http_port, grpc_port = free_port(), free_port()
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed with the process
+    process = subprocess.Popen(
+        [*cli, "serve", "--http-addr", f"127.0.0.1:{http_port}",
+         "--grpc-addr", f"127.0.0.1:{grpc_port}", "--database-url", database_url, *extra],
+        stdout=log, stderr=subprocess.STDOUT)
+    server = RunningServer(f"http://127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}",
+                           database_url, process)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError((tmp_path / "server.log").read_text())
+        try:
+            if requests.get(f"{server.http_url}/ready", timeout=1).status_code == 200 and \
+                    _grpc_ready(server.grpc_target):
+                return server
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.2)
+    stop_server(server)
+    raise AssertionError("server did not become ready:\n" + (tmp_path / "server.log").read_text())
+
+
+def _grpc_ready(target: str) -> bool:
+    import grpc
+
+    with grpc.insecure_channel(target) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=1)
+            return True
+        except grpc.FutureTimeoutError:
+            return False
+
+
+def stop_server(server: RunningServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+@pytest.fixture
+def server(database_url: str, tmp_path: pathlib.Path) -> Iterator[RunningServer]:
+    """A real `evidence-server serve` on a fresh database of the engine under test."""
+    running = start_server(database_url, tmp_path)
+    yield running
+    stop_server(running)
