@@ -8,12 +8,38 @@ from typing import Any, TypeVar
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from .domain.errors import validation_error
+from .domain.names import safe_filename
+
 M = TypeVar("M", bound=Message)
 
 
 def to_message(data: dict[str, Any], message_class: type[M]) -> M:
     """A response message from a domain view; keys the message does not know are dropped."""
     return json_format.ParseDict(data, message_class(), ignore_unknown_fields=True)
+
+
+def integral_numbers(value: Any) -> Any:
+    """Struct stores every number as a double: give integral ones back as integers."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral_numbers(v) for v in value]
+    return value
+
+
+def struct_data(struct: Message) -> dict[str, Any]:
+    """A Struct request field as plain JSON data."""
+    return integral_numbers(json_format.MessageToDict(struct))
+
+
+def upload_of(upload: Any, field: str) -> tuple[str, bytes] | None:
+    """(base file name, content) of an uploaded file, or None when no file was sent."""
+    if not upload.content and not upload.filename:
+        return None
+    return safe_filename(field, upload.filename or field), upload.content
 
 
 def present_fields(message: Message) -> dict[str, Any]:
@@ -23,8 +49,6 @@ def present_fields(message: Message) -> dict[str, Any]:
 
 def text_of(upload: Any, field: str) -> str | None:
     """The UTF-8 text of an uploaded file, or None when no file was sent."""
-    from .domain.errors import validation_error
-
     if not upload.content and not upload.filename:
         return None
     try:

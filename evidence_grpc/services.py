@@ -4,39 +4,49 @@ One table serves both the network gRPC server and the REST shim's in-process cal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 from google.protobuf import descriptor, message_factory
 
 from ._pb.evidence.v2 import (
+    artifact_service_pb2,
+    attestation_service_pb2,
+    attestation_type_service_pb2,
     flow_service_pb2,
     organization_service_pb2,
     readiness_service_pb2,
+    tag_service_pb2,
     trail_service_pb2,
 )
 from .config import Settings
+from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
+from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
 from .servicers.trails import TrailServicer
 
+# (service descriptor, how to build its servicer from the settings)
+SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] = [
+    (flow_service_pb2.DESCRIPTOR.services_by_name["FlowService"], lambda s: FlowServicer()),
+    (trail_service_pb2.DESCRIPTOR.services_by_name["TrailService"], TrailServicer),
+    (attestation_service_pb2.DESCRIPTOR.services_by_name["AttestationService"],
+     AttestationServicer),
+    (attestation_type_service_pb2.DESCRIPTOR.services_by_name["AttestationTypeService"],
+     lambda s: AttestationTypeServicer()),
+    (artifact_service_pb2.DESCRIPTOR.services_by_name["ArtifactService"], ArtifactServicer),
+    (artifact_service_pb2.DESCRIPTOR.services_by_name["SearchService"], SearchServicer),
+    (tag_service_pb2.DESCRIPTOR.services_by_name["TagService"], lambda s: TagServicer()),
+    (organization_service_pb2.DESCRIPTOR.services_by_name["OrganizationService"],
+     lambda s: OrganizationServicer()),
+    (readiness_service_pb2.DESCRIPTOR.services_by_name["ReadinessService"],
+     lambda s: ReadinessServicer()),
+]
+
 
 def service_descriptors() -> list[descriptor.ServiceDescriptor]:
-    return [
-        flow_service_pb2.DESCRIPTOR.services_by_name["FlowService"],
-        trail_service_pb2.DESCRIPTOR.services_by_name["TrailService"],
-        organization_service_pb2.DESCRIPTOR.services_by_name["OrganizationService"],
-        readiness_service_pb2.DESCRIPTOR.services_by_name["ReadinessService"],
-    ]
-
-
-def _servicers(settings: Settings) -> dict[str, Any]:
-    return {
-        "evidence.v2.FlowService": FlowServicer(),
-        "evidence.v2.TrailService": TrailServicer(settings),
-        "evidence.v2.OrganizationService": OrganizationServicer(),
-        "evidence.v2.ReadinessService": ReadinessServicer(),
-    }
+    return [service for service, _ in SERVICES]
 
 
 def method_path(method: descriptor.MethodDescriptor) -> str:
@@ -46,10 +56,9 @@ def method_path(method: descriptor.MethodDescriptor) -> str:
 
 def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
     """Unary handlers keyed by method path, not yet intercepted."""
-    servicers = _servicers(settings)
     handlers = {}
-    for service in service_descriptors():
-        servicer = servicers[service.full_name]
+    for service, build in SERVICES:
+        servicer = build(settings)
         for method in service.methods:
             request_class = message_factory.GetMessageClass(method.input_type)
             response_class = message_factory.GetMessageClass(method.output_type)

@@ -50,7 +50,7 @@ class EvidenceRequest(Request):
 
 
 def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
-    app = Flask("evidence_rest_shim")
+    app = Flask("evidence_rest_shim", static_folder=None)
     app.url_map.strict_slashes = False
     app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes

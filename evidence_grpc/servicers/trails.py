@@ -21,7 +21,9 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
 
     def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
         events = trails.events_of(rows)
-        return [to_message(trails.trail_view(t, org_name, events[t.id], self.html_base), pb.Trail)
+        evidence = trails.evidence_of(rows)
+        return [to_message(trails.trail_view(t, org_name, events[t.id], self.html_base,
+                                             evidence[t.id]), pb.Trail)
                 for t in rows]
 
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext

@@ -8,6 +8,8 @@ HTTP_OPTIONS_FIELD_NUMBER: _ClassVar[int]
 http_options: _descriptor.FieldDescriptor
 MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
+JSON_KEY_FIELD_NUMBER: _ClassVar[int]
+json_key: _descriptor.FieldDescriptor
 
 class HttpOptions(_message.Message):
     __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")

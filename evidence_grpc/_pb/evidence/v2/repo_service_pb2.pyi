@@ -1,0 +1,191 @@
+from . import options_pb2 as _options_pb2
+from google.api import annotations_pb2 as _annotations_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Repo(_message.Message):
+    __slots__ = ("id", "name", "url", "provider", "description", "tags", "latest_activity", "namespace_path")
+    class TagsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    LATEST_ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_PATH_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    url: str
+    provider: str
+    description: str
+    tags: _containers.ScalarMap[str, str]
+    latest_activity: float
+    namespace_path: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., url: _Optional[str] = ..., provider: _Optional[str] = ..., description: _Optional[str] = ..., tags: _Optional[_Mapping[str, str]] = ..., latest_activity: _Optional[float] = ..., namespace_path: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListReposRequest(_message.Message):
+    __slots__ = ("org", "page", "per_page", "name", "search", "provider", "repo_id", "sort_direction", "tag")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    SORT_DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    page: int
+    per_page: int
+    name: str
+    search: str
+    provider: str
+    repo_id: str
+    sort_direction: str
+    tag: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., name: _Optional[str] = ..., search: _Optional[str] = ..., provider: _Optional[str] = ..., repo_id: _Optional[str] = ..., sort_direction: _Optional[str] = ..., tag: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListReposResponse(_message.Message):
+    __slots__ = ("repos", "page", "per_page", "total_pages", "total_count")
+    REPOS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_PAGES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    repos: _containers.RepeatedCompositeFieldContainer[Repo]
+    page: int
+    per_page: int
+    total_pages: int
+    total_count: int
+    def __init__(self, repos: _Optional[_Iterable[_Union[Repo, _Mapping]]] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., total_pages: _Optional[int] = ..., total_count: _Optional[int] = ...) -> None: ...
+
+class GetRepoRequest(_message.Message):
+    __slots__ = ("org", "repo_name", "provider", "id")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    repo_name: str
+    provider: str
+    id: str
+    def __init__(self, org: _Optional[str] = ..., repo_name: _Optional[str] = ..., provider: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class GetDeploymentStatisticsRequest(_message.Message):
+    __slots__ = ("org", "repo", "env", "start_ts", "end_ts")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    ENV_FIELD_NUMBER: _ClassVar[int]
+    START_TS_FIELD_NUMBER: _ClassVar[int]
+    END_TS_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    repo: str
+    env: _containers.RepeatedScalarFieldContainer[str]
+    start_ts: float
+    end_ts: float
+    def __init__(self, org: _Optional[str] = ..., repo: _Optional[str] = ..., env: _Optional[_Iterable[str]] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
+
+class DeployedAt(_message.Message):
+    __slots__ = ("deployed_at",)
+    DEPLOYED_AT_FIELD_NUMBER: _ClassVar[int]
+    deployed_at: float
+    def __init__(self, deployed_at: _Optional[float] = ...) -> None: ...
+
+class LeadTime(_message.Message):
+    __slots__ = ("lead_time_seconds",)
+    LEAD_TIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    lead_time_seconds: float
+    def __init__(self, lead_time_seconds: _Optional[float] = ...) -> None: ...
+
+class EnvironmentDeploymentStatistics(_message.Message):
+    __slots__ = ("env_name", "deployment_frequency", "lead_times")
+    ENV_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEPLOYMENT_FREQUENCY_FIELD_NUMBER: _ClassVar[int]
+    LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
+    env_name: str
+    deployment_frequency: _containers.RepeatedCompositeFieldContainer[DeployedAt]
+    lead_times: _containers.RepeatedCompositeFieldContainer[LeadTime]
+    def __init__(self, env_name: _Optional[str] = ..., deployment_frequency: _Optional[_Iterable[_Union[DeployedAt, _Mapping]]] = ..., lead_times: _Optional[_Iterable[_Union[LeadTime, _Mapping]]] = ...) -> None: ...
+
+class DeploymentStatistics(_message.Message):
+    __slots__ = ("start_ts", "end_ts", "environments", "links")
+    START_TS_FIELD_NUMBER: _ClassVar[int]
+    END_TS_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    start_ts: float
+    end_ts: float
+    environments: _containers.RepeatedCompositeFieldContainer[EnvironmentDeploymentStatistics]
+    links: _struct_pb2.Struct
+    def __init__(self, start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ..., environments: _Optional[_Iterable[_Union[EnvironmentDeploymentStatistics, _Mapping]]] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class ListDeploymentsRequest(_message.Message):
+    __slots__ = ("org", "page", "per_page", "repo_name", "env_name", "start_ts", "end_ts")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
+    ENV_NAME_FIELD_NUMBER: _ClassVar[int]
+    START_TS_FIELD_NUMBER: _ClassVar[int]
+    END_TS_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    page: int
+    per_page: int
+    repo_name: str
+    env_name: str
+    start_ts: float
+    end_ts: float
+    def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., repo_name: _Optional[str] = ..., env_name: _Optional[str] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
+
+class Deployment(_message.Message):
+    __slots__ = ("id", "environment_name", "snapshot_index", "artifact_name", "fingerprint", "flow_name", "trail_name", "git_commit", "repo_name", "deployed_at", "lead_time_seconds")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEPLOYED_AT_FIELD_NUMBER: _ClassVar[int]
+    LEAD_TIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    environment_name: str
+    snapshot_index: int
+    artifact_name: str
+    fingerprint: str
+    flow_name: str
+    trail_name: str
+    git_commit: str
+    repo_name: str
+    deployed_at: float
+    lead_time_seconds: float
+    def __init__(self, id: _Optional[int] = ..., environment_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., artifact_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., git_commit: _Optional[str] = ..., repo_name: _Optional[str] = ..., deployed_at: _Optional[float] = ..., lead_time_seconds: _Optional[float] = ...) -> None: ...
+
+class ListDeploymentsResponse(_message.Message):
+    __slots__ = ("deployments", "page", "per_page", "total_pages", "total_count")
+    DEPLOYMENTS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_PAGES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    deployments: _containers.RepeatedCompositeFieldContainer[Deployment]
+    page: int
+    per_page: int
+    total_pages: int
+    total_count: int
+    def __init__(self, deployments: _Optional[_Iterable[_Union[Deployment, _Mapping]]] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., total_pages: _Optional[int] = ..., total_count: _Optional[int] = ...) -> None: ...

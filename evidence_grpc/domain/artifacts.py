@@ -1,0 +1,287 @@
+"""Artifacts: reported to a flow and trail, found by fingerprint (or a 5-64 character prefix),
+by commit, and searched. Prefixes are index range queries, never LIKE (which scans)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import peewee
+
+from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
+from . import contract, trails
+from .compliance import artifact_state
+from .errors import InvalidArgument, NotFound, validation_error
+from .flows import find_flow
+from .names import check_name
+from .pages import Page
+from .presence import presence
+
+HEX = re.compile(r"^[a-f0-9]+$")
+MIN_PREFIX, FINGERPRINT_LENGTH, COMMIT_LENGTH = 5, 64, 40
+MAX_CANDIDATES = 10
+
+
+def _prefix_range(field: peewee.Field, prefix: str) -> peewee.Expression:
+    """`field` starts with `prefix` (lowercase hex), as an index-friendly range."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    return (field >= prefix) & (field < upper)
+
+
+def check_prefix(field: str, value: str, full_length: int, minimum: int = MIN_PREFIX) -> str:
+    value = value.lower()
+    if not (minimum <= len(value) <= full_length) or not HEX.match(value):
+        raise validation_error(field, f"'{value}' must be {minimum} to {full_length} "
+                                      "lowercase hexadecimal characters")
+    return value
+
+
+def report_artifact(org: Organization, user: User, flow_name: str, data: dict[str, Any]
+                    ) -> Artifact:
+    """Create or update the artifact with this fingerprint in its trail. Without a trail name
+    (the legacy `report artifact`), the trail is named after the commit or the fingerprint and
+    begun if new."""
+    contract.validate("create_artifact", data)
+    fingerprint = data["fingerprint"]
+    if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.match(fingerprint):
+        raise validation_error("fingerprint", "Must be 64 lowercase hexadecimal characters")
+    git_commit = data.get("git_commit") or (data.get("git_commit_info") or {}).get("sha1")
+    if git_commit is not None and (len(git_commit) != COMMIT_LENGTH or not HEX.match(git_commit)):
+        raise validation_error("git_commit", "Must be 40 lowercase hexadecimal characters")
+    template_name = data.get("template_reference_name")
+    if template_name is not None:
+        check_name("template_reference_name", template_name)
+    flow = find_flow(org, flow_name)
+    trail_name = data.get("trail_name")
+    if trail_name is None:
+        trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint}, user)[0]
+    else:
+        trail = trails.find_trail(org, flow.name, trail_name)
+
+    def write() -> Artifact:
+        with write_transaction():
+            stamp = now()
+            artifact = Artifact.get_or_none((Artifact.trail == trail)
+                                            & (Artifact.fingerprint == fingerprint))
+            if artifact is None:
+                artifact = Artifact(organization=org, flow=flow, trail=trail,
+                                    fingerprint=fingerprint, created_at=stamp, created_by=user.name)
+            artifact.name = data["filename"]
+            artifact.template_reference_name = template_name
+            artifact.git_commit = git_commit
+            artifact.git_commit_info = data.get("git_commit_info")
+            artifact.repo_info = data.get("repo_info")
+            artifact.build_url = data.get("build_url")
+            artifact.commit_url = data.get("commit_url")
+            artifact.repo_url = data.get("repo_url")
+            artifact.external_urls = data.get("external_urls") or {}
+            artifact.annotations = data.get("annotations") or {}
+            artifact.commits = data.get("commits_list") or []
+            artifact.last_modified_at = stamp
+            artifact.save()
+            Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
+            TrailEvent.create(trail=trail, timestamp=stamp, type="artifact_creation_reported",
+                              payload={"artifact_name": artifact.name, "fingerprint": fingerprint,
+                                       "template_reference_name": template_name,
+                                       "git_commit_info": artifact.git_commit_info,
+                                       "user": user.name})
+            return artifact
+
+    return retry_on_conflict(write)
+
+
+def _in_scope(org: Organization, flow: Flow | None) -> peewee.Expression:
+    scope = Artifact.organization == org
+    return scope & (Artifact.flow == flow) if flow is not None else scope
+
+
+def matching_fingerprints(org: Organization, prefix: str, flow: Flow | None = None) -> list[str]:
+    """Distinct fingerprints starting with `prefix` (at most MAX_CANDIDATES + 1)."""
+    rows = (Artifact.select(Artifact.fingerprint).distinct()
+            .where(_in_scope(org, flow) & _prefix_range(Artifact.fingerprint, prefix))
+            .order_by(Artifact.fingerprint).limit(MAX_CANDIDATES + 1).tuples())
+    return [r[0] for r in rows]
+
+
+def matching_commits(org: Organization, prefix: str, flow: Flow | None = None) -> list[str]:
+    rows = (Artifact.select(Artifact.git_commit).distinct()
+            .where(_in_scope(org, flow) & _prefix_range(Artifact.git_commit, prefix))
+            .order_by(Artifact.git_commit).limit(MAX_CANDIDATES + 1).tuples())
+    return [r[0] for r in rows]
+
+
+def resolve_fingerprint(org: Organization, value: str, flow: Flow | None = None) -> str:
+    """The one full fingerprint a (prefix) value stands for."""
+    prefix = check_prefix("fingerprint", value, FINGERPRINT_LENGTH)
+    candidates = matching_fingerprints(org, prefix, flow)
+    if not candidates:
+        raise NotFound(f"Artifact with fingerprint '{value}' not found")
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:MAX_CANDIDATES])
+        raise InvalidArgument(f"Fingerprint prefix '{value}' is ambiguous",
+                              {"fingerprint": f"matches several artifacts: {shown}"})
+    return candidates[0]
+
+
+def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
+                        trail_name: str | None = None) -> Artifact:
+    """The newest artifact of the flow with that fingerprint (in that trail, if given)."""
+    flow = find_flow(org, flow_name)
+    full = resolve_fingerprint(org, fingerprint, flow)
+    query = (Artifact.select(Artifact, Trail).join(Trail)
+             .where((Artifact.flow == flow) & (Artifact.fingerprint == full)))
+    if trail_name:
+        query = query.where(Trail.name == trail_name)
+    artifact = query.order_by(Artifact.created_at.desc(), Artifact.id.desc()).first()
+    if artifact is None:
+        raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in trail '{trail_name}'")
+    artifact.flow = flow
+    return artifact
+
+
+def find_by_commit(org: Organization, flow_name: str, commit: str,
+                   trail_name: str | None = None) -> list[Artifact]:
+    flow = find_flow(org, flow_name)
+    prefix = check_prefix("commit_sha", commit, COMMIT_LENGTH, minimum=4)
+    query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+             .where((Artifact.flow == flow) & _prefix_range(Artifact.git_commit, prefix)))
+    if trail_name:
+        query = query.where(Trail.name == trail_name)
+    found = list(query.order_by(Artifact.created_at.desc(), Artifact.id.desc()))
+    if not found:
+        raise NotFound(f"No artifacts for commit '{commit}' in flow '{flow.name}'")
+    return found
+
+
+def latest_commit(org: Organization, flow_name: str, branch: str | None) -> str | None:
+    """The commit of the flow's newest artifact on `branch` (any branch when not given)."""
+    flow = find_flow(org, flow_name)
+    rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info)
+            .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
+            .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(500))
+    for artifact in rows:
+        if branch is None or (artifact.git_commit_info or {}).get("branch") == branch:
+            return artifact.git_commit
+    return None
+
+
+def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
+                   repo_name: str | None = None) -> list[Artifact]:
+    query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+             .where(Artifact.organization == org))
+    if flow_name:
+        query = query.where(Artifact.flow == find_flow(org, flow_name))
+    rows = query.order_by(Artifact.created_at.desc(), Artifact.id.desc())
+    if repo_name:
+        # repo_info is free-form JSON; filter the org's artifacts on its name.
+        rows = [a for a in rows if (a.repo_info or {}).get("name") == repo_name]
+        start = (page.number - 1) * page.size
+        return rows[start:start + page.size]
+    return list(rows.paginate(page.number, page.size))
+
+
+# ---- views ---------------------------------------------------------------------------------
+
+def states_of(artifacts: list[Artifact]) -> dict[int, str]:
+    """Compliance state of each artifact, evaluating each of their trails once."""
+    trail_rows = {}
+    for artifact in artifacts:
+        artifact.trail.flow = artifact.flow  # same flow; spares a query per trail
+        trail_rows[artifact.trail_id] = artifact.trail
+    evidence = trails.evidence_of(list(trail_rows.values()))
+    compliance = {tid: trails.compliance_of(t, evidence[tid])[1] for tid, t in trail_rows.items()}
+    return {a.id: artifact_state(compliance[a.trail_id], a.template_reference_name)
+            for a in artifacts}
+
+
+def _history(artifact: Artifact, where: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    history = [{"event": f"Artifact {artifact.name} was reported", "timestamp": artifact.created_at,
+                "type": "created"}]
+    history += [{"event": f"Started running in {r['environment_name']}#{r['snapshot_index']}",
+                 "timestamp": r.get("timestamp"), "type": "started"} for r in where["running"]]
+    history += [{"event": f"Exited from {r['environment_name']}#{r['snapshot_index']}",
+                 "timestamp": r.get("timestamp"), "type": "exited"} for r in where["exited"]]
+    return history
+
+
+def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
+                   ) -> list[dict[str, Any]]:
+    """Artifacts as `get artifact` and `list artifacts` answer them (every field the CLI reads
+    is always present)."""
+    states = states_of(artifacts)
+    where = presence(org, [a.fingerprint for a in artifacts])
+    views = []
+    for a in artifacts:
+        flow_name = a.flow.name
+        running = where[a.fingerprint]
+        views.append({
+            "id": str(a.id),
+            "flow_name": flow_name,
+            "trail_name": a.trail.name,
+            "template_reference_name": a.template_reference_name,
+            "fingerprint": a.fingerprint,
+            "filename": a.name,
+            "git_commit": a.git_commit or "",
+            "git_commit_info": a.git_commit_info,
+            "repo_info": a.repo_info,
+            "commit_url": a.commit_url or "",
+            "build_url": a.build_url or "",
+            "repo_url": a.repo_url,
+            "html_url": f"{html_base}/{org.name}/flows/{flow_name}/artifacts/{a.fingerprint}",
+            "api_url": f"{html_base}/api/v2/artifacts/{org.name}/{flow_name}/fingerprint/{a.fingerprint}",
+            "created_at": a.created_at,
+            "last_modified_at": a.last_modified_at,
+            "external_urls": a.external_urls or {},
+            "annotations": a.annotations or {},
+            "state": states[a.id],
+            "running": running["running"],
+            "exited": running["exited"],
+            "history": _history(a, running),
+            "commits": a.commits or [],
+            "deployments": [],
+            "approvals": [],
+        })
+    return views
+
+
+def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
+    """Artifacts whose fingerprint or commit is `value` or starts with it."""
+    prefix = check_prefix("search_value", value, FINGERPRINT_LENGTH, minimum=4)
+    fingerprints = matching_fingerprints(org, prefix) if len(prefix) >= MIN_PREFIX else []
+    commits = matching_commits(org, prefix) if len(prefix) <= COMMIT_LENGTH else []
+    if len(fingerprints) == 1:
+        kind, full = "fingerprint", fingerprints[0]
+        condition = Artifact.fingerprint == full
+    elif len(commits) == 1:
+        kind, full = "commit", commits[0]
+        condition = Artifact.git_commit == full
+    elif not fingerprints and not commits:
+        raise NotFound(f"No artifact or commit matches '{value}'")
+    else:
+        kind, full, condition = None, None, None
+    found = []
+    if condition is not None:
+        found = list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+                     .where((Artifact.organization == org) & condition)
+                     .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(100))
+    views = artifact_views(org, found, html_base)
+    return {
+        "resolved_to": {
+            "type": kind,
+            "full_match": full,
+            "fingerprints": {"type": "fingerprint", "count": len(fingerprints),
+                             "matches": fingerprints[:MAX_CANDIDATES]},
+            "commits": {"type": "commit", "count": len(commits), "matches": commits[:MAX_CANDIDATES]},
+        },
+        "artifacts": [{
+            "fingerprint": v["fingerprint"], "name": v["filename"], "has_provenance": True,
+            "git_commit": v["git_commit"], "pipeline": v["flow_name"], "flow": v["flow_name"],
+            "trail": v["trail_name"], "template_reference_name": v["template_reference_name"] or "",
+            "build_url": v["build_url"], "commit_url": v["commit_url"],
+            "compliance_state": v["state"],
+            "running_in": [f"{r['environment_name']}#{r['snapshot_index']}" for r in v["running"]],
+            "exited_from": [f"{r['environment_name']}#{r['snapshot_index']}" for r in v["exited"]],
+            "html_url": v["html_url"], "api_url": v["api_url"], "history": v["history"],
+        } for v in views],
+    }

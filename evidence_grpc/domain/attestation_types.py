@@ -1,0 +1,156 @@
+"""Custom attestation types: a JSON Schema for the attestation data plus jq rules. Every change
+is a new version; attestations are validated and judged by the newest one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jq
+import jsonschema
+
+from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.models import AttestationType, AttestationTypeVersion, Organization, User
+from . import contract
+from .errors import InvalidArgument, NotFound, validation_error
+from .names import check_name
+
+
+def _check_schema(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise validation_error("type_schema", f"Not valid JSON: {exc}") from None
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise validation_error("type_schema", f"Not a valid JSON Schema: {exc.message}") from None
+    return schema
+
+
+def _compile(rule: str, field: str) -> Any:
+    try:
+        return jq.compile(rule)
+    except ValueError as exc:
+        raise validation_error(field, f"Invalid jq expression '{rule}': {exc}") from None
+
+
+def create_type(org: Organization, user: User, data: dict[str, Any], schema_text: str | None
+                ) -> tuple[AttestationType, bool]:
+    """Create the type, or add a version to it (bringing it back from the archive)."""
+    contract.validate("post_custom_attestation_type", data)
+    name = check_name("name", data["name"])
+    schema = _check_schema(schema_text)
+    evaluator = data.get("evaluator") or {"content_type": "default"}
+    for rule in evaluator.get("rules", []):
+        _compile(rule, "evaluator.rules")
+    for item in data.get("summary") or []:
+        _compile(item["expression"], "summary")
+
+    def write() -> tuple[AttestationType, bool]:
+        with write_transaction():
+            stamp = now()
+            type_, created = AttestationType.get_or_create(
+                organization=org, name=name,
+                defaults={"created_by": user.name, "created_at": stamp, "last_modified_at": stamp})
+            latest = (AttestationTypeVersion.select().where(AttestationTypeVersion.type == type_)
+                      .order_by(AttestationTypeVersion.version.desc()).first())
+            AttestationTypeVersion.create(
+                type=type_, version=(latest.version + 1) if latest else 1,
+                description=data.get("description") or "", comment=data.get("comment") or "",
+                type_schema=schema, evaluator=evaluator, summary=data.get("summary"),
+                created_by=user.name, timestamp=stamp)
+            type_.archived = False
+            type_.last_modified_at = stamp
+            type_.save()
+            return type_, created
+
+    return retry_on_conflict(write)
+
+
+def find_type(org: Organization, name: str) -> AttestationType:
+    type_ = AttestationType.get_or_none((AttestationType.organization == org)
+                                        & (AttestationType.name == name))
+    if type_ is None:
+        raise NotFound(f"Custom attestation type '{name}' not found")
+    return type_
+
+
+def _versions(type_: AttestationType) -> list[AttestationTypeVersion]:
+    return list(AttestationTypeVersion.select().where(AttestationTypeVersion.type == type_)
+                .order_by(AttestationTypeVersion.version))
+
+
+def type_view(type_: AttestationType, org_name: str, version: int | None = None) -> dict[str, Any]:
+    versions = _versions(type_)
+    if version is not None:
+        versions = [v for v in versions if v.version == version]
+        if not versions:
+            raise NotFound(f"Custom attestation type '{type_.name}' has no version {version}")
+    return {
+        "name": type_.name,
+        "description": versions[-1].description if versions else "",
+        "org": org_name,
+        "archived": type_.archived,
+        "created_by": type_.created_by,
+        "created_at": type_.created_at,
+        "last_modified_at": type_.last_modified_at,
+        "versions": [{
+            "version": v.version, "comment": v.comment, "timestamp": v.timestamp,
+            "created_by": v.created_by, "type_schema": v.type_schema, "evaluator": v.evaluator,
+            "summary": v.summary} for v in versions],
+    }
+
+
+def list_types(org: Organization) -> list[AttestationType]:
+    return list(AttestationType.select().where((AttestationType.organization == org)
+                                               & (AttestationType.archived == False))  # noqa: E712
+                .order_by(AttestationType.name))
+
+
+def archive_type(org: Organization, name: str) -> AttestationType:
+    with write_transaction():
+        type_ = find_type(org, name)
+        type_.archived = True
+        type_.last_modified_at = now()
+        type_.save()
+        return type_
+
+
+def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, dict[str, Any]]:
+    """Validate data against the newest version of the type and run its jq rules:
+    (compliant, summary). Data failing the schema is refused, not judged."""
+    type_ = find_type(org, name)
+    if type_.archived:
+        raise InvalidArgument(f"Custom attestation type '{name}' is archived")
+    if isinstance(attestation_data, str):
+        try:
+            attestation_data = json.loads(attestation_data)
+        except ValueError as exc:
+            raise validation_error("attestation_data", f"Not valid JSON: {exc}") from None
+    latest = _versions(type_)[-1]
+    if latest.type_schema is not None:
+        errors = sorted(jsonschema.Draft202012Validator(latest.type_schema)
+                        .iter_errors(attestation_data), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise InvalidArgument("Attestation data does not match the type's schema", {
+                ("attestation_data." + ".".join(str(p) for p in e.absolute_path)).rstrip("."):
+                    e.message for e in errors[:10]})
+    failed = []
+    for rule in (latest.evaluator or {}).get("rules", []):
+        try:
+            passed = bool(_compile(rule, "evaluator.rules").input_value(attestation_data).first())
+        except (ValueError, StopIteration):
+            passed = False
+        if not passed:
+            failed.append(rule)
+    summary: dict[str, Any] = {"type_version": latest.version, "failed_rules": failed}
+    for item in latest.summary or []:
+        try:
+            summary[item["name"]] = _compile(item["expression"], "summary").input_value(
+                attestation_data).first()
+        except (ValueError, StopIteration):
+            summary[item["name"]] = None
+    return not failed, summary

@@ -1,0 +1,352 @@
+"""Attestations: evidence reported to a trail, optionally about one of its artifacts.
+
+Each kind's payload is validated against the contract's schema for it, then judged: the kind
+decides whether the evidence is compliant and what summary is kept. An override re-judges an
+earlier attestation as a new row, so the history keeps both."""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import peewee
+
+from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.models import (
+    Artifact,
+    Attestation,
+    Blob,
+    Flow,
+    Organization,
+    Trail,
+    TrailEvent,
+    User,
+)
+from . import attestation_types, blobs, contract
+from .artifacts import resolve_fingerprint
+from .errors import NotFound, validation_error
+from .flows import find_flow
+from .pages import Page
+from .trails import find_trail
+
+Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
+MAX_CURSOR_PAGE = 100
+
+
+def _judge_generic(org: Organization, data: dict[str, Any]) -> Judgement:
+    return "generic", bool(data["is_compliant"]), {}
+
+
+def _judge_junit(org: Organization, data: dict[str, Any]) -> Judgement:
+    suites = data["junit_results"]
+    summary = {key: sum(s[key] for s in suites) for key in ("total", "failures", "errors", "skipped")}
+    summary["duration"] = sum(s["duration"] for s in suites)
+    return "junit", summary["failures"] == 0 and summary["errors"] == 0, summary
+
+
+def _finding_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+    return {f"{level}_count": sum(r.get(f"{level}_count", 0) for r in results)
+            for level in ("high", "medium", "low")}
+
+
+def _judge_snyk(org: Organization, data: dict[str, Any]) -> Judgement:
+    # As the hosted service documents: compliant only when no vulnerability was found.
+    counts = _finding_counts(data["snyk_results"].get("results", []))
+    return "snyk", sum(counts.values()) == 0, counts
+
+
+def _judge_scanner(org: Organization, data: dict[str, Any]) -> Judgement:
+    results = data["scanner_results"]
+    counts = _finding_counts(results["results"])
+    counts["tool"] = results["tool"]
+    return "scanner", counts["high_count"] + counts["medium_count"] + counts["low_count"] == 0, counts
+
+
+def _judge_sonar(org: Organization, data: dict[str, Any]) -> Judgement:
+    results = data["sonar_results"]
+    gate = (results.get("qualityGate") or {}).get("status") or results.get("status")
+    return "sonar", gate == "OK", {"quality_gate": gate}
+
+
+def _judge_jira(org: Organization, data: dict[str, Any]) -> Judgement:
+    issues = data["jira_results"]
+    compliant = bool(issues) and all(i.get("issue_exists") for i in issues)
+    return "jira", compliant, {"issues": [i.get("issue_id") for i in issues]}
+
+
+def _judge_pull_request(org: Organization, data: dict[str, Any]) -> Judgement:
+    prs = data["pull_requests"]
+    return "pull_request", len(prs) > 0, {"git_provider": data["git_provider"],
+                                          "pull_request_count": len(prs)}
+
+
+def _judge_custom(org: Organization, data: dict[str, Any]) -> Judgement:
+    compliant, summary = attestation_types.judge(org, data["type_name"], data["attestation_data"])
+    return f"custom:{data['type_name']}", compliant, summary
+
+
+def _judge_system(org: Organization, data: dict[str, Any]) -> Judgement:
+    type_name, payload = data["type_name"], data["attestation_data"]
+    if type_name == "decision":
+        if not isinstance(payload, dict) or not isinstance(payload.get("is_compliant"), bool):
+            raise validation_error("attestation_data.is_compliant", "A decision needs a boolean")
+        return "decision", payload["is_compliant"], {"control": data.get("control")}
+    if type_name == "sbom":
+        document = payload.get("document", {}) if isinstance(payload, dict) else {}
+        return "sbom", True, {"format": payload.get("format") if isinstance(payload, dict) else None,
+                              "package_count": document.get("package_count")}
+    raise validation_error("type_name", f"'{type_name}' is not one of ['decision', 'sbom']")
+
+
+KINDS: dict[str, tuple[str, Callable[[Organization, dict[str, Any]], Judgement]]] = {
+    "generic": ("post_generic_attestation", _judge_generic),
+    "junit": ("post_junit_attestation", _judge_junit),
+    "snyk": ("post_snyk_attestation", _judge_snyk),
+    "sonar": ("post_sonar_attestation", _judge_sonar),
+    "jira": ("post_jira_attestation", _judge_jira),
+    "pull_request": ("post_pull_request_attestation", _judge_pull_request),
+    "custom": ("post_custom_attestation", _judge_custom),
+    "system": ("post_system_attestation", _judge_system),
+    "scanner": ("scanner", _judge_scanner),
+}
+
+
+def _target(trail: Trail, data: dict[str, Any]) -> tuple[str | None, Artifact | None, str | None]:
+    """(template name of the artifact it is about, that artifact, its fingerprint)."""
+    targets = data.get("target_artifacts") or []
+    fingerprint = data.get("artifact_fingerprint")
+    if fingerprint:
+        artifact = (Artifact.select().where((Artifact.trail == trail)
+                                            & (Artifact.fingerprint == fingerprint)).first()
+                    or Artifact.select().where((Artifact.flow == trail.flow_id)
+                                               & (Artifact.fingerprint == fingerprint)).first())
+        if artifact is None:
+            raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in flow")
+        return artifact.template_reference_name or fingerprint, artifact, fingerprint
+    if targets:
+        name = targets[0]
+        artifact = (Artifact.select().where((Artifact.trail == trail)
+                                            & (Artifact.template_reference_name == name))
+                    .order_by(Artifact.id.desc()).first())
+        return name, artifact, artifact.fingerprint if artifact else None
+    return None, None, None
+
+
+def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
+            judgement: Judgement, attachment: tuple[str, bytes] | None,
+            overrides: Attestation | None = None) -> Attestation:
+    type_name, compliant, summary = judgement
+
+    def write() -> Attestation:
+        with write_transaction():
+            target, artifact, fingerprint = (
+                (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
+                if overrides else _target(trail, data))
+            stamp = now()
+            blob = blobs.store(attachment[1]) if attachment else None
+            attestation = Attestation.create(
+                uid=str(uuid.uuid4()), organization=org, flow=trail.flow_id, trail=trail,
+                artifact=artifact, name=data["attestation_name"], type=type_name,
+                target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
+                data=data, summary=summary, attachment=blob,
+                attachment_name=attachment[0] if attachment else None,
+                overrides=overrides.uid if overrides else None, created_by=user.name,
+                created_at=stamp)
+            Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
+            TrailEvent.create(
+                trail=trail, timestamp=stamp,
+                type="artifact_attestation_reported" if target else "trail_attestation_reported",
+                payload={"attestation_type": type_name, "attestation_id": attestation.uid,
+                         "template_reference_name": data["attestation_name"],
+                         "target_artifact": target, "is_compliant": compliant,
+                         "git_commit_info": data.get("git_commit_info"), "user": user.name})
+            return attestation
+
+    return retry_on_conflict(write)
+
+
+def create_attestation(org: Organization, user: User, flow_name: str, trail_name: str,
+                       kind: str, data: dict[str, Any], attachment: tuple[str, bytes] | None
+                       ) -> Attestation:
+    if kind not in KINDS:
+        raise NotFound(f"Unknown attestation kind '{kind}': use one of {sorted(KINDS)}")
+    operation, judge = KINDS[kind]
+    contract.validate(operation, data)
+    trail = find_trail(org, flow_name, trail_name)
+    return _record(org, user, trail, data, judge(org, data), attachment)
+
+
+def override_attestation(org: Organization, user: User, flow_name: str, trail_name: str,
+                         data: dict[str, Any]) -> Attestation:
+    """A new verdict on the newest attestation of that name and type in the trail."""
+    contract.validate("post_override_attestation", data)
+    trail = find_trail(org, flow_name, trail_name)
+    target, _, _ = _target(trail, data)
+    query = Attestation.select().where((Attestation.trail == trail)
+                                       & (Attestation.name == data["attestation_name"]))
+    query = query.where(Attestation.target_artifact.is_null() if target is None
+                        else Attestation.target_artifact == target)
+    original = query.order_by(Attestation.id.desc()).first()
+    wanted = data["original_attestation_type"]
+    if original is None or wanted not in (original.type, original.type.partition(":")[2]):
+        raise NotFound(f"No {wanted} attestation '{data['attestation_name']}' to override "
+                       f"in trail '{trail.name}'")
+    verdict = dict(original.data)
+    verdict["override"] = {"reason": data["reason"], "overridden_attestation_id": original.uid,
+                           "previous_compliance": original.is_compliant, "by": user.name}
+    for key in ("description", "origin_url", "user_data", "annotations", "external_urls"):
+        if data.get(key) is not None:
+            verdict[key] = data[key]
+    judgement = (original.type, bool(data["new_compliance_status"]), original.summary)
+    return _record(org, user, trail, verdict, judgement, None, overrides=original)
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+_COMMON = {"attestation_name", "artifact_fingerprint", "target_artifacts", "git_commit_info",
+           "repo_info", "origin_url", "description", "external_urls", "annotations", "user_data"}
+
+
+def _query(org: Organization) -> peewee.ModelSelect:
+    return (Attestation.select(Attestation, Flow, Trail, Blob)
+            .join(Flow).switch(Attestation).join(Trail).switch(Attestation)
+            .join(Blob, peewee.JOIN.LEFT_OUTER)
+            .where(Attestation.organization == org))
+
+
+def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str, Any]:
+    data = a.data or {}
+    flow_name, trail_name = a.flow.name, a.trail.name
+    evidence = None
+    if a.attachment_id:
+        evidence = {
+            "filename": a.attachment_name, "sha256": a.attachment_id, "size": a.attachment.size,
+            "url": f"{html_base}/api/v2/attestations/{org_name}/{flow_name}/trail/{trail_name}"
+                   f"/attestation/{a.uid}/evidence"}
+    view = {k: v for k, v in data.items() if k not in _COMMON}
+    view.update({
+        "attestation_id": a.uid,
+        "attestation_name": a.name,
+        "attestation_type": a.type,
+        "is_compliant": a.is_compliant,
+        "artifact_fingerprint": a.artifact_fingerprint,
+        "target_artifact": a.target_artifact,
+        "flow_name": flow_name,
+        "trail_name": trail_name,
+        "created_at": a.created_at,
+        "created_by": a.created_by,
+        "git_commit_info": data.get("git_commit_info"),
+        "repo_info": data.get("repo_info"),
+        "origin_url": data.get("origin_url"),
+        "description": data.get("description"),
+        "user_data": data.get("user_data") or {},
+        "annotations": data.get("annotations") or {},
+        "external_urls": data.get("external_urls") or {},
+        "summary": a.summary or {},
+        "evidence": evidence,
+        "overridden_attestation_id": a.overrides,
+        "html_url": f"{html_base}/{org_name}/flows/{flow_name}/trails/{trail_name}"
+                    f"?attestation_id={a.uid}",
+    })
+    return view
+
+
+def trail_attestations(org: Organization, flow_name: str, trail_name: str, name: str
+                       ) -> list[Attestation]:
+    trail = find_trail(org, flow_name, trail_name)
+    found = list(_query(org).where((Attestation.trail == trail) & (Attestation.name == name))
+                 .order_by(Attestation.id.desc()))
+    if not found:
+        raise NotFound(f"Attestation '{name}' not found in trail '{trail.name}'")
+    return found
+
+
+def artifact_attestations(org: Organization, flow_name: str, fingerprint: str, name: str
+                          ) -> list[Attestation]:
+    flow = find_flow(org, flow_name)
+    full = resolve_fingerprint(org, fingerprint, flow)
+    found = list(_query(org).where((Attestation.flow == flow) & (Attestation.name == name)
+                                   & (Attestation.artifact_fingerprint == full))
+                 .order_by(Attestation.id.desc()))
+    if not found:
+        raise NotFound(f"Attestation '{name}' not found for artifact '{fingerprint}'")
+    return found
+
+
+def list_attestations(org: Organization, filters: dict[str, Any], after: str | None,
+                      per_page: int) -> tuple[list[Attestation], str | None]:
+    """Newest first, after the attestation with id `after`. Returns (rows, next cursor)."""
+    if not 1 <= per_page <= MAX_CURSOR_PAGE:
+        raise validation_error("per_page", f"Must be between 1 and {MAX_CURSOR_PAGE}")
+    query = _filtered(_query(org), org, filters)
+    if after:
+        anchor = Attestation.get_or_none((Attestation.uid == after) & (Attestation.organization == org))
+        if anchor is None:
+            raise validation_error("after", f"Unknown attestation id '{after}'")
+        query = query.where(Attestation.id < anchor.id)
+    rows = list(query.order_by(Attestation.id.desc()).limit(per_page + 1))
+    more = len(rows) > per_page
+    rows = rows[:per_page]
+    return rows, (rows[-1].uid if more else None)
+
+
+def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, Any]
+              ) -> peewee.ModelSelect:
+    if filters.get("attestation_id"):
+        query = query.where(Attestation.uid == filters["attestation_id"])
+    if filters.get("name"):
+        query = query.where(Attestation.name == filters["name"])
+    if filters.get("flow"):
+        query = query.where(Attestation.flow == find_flow(org, filters["flow"]))
+    if filters.get("type"):
+        query = query.where(Attestation.type == filters["type"])
+    if filters.get("is_compliant") is not None:
+        query = query.where(Attestation.is_compliant == filters["is_compliant"])
+    if filters.get("from_timestamp") is not None:
+        query = query.where(Attestation.created_at >= filters["from_timestamp"])
+    if filters.get("to_timestamp") is not None:
+        query = query.where(Attestation.created_at <= filters["to_timestamp"])
+    if filters.get("name_regex"):
+        try:
+            pattern = re.compile(filters["name_regex"])
+        except re.error as exc:
+            raise validation_error("name_regex", f"Invalid regular expression: {exc}") from None
+        names = {n for (n,) in Attestation.select(Attestation.name).distinct()
+                 .where(Attestation.organization == org).tuples() if pattern.search(n)}
+        query = query.where(Attestation.name.in_(sorted(names)))
+    return query
+
+
+def list_flow_attestations(org: Organization, flow_name: str, page: Page,
+                           filters: dict[str, Any]) -> tuple[list[Attestation], dict[str, int]]:
+    flow = find_flow(org, flow_name)
+    query = _filtered(_query(org).where(Attestation.flow == flow), org, filters)
+    return page.apply(query.order_by(Attestation.id.desc()))
+
+
+def attestations_for_criteria(org: Organization, criteria: dict[str, Any]) -> list[Attestation]:
+    query = _filtered(_query(org), org, {
+        "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
+        "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
+    commits = set(criteria.get("commit_list") or [])
+    rows = query.order_by(Attestation.id.desc())
+    if not commits:
+        return list(rows.limit(1000))
+    return [a for a in rows.limit(10000)
+            if ((a.data or {}).get("git_commit_info") or {}).get("sha1") in commits]
+
+
+def evidence_file(org: Organization, flow_name: str, trail_name: str, uid: str
+                  ) -> tuple[str, str, bytes]:
+    """(file name, content type, content) of an attestation's attachment."""
+    trail = find_trail(org, flow_name, trail_name)
+    attestation = Attestation.get_or_none((Attestation.trail == trail) & (Attestation.uid == uid))
+    if attestation is None or not attestation.attachment_id:
+        raise NotFound(f"No evidence file for attestation '{uid}'")
+    name = attestation.attachment_name or "evidence"
+    content_type = ("application/gzip" if name.endswith(".tgz")
+                    else mimetypes.guess_type(name)[0] or "application/octet-stream")
+    return name, content_type, blobs.content_of(attestation.attachment_id)

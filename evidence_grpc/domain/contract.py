@@ -1,0 +1,92 @@
+"""Validation of request payloads against the contract's published JSON Schemas.
+
+`contract-schemas.json` holds the body schema of each operation, extracted from the operations
+catalog by `scripts/extract_contract_schemas.py`."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import pathlib
+from typing import Any
+
+import jsonschema
+
+from .errors import InvalidArgument
+
+SCHEMAS_PATH = pathlib.Path(__file__).with_name("contract-schemas.json")
+
+_GIT_COMMIT = {"type": ["object", "null"], "required": ["sha1"]}
+_FINDINGS = {"anyOf": [{"type": "array", "items": {
+    "type": "object", "required": ["id", "message"],
+    "properties": {"id": {"type": "string"}, "message": {"type": "string"},
+                   "locations": {"type": "array"},
+                   "priority_score": {"type": ["number", "null"]}}}}, {"type": "null"}]}
+
+# The scanner attestation of SPEC.md ("Scan attestation data"), which the catalog lacks.
+SCANNER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["attestation_name", "scanner_results"],
+    "properties": {
+        "attestation_name": {"type": "string", "pattern": "^[a-zA-Z0-9\\-_,]+$"},
+        "scanner_results": {
+            "type": "object",
+            "required": ["tool", "results", "schema_version"],
+            "properties": {
+                "tool": {"type": "object", "required": ["name", "version"],
+                         "properties": {"name": {"type": "string"},
+                                        "version": {"type": "string"}}},
+                "schema_version": {"const": 1},
+                "results": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["low_count", "medium_count", "high_count"],
+                    "properties": {"low_count": {"type": "integer", "minimum": 0},
+                                   "medium_count": {"type": "integer", "minimum": 0},
+                                   "high_count": {"type": "integer", "minimum": 0},
+                                   "low": _FINDINGS, "medium": _FINDINGS, "high": _FINDINGS}}},
+            },
+        },
+        "origin_url": {"type": ["string", "null"]},
+        "description": {"type": ["string", "null"]},
+        "artifact_fingerprint": {"type": ["string", "null"], "pattern": "^[a-f0-9]{64}$"},
+        "target_artifacts": {"type": ["array", "null"],
+                             "items": {"type": "string", "pattern": "^[a-zA-Z0-9\\-_,]+$"}},
+        "git_commit_info": _GIT_COMMIT,
+        "repo_info": {"type": ["object", "null"]},
+        "external_urls": {"type": ["object", "null"]},
+        "annotations": {"type": ["object", "null"]},
+        "user_data": {"type": ["object", "array", "null"]},
+    },
+}
+
+
+@functools.cache
+def _schemas() -> dict[str, Any]:
+    schemas = json.loads(SCHEMAS_PATH.read_text())
+    schemas["scanner"] = SCANNER_SCHEMA
+    # The CLI sends custom and system attestation data as a JSON object; the catalog
+    # declares a JSON-encoded string. Both are accepted.
+    for op in ("post_custom_attestation", "post_system_attestation"):
+        schemas[op]["properties"]["attestation_data"] = {"type": ["object", "array", "string"]}
+    # `create attestation-type --summary` sends summary rules the catalog does not list.
+    schemas["post_custom_attestation_type"]["properties"]["summary"] = {
+        "type": ["array", "null"],
+        "items": {"type": "object", "required": ["name", "expression"],
+                  "properties": {"name": {"type": "string"}, "expression": {"type": "string"}}}}
+    return schemas
+
+
+@functools.cache
+def _validator(operation: str) -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(copy.deepcopy(_schemas()[operation]))
+
+
+def validate(operation: str, payload: Any) -> None:
+    """Raise the contract's 400 with one entry per offending field."""
+    errors = sorted(_validator(operation).iter_errors(payload), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise InvalidArgument("Input payload validation failed", {
+            (".".join(str(p) for p in e.absolute_path) or "data_json"): e.message
+            for e in errors[:10]})

@@ -1,0 +1,87 @@
+"""ArtifactService, SearchService and TagService."""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import struct_pb2
+
+from .._pb.evidence.v2 import artifact_service_pb2 as pb
+from .._pb.evidence.v2 import artifact_service_pb2_grpc as pb_grpc
+from .._pb.evidence.v2 import tag_service_pb2 as tag_pb
+from .._pb.evidence.v2 import tag_service_pb2_grpc as tag_pb_grpc
+from ..config import Settings
+from ..convert import struct_data, to_message
+from ..domain import artifacts, tags
+from ..domain.organizations import current_caller
+from ..domain.pages import page_of
+
+
+class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def ReportArtifact(self, request: pb.ReportArtifactRequest, context: grpc.ServicerContext
+                       ) -> pb.ReportArtifactResponse:
+        caller = current_caller()
+        artifact = artifacts.report_artifact(caller.org, caller.user, request.flow_name,
+                                             struct_data(request.artifact))
+        return pb.ReportArtifactResponse(
+            message=f"artifact '{artifact.name}' was reported with fingerprint {artifact.fingerprint}",
+            fingerprint=artifact.fingerprint)
+
+    def GetArtifactByFingerprint(self, request: pb.GetArtifactByFingerprintRequest,
+                                 context: grpc.ServicerContext) -> struct_pb2.Struct:
+        org = current_caller().org
+        artifact = artifacts.find_by_fingerprint(
+            org, request.flow_name, request.fingerprint,
+            request.trail if request.HasField("trail") else None)
+        view = artifacts.artifact_views(org, [artifact], self.html_base)[0]
+        return to_message(view, struct_pb2.Struct)
+
+    def GetArtifactsByCommit(self, request: pb.GetArtifactsByCommitRequest,
+                             context: grpc.ServicerContext) -> pb.ArtifactList:
+        org = current_caller().org
+        rows = artifacts.find_by_commit(org, request.flow_name, request.commit_sha,
+                                        request.trail if request.HasField("trail") else None)
+        return pb.ArtifactList(data=[to_message(v, struct_pb2.Struct)
+                                     for v in artifacts.artifact_views(org, rows, self.html_base)])
+
+    def GetLatestArtifactCommit(self, request: pb.GetLatestArtifactCommitRequest,
+                                context: grpc.ServicerContext
+                                ) -> pb.GetLatestArtifactCommitResponse:
+        commit = artifacts.latest_commit(current_caller().org, request.flow_name,
+                                         request.branch if request.HasField("branch") else None)
+        return pb.GetLatestArtifactCommitResponse(latest_commit=commit)
+
+    def ListArtifacts(self, request: pb.ListArtifactsRequest, context: grpc.ServicerContext
+                      ) -> pb.ArtifactList:
+        org = current_caller().org
+        page = page_of(request.page if request.HasField("page") else None,
+                       request.per_page if request.HasField("per_page") else None,
+                       default_size=15)
+        rows = artifacts.list_artifacts(
+            org, page, flow_name=request.flow_name if request.HasField("flow_name") else None,
+            repo_name=request.repo_name if request.HasField("repo_name") else None)
+        views = artifacts.artifact_views(org, rows, self.html_base)
+        for view in views:
+            view["git_commit"] = view["git_commit"] or "unknown"  # the CLI prints its first 7
+        return pb.ArtifactList(data=[to_message(v, struct_pb2.Struct) for v in views])
+
+
+class SearchServicer(pb_grpc.SearchServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def Search(self, request: pb.SearchRequest, context: grpc.ServicerContext
+               ) -> struct_pb2.Struct:
+        result = artifacts.search(current_caller().org, request.search_value, self.html_base)
+        return to_message(result, struct_pb2.Struct)
+
+
+class TagServicer(tag_pb_grpc.TagServiceServicer):
+    def UpdateTags(self, request: tag_pb.UpdateTagsRequest, context: grpc.ServicerContext
+                   ) -> tag_pb.UpdateTagsResponse:
+        tags.update_tags(current_caller().org, request.resource_type, request.resource_id,
+                         dict(request.set_tags), list(request.remove_tags))
+        return tag_pb.UpdateTagsResponse(
+            message=f"tags of {request.resource_type} '{request.resource_id}' were updated")

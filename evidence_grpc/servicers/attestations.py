@@ -1,0 +1,137 @@
+"""AttestationService and AttestationTypeService."""
+
+from __future__ import annotations
+
+import grpc
+
+from .._pb.evidence.v2 import attestation_service_pb2 as pb
+from .._pb.evidence.v2 import attestation_service_pb2_grpc as pb_grpc
+from .._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
+from .._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
+from .._pb.evidence.v2 import common_pb2
+from ..config import Settings
+from ..convert import present_fields, struct_data, text_of, to_message, upload_of
+from ..domain import attestation_types, attestations
+from ..domain.organizations import current_caller
+from ..domain.pages import page_of
+from ..storage.models import Attestation
+from google.protobuf import struct_pb2
+
+
+def _optional(request: object, *names: str) -> dict[str, object]:
+    return {n: getattr(request, n) for n in names if request.HasField(n)}  # type: ignore[attr-defined]
+
+
+class AttestationServicer(pb_grpc.AttestationServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def _structs(self, rows: list[Attestation], org_name: str) -> list[struct_pb2.Struct]:
+        return [to_message(attestations.attestation_view(a, org_name, self.html_base),
+                           struct_pb2.Struct) for a in rows]
+
+    def CreateAttestation(self, request: pb.CreateAttestationRequest,
+                          context: grpc.ServicerContext) -> pb.CreateAttestationResponse:
+        caller = current_caller()
+        attestation = attestations.create_attestation(
+            caller.org, caller.user, request.flow_name, request.trail_name, request.kind,
+            struct_data(request.data_json), upload_of(request.attachment_file, "attachment_file"))
+        return pb.CreateAttestationResponse(
+            message=f"{request.kind} attestation '{attestation.name}' was reported",
+            attestation_id=attestation.uid)
+
+    def OverrideAttestation(self, request: pb.OverrideAttestationRequest,
+                            context: grpc.ServicerContext) -> pb.CreateAttestationResponse:
+        caller = current_caller()
+        attestation = attestations.override_attestation(
+            caller.org, caller.user, request.flow_name, request.trail_name,
+            struct_data(request.data_json))
+        return pb.CreateAttestationResponse(
+            message=f"attestation '{attestation.name}' was overridden",
+            attestation_id=attestation.uid)
+
+    def GetTrailAttestation(self, request: pb.GetTrailAttestationRequest,
+                            context: grpc.ServicerContext) -> pb.AttestationList:
+        org = current_caller().org
+        rows = attestations.trail_attestations(org, request.flow_name, request.trail_name,
+                                               request.attestation_name)
+        return pb.AttestationList(data=self._structs(rows, org.name))
+
+    def GetArtifactAttestation(self, request: pb.GetArtifactAttestationRequest,
+                               context: grpc.ServicerContext) -> pb.AttestationList:
+        org = current_caller().org
+        rows = attestations.artifact_attestations(org, request.flow_name, request.fingerprint,
+                                                  request.attestation_name)
+        return pb.AttestationList(data=self._structs(rows, org.name))
+
+    def ListAttestations(self, request: pb.ListAttestationsRequest,
+                         context: grpc.ServicerContext) -> pb.AttestationPage:
+        org = current_caller().org
+        per_page = request.per_page if request.HasField("per_page") else 20
+        filters = _optional(request, "attestation_id", "name", "name_regex", "flow", "type",
+                            "is_compliant", "from_timestamp", "to_timestamp")
+        rows, cursor = attestations.list_attestations(
+            org, filters, request.after if request.HasField("after") else None, per_page)
+        page = pb.AttestationPage(data=self._structs(rows, org.name))
+        page.links.SetInParent()
+        if cursor:
+            page.links.next = (f"{self.html_base}/api/v2/attestations/{org.name}"
+                               f"?after={cursor}&per_page={per_page}")
+        return page
+
+    def ListFlowAttestations(self, request: pb.ListFlowAttestationsRequest,
+                             context: grpc.ServicerContext) -> pb.AttestationPage:
+        org = current_caller().org
+        page = page_of(request.page if request.HasField("page") else None,
+                       request.per_page if request.HasField("per_page") else None)
+        rows, pagination = attestations.list_flow_attestations(
+            org, request.flow_name, page, _optional(request, "from_timestamp", "to_timestamp"))
+        return pb.AttestationPage(data=self._structs(rows, org.name),
+                                  pagination=common_pb2.Pagination(**pagination))
+
+    def ListAttestationsForCriteria(self, request: pb.ListAttestationsForCriteriaRequest,
+                                    context: grpc.ServicerContext) -> pb.AttestationList:
+        org = current_caller().org
+        rows = attestations.attestations_for_criteria(org, present_fields(request))
+        return pb.AttestationList(data=self._structs(rows, org.name))
+
+    def GetAttestationEvidence(self, request: pb.GetAttestationEvidenceRequest,
+                               context: grpc.ServicerContext) -> common_pb2.UploadedFile:
+        name, content_type, content = attestations.evidence_file(
+            current_caller().org, request.flow_name, request.trail_name, request.attestation_id)
+        return common_pb2.UploadedFile(filename=name, content_type=content_type, content=content)
+
+
+class AttestationTypeServicer(type_pb_grpc.AttestationTypeServiceServicer):
+    def CreateAttestationType(self, request: type_pb.CreateAttestationTypeRequest,
+                              context: grpc.ServicerContext
+                              ) -> type_pb.CreateAttestationTypeResponse:
+        caller = current_caller()
+        type_, created = attestation_types.create_type(
+            caller.org, caller.user, struct_data(request.data_json),
+            text_of(request.type_schema, "type_schema"))
+        verb = "created" if created else "updated"
+        return type_pb.CreateAttestationTypeResponse(
+            message=f"custom attestation type '{type_.name}' was {verb}", created=created)
+
+    def GetAttestationType(self, request: type_pb.GetAttestationTypeRequest,
+                           context: grpc.ServicerContext) -> struct_pb2.Struct:
+        org = current_caller().org
+        type_ = attestation_types.find_type(org, request.custom_attestation_type_name)
+        version = request.version if request.HasField("version") else None
+        return to_message(attestation_types.type_view(type_, org.name, version), struct_pb2.Struct)
+
+    def ListAttestationTypes(self, request: type_pb.ListAttestationTypesRequest,
+                             context: grpc.ServicerContext) -> type_pb.AttestationTypeList:
+        org = current_caller().org
+        return type_pb.AttestationTypeList(data=[
+            to_message(attestation_types.type_view(t, org.name), struct_pb2.Struct)
+            for t in attestation_types.list_types(org)])
+
+    def ArchiveAttestationType(self, request: type_pb.ArchiveAttestationTypeRequest,
+                               context: grpc.ServicerContext
+                               ) -> type_pb.ArchiveAttestationTypeResponse:
+        type_ = attestation_types.archive_type(current_caller().org,
+                                               request.custom_attestation_type_name)
+        return type_pb.ArchiveAttestationTypeResponse(
+            message=f"custom attestation type '{type_.name}' was archived")
