@@ -191,7 +191,9 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
                         else Attestation.target_artifact == target)
     original = query.order_by(Attestation.id.desc()).first()
     wanted = data["original_attestation_type"]
-    if original is None or wanted not in (original.type, original.type.partition(":")[2]):
+    # Custom types are named `custom:<name>` or `custom`; system ones `system:<name>`.
+    if original is None or wanted not in (original.type, original.type.partition(":")[0],
+                                          f"system:{original.type}"):
         raise NotFound(f"No {wanted} attestation '{data['attestation_name']}' to override "
                        f"in trail '{trail.name}'")
     verdict = dict(original.data)

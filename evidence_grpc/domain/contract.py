@@ -70,6 +70,8 @@ def _schemas() -> dict[str, Any]:
     # declares a JSON-encoded string. Both are accepted.
     for op in ("post_custom_attestation", "post_system_attestation"):
         schemas[op]["properties"]["attestation_data"] = {"type": ["object", "array", "string"]}
+    # `attest sbom` reports a system attestation the catalog's enum does not list yet.
+    schemas["post_system_attestation"]["properties"]["type_name"] = {"enum": ["decision", "sbom"]}
     # `create attestation-type --summary` sends summary rules the catalog does not list.
     schemas["post_custom_attestation_type"]["properties"]["summary"] = {
         "type": ["array", "null"],

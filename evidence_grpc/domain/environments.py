@@ -1,0 +1,301 @@
+"""Environments of an organization: create or update, find, list, change, archive, rename,
+join a physical environment to a logical one, and allow artifacts in one.
+
+Request bodies are checked against the contract's JSON Schemas (`environment-schemas.json`,
+copied from the operations catalog by `scripts/extract_environment_schemas.py`)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import math
+import pathlib
+import re
+from typing import Any
+
+import jsonschema
+import peewee
+
+from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
+from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .pages import page_of
+
+SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
+LOGICAL = "logical"
+MAX_ENVIRONMENTS_PER_PAGE = 50
+SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
+
+
+@functools.cache
+def _schemas() -> dict[str, Any]:
+    return json.loads(SCHEMAS_PATH.read_text())
+
+
+@functools.cache
+def _validator(key: str) -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(copy.deepcopy(_schemas()[key]))
+
+
+def has_schema(key: str) -> bool:
+    return key in _schemas()
+
+
+def validate(key: str, payload: Any) -> None:
+    """The contract's 400, one entry per offending field (dotted path)."""
+    errors = sorted(_validator(key).iter_errors(payload), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise InvalidArgument("Input payload validation failed", {
+            (".".join(str(p) for p in e.absolute_path) or "body"): e.message for e in errors[:10]})
+
+
+def environment_types() -> list[str]:
+    return list(_schemas()["create_env"]["properties"]["type"]["enum"])
+
+
+def check_env_name(field: str, name: str) -> str:
+    pattern = _schemas()["create_env"]["properties"]["name"]["pattern"]
+    if not name:
+        raise validation_error(field, "Field cannot be empty")
+    if not re.match(pattern, name):
+        raise validation_error(field, f"'{name}' does not match '{pattern}'")
+    return name
+
+
+# ---- lookups -------------------------------------------------------------------------------
+
+def find_environment(org: Organization, name: str) -> Environment:
+    env = Environment.get_or_none((Environment.organization == org) & (Environment.name == name))
+    if env is None:
+        raise NotFound(f"Environment '{name}' not found")
+    return env
+
+
+def locked_environment(org: Organization, name: str) -> Environment:
+    """The environment row, locked until the end of the transaction (PostgreSQL row lock;
+    SQLite's IMMEDIATE write transaction already serializes writers)."""
+    query = Environment.select().where((Environment.organization == org)
+                                       & (Environment.name == name))
+    if isinstance(Environment._meta.database.obj, peewee.PostgresqlDatabase):
+        query = query.for_update()
+    env = query.first()
+    if env is None:
+        raise NotFound(f"Environment '{name}' not found")
+    return env
+
+
+# ---- writes --------------------------------------------------------------------------------
+
+def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environment, bool]:
+    """Create the environment or update it (and bring it back from the archive)."""
+    validate("create_env", data)
+    name, env_type = data["name"], data["type"]
+    included = list(data.get("included_environments") or [])
+    if included and env_type != LOGICAL:
+        raise validation_error("included_environments", "Only logical environments include others")
+
+    def write() -> tuple[Environment, bool]:
+        with write_transaction():
+            stamp = now()
+            env = Environment.get_or_none((Environment.organization == org)
+                                          & (Environment.name == name))
+            created = env is None
+            if created:
+                env = Environment(organization=org, name=name, type=env_type, created_at=stamp,
+                                  tags={}, policies=[], included_environments=[])
+            elif env.type != env_type:
+                raise FailedPrecondition(
+                    f"Environment '{name}' is of type '{env.type}', not '{env_type}'")
+            if included:
+                env.included_environments = _physical_names(org, included)
+            env.description = data.get("description", "")
+            if data.get("require_provenance") is not None:
+                env.require_provenance = bool(data["require_provenance"])
+            if data.get("include_scaling") is False:
+                env.include_scaling = False  # can be turned off, no longer on
+            if data.get("policies") is not None:
+                env.policies = list(data["policies"])
+            env.archived = False
+            env.last_modified_at = stamp
+            env.save()
+            return env, created
+
+    return retry_on_conflict(write)
+
+
+def _physical_names(org: Organization, names: list[str]) -> list[str]:
+    found = {e.name: e for e in Environment.select().where(
+        (Environment.organization == org) & (Environment.name.in_(names)))}
+    for name in names:
+        env = found.get(name)
+        if env is None:
+            raise NotFound(f"Environment '{name}' not found")
+        if env.type == LOGICAL:
+            raise validation_error("included_environments",
+                                   f"'{name}' is a logical environment; only physical ones join")
+    return sorted(set(names))
+
+
+def update_environment(org: Organization, name: str, data: dict[str, Any]) -> Environment:
+    """Change the fields sent; an empty (or null) description clears it."""
+    validate("update_env", data)
+    with write_transaction():
+        env = find_environment(org, name)
+        if "description" in data:
+            env.description = data["description"] or ""
+        if data.get("include_scaling") is False:
+            env.include_scaling = False
+        if "policies" in data:
+            env.policies = list(data["policies"] or [])
+        if "included_environments" in data:
+            if env.type != LOGICAL and data["included_environments"]:
+                raise validation_error("included_environments",
+                                       "Only logical environments include others")
+            env.included_environments = _physical_names(org, list(data["included_environments"] or []))
+        env.last_modified_at = now()
+        env.save()
+        return env
+
+
+def archive_environment(org: Organization, name: str) -> Environment:
+    with write_transaction():
+        env = find_environment(org, name)
+        env.archived = True
+        env.last_modified_at = now()
+        env.save()
+        return env
+
+
+def rename_environment(org: Organization, name: str, new_name: str) -> Environment:
+    check_env_name("new_name", new_name)
+    with write_transaction():
+        env = find_environment(org, name)
+        if Environment.select().where((Environment.organization == org)
+                                      & (Environment.name == new_name)).exists():
+            raise AlreadyExists(f"An environment named '{new_name}' already exists")
+        # Logical environments name their members: keep them pointing at this one.
+        for logical in Environment.select().where((Environment.organization == org)
+                                                  & (Environment.type == LOGICAL)):
+            if name in (logical.included_environments or []):
+                logical.included_environments = sorted(
+                    new_name if n == name else n for n in logical.included_environments)
+                logical.save()
+        env.name = new_name
+        env.last_modified_at = now()
+        env.save()
+        return env
+
+
+def join_environment(org: Organization, logical_name: str, physical_name: str) -> Environment:
+    if not physical_name:
+        raise validation_error("physical_env_name", "Field cannot be empty")
+    with write_transaction():
+        logical = find_environment(org, logical_name)
+        if logical.type != LOGICAL:
+            raise FailedPrecondition(f"Environment '{logical_name}' is not a logical environment")
+        names = _physical_names(org, [physical_name])
+        logical.included_environments = sorted(set(logical.included_environments or []) | set(names))
+        logical.last_modified_at = now()
+        logical.save()
+        return logical
+
+
+def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user: User
+                   ) -> AllowlistEntry:
+    validate("allow_artifact_for_env", data)
+    env = find_environment(org, env_name)
+
+    def write() -> AllowlistEntry:
+        with write_transaction():
+            entry = AllowlistEntry.get_or_none((AllowlistEntry.environment == env)
+                                               & (AllowlistEntry.fingerprint == data["artifact_fingerprint"]))
+            if entry is None:
+                entry = AllowlistEntry(environment=env, fingerprint=data["artifact_fingerprint"])
+            entry.artifact_name = data["artifact_name"]
+            entry.description = data["description"]
+            entry.user_name = user.name
+            entry.created_at = now()
+            entry.save()
+            return entry
+
+    return retry_on_conflict(write)
+
+
+def allowlist_view(entry: AllowlistEntry, env_name: str) -> dict[str, Any]:
+    return {"artifact_name": entry.artifact_name, "fingerprint": entry.fingerprint,
+            "environment_name": env_name, "timestamp": entry.created_at,
+            "user_name": entry.user_name, "description": entry.description}
+
+
+# ---- reads ---------------------------------------------------------------------------------
+
+def list_environments(org: Organization, page: int | None, per_page: int | None, *,
+                      name: str | None = None, types: list[str] | None = None,
+                      tags: list[str] | None = None, sort: str | None = None,
+                      sort_direction: str | None = None) -> tuple[list[Environment], dict[str, int]]:
+    """Active environments, filtered; `name` is a substring match."""
+    paging = page_of(page, per_page, default_size=MAX_ENVIRONMENTS_PER_PAGE)
+    if paging.size > MAX_ENVIRONMENTS_PER_PAGE:
+        raise validation_error("per_page", f"Must be between 1 and {MAX_ENVIRONMENTS_PER_PAGE}")
+    if sort is not None and sort not in SORT_FIELDS:
+        raise validation_error("sort", f"'{sort}' is not one of {list(SORT_FIELDS)}")
+    if sort_direction is not None and sort_direction not in ("asc", "desc"):
+        raise validation_error("sort_direction", f"'{sort_direction}' is not one of ['asc', 'desc']")
+    query = Environment.select().where((Environment.organization == org)
+                                       & (Environment.archived == False))  # noqa: E712
+    if name:
+        query = query.where(Environment.name.contains(name))
+    if types:
+        query = query.where(Environment.type.in_(types))
+    rows = list(query.order_by(Environment.name))
+    if tags:
+        rows = [e for e in rows if all(_has_tag(e.tags or {}, t) for t in tags)]
+    if sort and sort != "name":
+        field = "last_modified_at" if sort == "last_modified_at" else "last_changed_at"
+        rows.sort(key=lambda e: (getattr(e, field) is None, getattr(e, field) or 0))
+    if sort_direction == "desc":
+        rows.reverse()
+    total = len(rows)
+    start = (paging.number - 1) * paging.size
+    pagination = {"page": paging.number, "per_page": paging.size, "total_count": total,
+                  "total_pages": max(1, math.ceil(total / paging.size))}
+    return (rows[start:start + paging.size] if paging.requested else rows), pagination
+
+
+def _has_tag(tags: dict[str, Any], wanted: str) -> bool:
+    key, sep, value = wanted.partition(":")
+    if key not in tags:
+        return False
+    return not sep or str(tags[key]) == value
+
+
+def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
+    """The newest snapshot of each environment that has one, in one query."""
+    wanted = [(e.id, e.latest_index) for e in envs if e.latest_index]
+    if not wanted:
+        return {}
+    condition = None
+    for env_id, index in wanted:
+        term = (Snapshot.environment == env_id) & (Snapshot.index == index)
+        condition = term if condition is None else (condition | term)
+    return {s.environment_id: s for s in Snapshot.select().where(condition)}
+
+
+def environment_view(env: Environment, org_name: str, state: bool | None) -> dict[str, Any]:
+    return {
+        "org": org_name,
+        "name": env.name,
+        "type": env.type,
+        "description": env.description or "",
+        "last_modified_at": env.last_modified_at,
+        "last_reported_at": env.last_reported_at,
+        "last_changed_at": env.last_changed_at,
+        "state": state,
+        "include_scaling": env.include_scaling,
+        "tags": {k: str(v) for k, v in (env.tags or {}).items()},
+        "policies": list(env.policies or []),
+        "included_environments": list(env.included_environments or []),
+        "archived": env.archived,
+        "created_at": env.created_at,
+    }
