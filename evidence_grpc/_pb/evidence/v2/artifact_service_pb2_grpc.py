@@ -77,13 +77,15 @@ class ArtifactServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetArtifactByFingerprint(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Get an artifact by fingerprint or a 5-64 character prefix (`?trail=`).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetArtifactsByCommit(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Artifacts built from a commit (full or prefix).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -96,7 +98,8 @@ class ArtifactServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListArtifacts(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """List artifacts of a flow (`flow_name`) or repo (`repo_name`), paginated.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -300,7 +303,8 @@ class SearchServiceServicer:
     """
 
     def Search(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Search artifacts by fingerprint or commit SHA, full or prefix.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

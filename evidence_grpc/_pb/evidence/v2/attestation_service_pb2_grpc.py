@@ -134,7 +134,8 @@ class AttestationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListAttestationsForCriteria(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Attestations matching a flow, commits, name, id or type.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -72,19 +72,22 @@ class AttestationTypeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetAttestationType(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Get a custom attestation type with its versions (`?version=N` for one).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListAttestationTypes(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """List the organization's custom attestation types.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ArchiveAttestationType(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Archive a custom attestation type.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -86,7 +86,8 @@ class FlowServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetFlow(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Get a flow, also by a former name after a rename.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -99,7 +100,8 @@ class FlowServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ArchiveFlow(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Archive a flow: it leaves the list; creating it again brings it back.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

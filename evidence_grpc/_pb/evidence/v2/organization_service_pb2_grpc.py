@@ -62,7 +62,8 @@ class OrganizationServiceServicer:
     """
 
     def GetOrganization(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Get the organization.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -75,13 +76,15 @@ class OrganizationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetDefaultOrganization(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The calling user's default organization.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SetDefaultOrganization(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Set the calling user's default organization.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -48,7 +48,8 @@ class ReadinessServiceServicer:
     """
 
     def GetReadiness(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Readiness probe, no credentials needed: plain `OK` when the database answers.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

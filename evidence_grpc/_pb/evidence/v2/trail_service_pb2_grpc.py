@@ -69,7 +69,8 @@ class TrailServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTrail(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Get a trail with its events, template and compliance status.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
