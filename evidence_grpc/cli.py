@@ -71,6 +71,9 @@ def cmd_shim(args: argparse.Namespace) -> int:
             self.cfg.set("threads", settings.http_threads)
             self.cfg.set("timeout", 120)
             self.cfg.set("keepalive", 30)
+            # gunicorn's control socket has one fixed path per user: several shims on a host
+            # would take each other's.
+            self.cfg.set("control_socket_disable", True)
 
         def load(self) -> Any:
             # Runs in each worker after fork: database connections and gRPC channels are

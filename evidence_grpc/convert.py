@@ -39,7 +39,9 @@ def upload_of(upload: Any, field: str) -> tuple[str, bytes] | None:
     """(base file name, content) of an uploaded file, or None when no file was sent."""
     if not upload.content and not upload.filename:
         return None
-    return safe_filename(field, upload.filename or field), upload.content
+    content = upload.content
+    upload.ClearField("content")  # the request need not hold a second copy of a large file
+    return safe_filename(field, upload.filename or field), content
 
 
 def present_fields(message: Message) -> dict[str, Any]:

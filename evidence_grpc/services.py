@@ -14,17 +14,23 @@ from ._pb.evidence.v2 import (
     artifact_service_pb2,
     attestation_service_pb2,
     attestation_type_service_pb2,
+    environment_service_pb2,
     flow_service_pb2,
     organization_service_pb2,
     readiness_service_pb2,
+    repo_service_pb2,
+    snapshot_service_pb2,
     tag_service_pb2,
     trail_service_pb2,
 )
 from .config import Settings
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
+from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
+from .servicers.repos import RepoServicer
+from .servicers.snapshots import SnapshotServicer
 from .servicers.trails import TrailServicer
 
 # (service descriptor, how to build its servicer from the settings)
@@ -42,6 +48,10 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
      lambda s: OrganizationServicer()),
     (readiness_service_pb2.DESCRIPTOR.services_by_name["ReadinessService"],
      lambda s: ReadinessServicer()),
+    (environment_service_pb2.DESCRIPTOR.services_by_name["EnvironmentService"],
+     EnvironmentServicer),
+    (snapshot_service_pb2.DESCRIPTOR.services_by_name["SnapshotService"], SnapshotServicer),
+    (repo_service_pb2.DESCRIPTOR.services_by_name["RepoService"], lambda s: RepoServicer()),
 ]
 
 

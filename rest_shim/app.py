@@ -51,7 +51,9 @@ class EvidenceRequest(Request):
 
 def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
     app = Flask("evidence_rest_shim", static_folder=None)
-    app.url_map.strict_slashes = False
+    # Paths match exactly: no rule ends in '/', so strict slashes answer 404 to a trailing
+    # slash (never a redirect, never the resource under a second name), as they do to '//'.
+    app.url_map.strict_slashes = True
     app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = settings.max_form_field_bytes

@@ -51,6 +51,7 @@ def _value(field: descriptor.FieldDescriptor, value: Any) -> Any:
 def _plan(message_descriptor: descriptor.Descriptor) -> list[tuple[descriptor.FieldDescriptor, str, str]]:
     """(field, JSON key, how to render) for each field of a message type, computed once."""
     plan = []
+    omit_unset = message_descriptor.GetOptions().Extensions[options_pb2.omit_unset]
     for field in message_descriptor.fields:
         key = field.GetOptions().Extensions[options_pb2.json_key] or field.name
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
@@ -58,7 +59,7 @@ def _plan(message_descriptor: descriptor.Descriptor) -> list[tuple[descriptor.Fi
         elif field.is_repeated:
             how = "list"
         elif field.has_presence:
-            how = "optional"
+            how = "omit" if omit_unset and field.message_type is None else "optional"
         else:
             how = "plain"
         plan.append((field, key, how))
@@ -80,8 +81,9 @@ def message_to_json(message: Message) -> Any:
             out[key] = {k: _value(value_field, v) for k, v in value.items()}
         elif how == "list":
             out[key] = [_value(field, v) for v in value]
-        elif how == "optional" and not message.HasField(field.name):
-            out[key] = None
+        elif how in ("optional", "omit") and not message.HasField(field.name):
+            if how == "optional":
+                out[key] = None
         else:
             out[key] = _value(field, value)
     return out
@@ -106,8 +108,31 @@ _FIELD_IN_ERROR = re.compile(r"Failed to parse (\w+) field")
 _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 
 
+def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) -> None:
+    """Refuse anything but a JSON object where a message goes: protobuf's parser, told to ignore
+    unknown fields, reads a string there as an empty message (its characters as unknown keys)."""
+    for key, value in data.items():
+        field = message_type.fields_by_name.get(key) or message_type.fields_by_camelcase_name.get(key)
+        if field is None or value is None or field.message_type is None:
+            continue
+        target = field.message_type
+        items = [value]
+        if target.GetOptions().map_entry:
+            target = target.fields_by_name["value"].message_type
+            items = list(value.values()) if isinstance(value, dict) else []
+        elif field.is_repeated:
+            items = value if isinstance(value, list) else []
+        if target is None or target.full_name.startswith("google.protobuf."):
+            continue  # scalars, and well-known types with JSON forms of their own
+        for item in items:
+            if not isinstance(item, dict):
+                raise BodyError("Must be a JSON object", field.name)
+            _check_objects(item, target)
+
+
 def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
     """Merge a parsed JSON object into `message`; type mismatches raise BodyError."""
+    _check_objects(data, message.DESCRIPTOR)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=not strict)
     except json_format.ParseError as exc:

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from flask import Request, Response
 from google.api import annotations_pb2, http_pb2, httpbody_pb2
@@ -99,10 +100,15 @@ def _type_name(field: descriptor.FieldDescriptor) -> str:
 def _set_text(message: Message, field: descriptor.FieldDescriptor, values: list[str]) -> None:
     if field.type == FD.TYPE_MESSAGE:
         return  # only scalars come from paths and query strings
-    if field.is_repeated:
-        getattr(message, field.name).extend(_from_text(field, v) for v in values)
-    else:
-        setattr(message, field.name, _from_text(field, values[-1]))
+    try:
+        if field.is_repeated:
+            getattr(message, field.name).extend([_from_text(field, v) for v in values])
+        else:
+            setattr(message, field.name, _from_text(field, values[-1]))
+    except BodyError:
+        raise
+    except ValueError:  # protobuf refuses numbers beyond the field's range (int32)
+        raise BodyError(f"'{values[-1]}' is out of range", field.name) from None
 
 
 def _json_body(request: Request) -> Any:
@@ -111,7 +117,7 @@ def _json_body(request: Request) -> Any:
         return None
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BodyError(f"Malformed JSON: {exc}", "body") from None
 
 
@@ -124,7 +130,7 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
         if field.type == FD.TYPE_MESSAGE and field.message_type.full_name != UPLOADED_FILE:
             try:
                 data = json.loads(text) if text.strip() else None
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise BodyError(f"Malformed JSON: {exc}", name) from None
             if data is not None:
                 if not isinstance(data, dict):
@@ -137,14 +143,17 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
         if field is None or field.type != FD.TYPE_MESSAGE or \
                 field.message_type.full_name != UPLOADED_FILE:
             continue
-        content = upload.stream.read()
+        stream = upload.stream
+        stream.seek(0, 2)
+        size = stream.tell()
+        stream.seek(0)
         limit = field.GetOptions().Extensions[options_pb2.max_upload_bytes]
-        if limit and len(content) > limit:
+        if limit and size > limit:
             raise TooLarge(f"File part '{name}' is larger than {limit} bytes")
         target = getattr(message, name)
+        target.content = stream.read()  # straight into the message: no second copy held
         target.filename = upload.filename or ""  # the domain keeps only its base name
         target.content_type = upload.mimetype or "application/octet-stream"
-        target.content = content
 
 
 class TooLarge(Exception):
@@ -183,7 +192,13 @@ def render(route: Route, response: Message) -> Response:
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
         download = Response(response.content, status=200,
                             content_type=response.content_type or "application/octet-stream")
-        download.headers.set("Content-Disposition", "attachment", filename=response.filename)
+        if response.filename.isascii():
+            download.headers.set("Content-Disposition", "attachment", filename=response.filename)
+        else:  # RFC 6266: an ASCII fallback plus the UTF-8 name
+            fallback = response.filename.encode("ascii", "replace").decode().replace('"', "")
+            download.headers["Content-Disposition"] = (
+                f'attachment; filename="{fallback}"; '
+                f"filename*=UTF-8''{quote(response.filename)}")
         return download
     status = route.options.success_code or 200
     if route.options.created_field:

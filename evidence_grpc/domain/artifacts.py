@@ -133,7 +133,9 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
              .where((Artifact.flow == flow) & (Artifact.fingerprint == full)))
     if trail_name:
         query = query.where(Trail.name == trail_name)
-    artifact = query.order_by(Artifact.created_at.desc(), Artifact.id.desc()).first()
+    # Few rows share a fingerprint; sorting them here keeps the planner on the
+    # (flow, fingerprint) index instead of walking the flow by creation time.
+    artifact = max(query, key=lambda a: (a.created_at, a.id), default=None)
     if artifact is None:
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in trail '{trail_name}'")
     artifact.flow = flow
@@ -157,13 +159,23 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
 def latest_commit(org: Organization, flow_name: str, branch: str | None) -> str | None:
     """The commit of the flow's newest artifact on `branch` (any branch when not given)."""
     flow = find_flow(org, flow_name)
-    rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info)
+    rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
             .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
             .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(500))
     for artifact in rows:
-        if branch is None or (artifact.git_commit_info or {}).get("branch") == branch:
+        if branch is None or _branch_of(artifact) == branch:
             return artifact.git_commit
     return None
+
+
+def _branch_of(artifact: Artifact) -> str | None:
+    """The branch of an artifact's commit: from git_commit_info (`attest artifact`), else from
+    its entry in commits_list (the deprecated `report artifact` sends only that)."""
+    branch = (artifact.git_commit_info or {}).get("branch")
+    if branch is None:
+        branch = next((c.get("branch") for c in artifact.commits or []
+                       if isinstance(c, dict) and c.get("sha1") == artifact.git_commit), None)
+    return branch
 
 
 def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,

@@ -139,6 +139,7 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
             judgement: Judgement, attachment: tuple[str, bytes] | None,
             overrides: Attestation | None = None) -> Attestation:
     type_name, compliant, summary = judgement
+    address = blobs.digest(attachment[1]) if attachment else None
 
     def write() -> Attestation:
         with write_transaction():
@@ -146,7 +147,7 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
                 (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
                 if overrides else _target(trail, data))
             stamp = now()
-            blob = blobs.store(attachment[1]) if attachment else None
+            blob = blobs.store(attachment[1], address) if attachment else None
             attestation = Attestation.create(
                 uid=str(uuid.uuid4()), organization=org, flow=trail.flow_id, trail=trail,
                 artifact=artifact, name=data["attestation_name"], type=type_name,

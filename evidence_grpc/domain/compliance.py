@@ -95,8 +95,10 @@ def evaluate_trail(template: dict[str, Any], evaluated_at: float,
             "flow_template_id": None,
         }
 
+    # An artifact missing evidence (MISSING or INCOMPLETE) leaves the trail incomplete; only a
+    # NON-COMPLIANT artifact makes it non-compliant.
     everything = trail_entries + [
-        {"status": MISSING if a["status"] == MISSING else COMPLETE,
+        {"status": MISSING if a["status"] in (MISSING, INCOMPLETE) else COMPLETE,
          "is_compliant": a["status"] == COMPLIANT} for a in artifact_entries.values()]
     state = _overall(everything)
     return {

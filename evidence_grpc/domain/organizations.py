@@ -9,7 +9,9 @@ import dataclasses
 import hashlib
 from typing import Any
 
-from ..storage.db import now, write_transaction
+import peewee
+
+from ..storage.db import database, now, write_transaction
 from ..storage.models import ApiKey, Membership, Organization, User
 from .errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
 from .names import check_name
@@ -70,23 +72,55 @@ def key_from_authorization(header: str | None) -> str:
     raise Unauthenticated("Unsupported Authorization header: use Bearer or Basic")
 
 
+_USER_COLUMNS = ("id", "name", "default_org", "created_at")
+_ORG_COLUMNS = ("id", "name", "kind", "features", "experimental_features_enabled", "created_at",
+                "last_modified_at")
+
+
+_ORG_SENTINEL, _KEY_SENTINEL = "\x00org", "\x00key"
+_compiled: dict[type, tuple[str, list[Any]]] = {}
+
+
+def _authentication_sql() -> tuple[str, list[Any]]:
+    """Key -> user -> membership of the named organization as one statement, compiled once
+    per SQL dialect (this runs on every call; peewee's query building costs more than the
+    query itself)."""
+    db = database.obj
+    if type(db) not in _compiled:
+        org_id = Organization.select(Organization.id).where(Organization.name == _ORG_SENTINEL)
+        member = Membership.alias()
+        query = (ApiKey.select(ApiKey.expires_at, *[getattr(User, c) for c in _USER_COLUMNS],
+                               *[getattr(Organization, c) for c in _ORG_COLUMNS])
+                 .join(User)
+                 .join(member, peewee.JOIN.LEFT_OUTER,
+                       on=(member.user == User.id) & (member.organization == org_id))
+                 .join(Organization, peewee.JOIN.LEFT_OUTER,
+                       on=(Organization.id == member.organization))
+                 .where((ApiKey.key_hash == _KEY_SENTINEL) & (ApiKey.revoked == False))  # noqa: E712
+                 .limit(1))
+        _compiled[type(db)] = query.sql()
+    return _compiled[type(db)]
+
+
 def authenticate(header: str | None, org_name: str | None) -> Caller:
     """Resolve the key to its user and, when the request names an organization, check the
     user belongs to it. An unknown organization and a foreign one answer alike."""
     key_hash = hash_key(key_from_authorization(header))
-    row = (ApiKey.select(ApiKey, User).join(User)
-           .where((ApiKey.key_hash == key_hash) & (ApiKey.revoked == False))  # noqa: E712
-           .first())
-    if row is None or (row.expires_at is not None and row.expires_at < now()):
+    sql, template = _authentication_sql()
+    params = [org_name or "" if p == _ORG_SENTINEL else key_hash if p == _KEY_SENTINEL else p
+              for p in template]
+    row = database.execute_sql(sql, params).fetchone()
+    if row is None or (row[0] is not None and row[0] < now()):
         raise Unauthenticated("Invalid API key")
+    user = User(**dict(zip(_USER_COLUMNS, row[1:5], strict=True)))
     if not org_name:
-        return Caller(user=row.user)
-    org = (Organization.select().join(Membership)
-           .where((Organization.name == org_name) & (Membership.user == row.user))
-           .first())
-    if org is None:
+        return Caller(user=user)
+    org_values = dict(zip(_ORG_COLUMNS, row[5:], strict=True))
+    if org_values["id"] is None:
         raise PermissionDenied(f"You do not have access to organization '{org_name}'")
-    return Caller(user=row.user, organization=org)
+    org_values["features"] = Organization.features.python_value(org_values["features"])
+    org_values["experimental_features_enabled"] = bool(org_values["experimental_features_enabled"])
+    return Caller(user=user, organization=Organization(**org_values))
 
 
 def organization_view(org: Organization) -> dict[str, Any]:

@@ -59,6 +59,12 @@ def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:
 
 
 def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
+    """The trail of that flow (the flow also found by a former name), with its flow loaded."""
+    trail = (Trail.select(Trail, Flow).join(Flow)
+             .where((Flow.organization == org) & (Flow.name == flow_name)
+                    & (Trail.name == trail_name)).first())
+    if trail is not None:
+        return trail
     flow = find_flow(org, flow_name)
     trail = Trail.get_or_none((Trail.flow == flow) & (Trail.name == trail_name))
     if trail is None:

@@ -1,5 +1,5 @@
-"""One database connection per call: peewee connections are per thread, and handler threads
-(gRPC pool, HTTP workers) outlive calls."""
+"""The database connection of a call (peewee connections are per thread; handler threads of
+the gRPC pool and HTTP workers outlive calls): see storage.db.call_scope."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any
 
 import grpc
 
-from ..storage.db import database
+from ..storage.db import call_scope
 from .base import Behavior, UnaryInterceptor
 
 
 class DatabaseInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
-        with database.connection_context():
+        with call_scope():
             return behavior(request, context)

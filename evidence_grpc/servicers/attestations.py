@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import grpc
+from google.protobuf import struct_pb2
 
 from .._pb.evidence.v2 import attestation_service_pb2 as pb
 from .._pb.evidence.v2 import attestation_service_pb2_grpc as pb_grpc
@@ -15,7 +18,6 @@ from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
 from ..domain.pages import page_of
 from ..storage.models import Attestation
-from google.protobuf import struct_pb2
 
 
 def _optional(request: object, *names: str) -> dict[str, object]:
@@ -75,8 +77,11 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         page = pb.AttestationPage(data=self._structs(rows, org.name))
         page.links.SetInParent()
         if cursor:
+            # The next page keeps the caller's filters, or following the link would list others.
+            query = {k: str(v).lower() if isinstance(v, bool) else v for k, v in filters.items()}
+            query.update(after=cursor, per_page=per_page)
             page.links.next = (f"{self.html_base}/api/v2/attestations/{org.name}"
-                               f"?after={cursor}&per_page={per_page}")
+                               f"?{urlencode(query)}")
         return page
 
     def ListFlowAttestations(self, request: pb.ListFlowAttestationsRequest,

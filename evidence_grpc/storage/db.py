@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -75,12 +76,34 @@ def _migration_lock(db: peewee.Database) -> Iterator[None]:
             yield
 
 
-def write_transaction() -> contextlib.AbstractContextManager:
-    """A transaction that takes SQLite's write lock up front, so writers queue instead of
-    failing on lock upgrade; plain on PostgreSQL."""
+# SQLite admits one writer at a time: threads of a process queue on this lock instead of
+# polling the database lock with sleeps (other processes still meet SQLite's busy timeout).
+_sqlite_writer = threading.RLock()
+
+
+@contextlib.contextmanager
+def write_transaction() -> Iterator[None]:
+    """A write transaction. On SQLite it takes the write lock up front (IMMEDIATE), so
+    writers queue instead of failing on lock upgrade; plain on PostgreSQL."""
     if isinstance(database.obj, peewee.SqliteDatabase):
-        return database.atomic("IMMEDIATE")
-    return database.atomic()
+        with _sqlite_writer, database.atomic("IMMEDIATE"):
+            yield
+    else:
+        with database.atomic():
+            yield
+
+
+@contextlib.contextmanager
+def call_scope() -> Iterator[None]:
+    """The connection of one call. PostgreSQL connections go back to the pool after each
+    call; a SQLite connection stays open for its thread (handler threads are long-lived), as
+    opening one costs more than most calls."""
+    if isinstance(database.obj, peewee.SqliteDatabase):
+        database.connect(reuse_if_open=True)
+        yield
+    else:
+        with database.connection_context():
+            yield
 
 
 def retry_on_conflict(fn: Callable[[], T], attempts: int = 5) -> T:

@@ -156,6 +156,8 @@ class Artifact(BaseModel):
             (("organization", "fingerprint"), False),
             (("organization", "git_commit"), False),
             (("flow", "created_at"), False),
+            (("flow", "fingerprint"), False),
+            (("flow", "git_commit"), False),
         )
 
 

@@ -22,24 +22,27 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x65vidence/v2/common.proto\x12\x0b\x65vidence.v2\x1a\x1cgoogle/protobuf/struct.proto\"G\n\x0cUploadedFile\x12\x10\n\x08\x66ilename\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontent_type\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\x0c\"\x94\x02\n\rGitCommitInfo\x12\x0c\n\x04sha1\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x1c\n\x0f\x61uthor_username\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06\x62ranch\x18\x05 \x01(\t\x12\x11\n\ttimestamp\x18\x06 \x01(\x01\x12\x10\n\x03url\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x0f\n\x07parents\x18\x08 \x03(\t\x12\x15\n\x08verified\x18\t \x01(\x08H\x02\x88\x01\x01\x12\x1c\n\x0fsignature_state\x18\n \x01(\tH\x03\x88\x01\x01\x42\x12\n\x10_author_usernameB\x06\n\x04_urlB\x0b\n\t_verifiedB\x12\n\x10_signature_state\"\xc9\x01\n\x08RepoInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08provider\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x16\n\x0enamespace_path\x18\x06 \x03(\t\x12\x30\n\x0f\x61\x64\x64itional_info\x18\x07 \x01(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_descriptionB\x0b\n\t_provider\"E\n\x0b\x45xternalUrl\x12\x0c\n\x04href\x18\x01 \x01(\t\x12\x18\n\x0b\x66ingerprint\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_fingerprint\"O\n\nPagination\x12\r\n\x05total\x18\x01 \x01(\x05\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x12\n\npage_count\x18\x04 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x65vidence/v2/common.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/protobuf/struct.proto\"G\n\x0cUploadedFile\x12\x10\n\x08\x66ilename\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontent_type\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\x0c\"\x9a\x02\n\rGitCommitInfo\x12\x0c\n\x04sha1\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x1c\n\x0f\x61uthor_username\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06\x62ranch\x18\x05 \x01(\t\x12\x11\n\ttimestamp\x18\x06 \x01(\x01\x12\x10\n\x03url\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x0f\n\x07parents\x18\x08 \x03(\t\x12\x15\n\x08verified\x18\t \x01(\x08H\x02\x88\x01\x01\x12\x1c\n\x0fsignature_state\x18\n \x01(\tH\x03\x88\x01\x01:\x04\xa0\xb5\x18\x01\x42\x12\n\x10_author_usernameB\x06\n\x04_urlB\x0b\n\t_verifiedB\x12\n\x10_signature_state\"\xc9\x01\n\x08RepoInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08provider\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x16\n\x0enamespace_path\x18\x06 \x03(\t\x12\x30\n\x0f\x61\x64\x64itional_info\x18\x07 \x01(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_descriptionB\x0b\n\t_provider\"E\n\x0b\x45xternalUrl\x12\x0c\n\x04href\x18\x01 \x01(\t\x12\x18\n\x0b\x66ingerprint\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_fingerprint\"O\n\nPagination\x12\r\n\x05total\x18\x01 \x01(\x05\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x12\n\npage_count\x18\x04 \x01(\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_UPLOADEDFILE']._serialized_start=71
-  _globals['_UPLOADEDFILE']._serialized_end=142
-  _globals['_GITCOMMITINFO']._serialized_start=145
-  _globals['_GITCOMMITINFO']._serialized_end=421
-  _globals['_REPOINFO']._serialized_start=424
-  _globals['_REPOINFO']._serialized_end=625
-  _globals['_EXTERNALURL']._serialized_start=627
-  _globals['_EXTERNALURL']._serialized_end=696
-  _globals['_PAGINATION']._serialized_start=698
-  _globals['_PAGINATION']._serialized_end=777
+  _globals['_GITCOMMITINFO']._loaded_options = None
+  _globals['_GITCOMMITINFO']._serialized_options = b'\240\265\030\001'
+  _globals['_UPLOADEDFILE']._serialized_start=98
+  _globals['_UPLOADEDFILE']._serialized_end=169
+  _globals['_GITCOMMITINFO']._serialized_start=172
+  _globals['_GITCOMMITINFO']._serialized_end=454
+  _globals['_REPOINFO']._serialized_start=457
+  _globals['_REPOINFO']._serialized_end=658
+  _globals['_EXTERNALURL']._serialized_start=660
+  _globals['_EXTERNALURL']._serialized_end=729
+  _globals['_PAGINATION']._serialized_start=731
+  _globals['_PAGINATION']._serialized_end=810
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from . import options_pb2 as _options_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor

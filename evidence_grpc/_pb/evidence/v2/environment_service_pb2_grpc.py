@@ -120,13 +120,15 @@ class EnvironmentServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ArchiveEnvironment(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Archive an environment.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RenameEnvironment(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Rename an environment.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -10,6 +10,8 @@ MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]
 json_key: _descriptor.FieldDescriptor
+OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
+omit_unset: _descriptor.FieldDescriptor
 
 class HttpOptions(_message.Message):
     __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")

@@ -64,7 +64,8 @@ class RepoServiceServicer:
     """
 
     def ListRepos(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """List the repositories learned from reported evidence.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -84,7 +85,8 @@ class RepoServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListDeployments(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """List deployments of the organization.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

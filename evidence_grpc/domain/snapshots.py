@@ -1,0 +1,498 @@
+"""Environment reports and the snapshots made from them.
+
+A report says what runs now. It makes a new numbered snapshot only when the set of running
+artifacts (name and fingerprint) differs from the latest snapshot; each new snapshot records
+which artifacts started and exited (events), and every start in a physical environment is a
+deployment. Reports of one environment are serialized: the environment row is locked
+(PostgreSQL) or the write transaction is exclusive (SQLite), and the unique (environment, index)
+key with a retry backs that up.
+
+Compliance is judged when read: an artifact is compliant when it has provenance (it was
+reported to a flow of the organization) or is allowlisted in the environment."""
+
+from __future__ import annotations
+
+import calendar
+import dataclasses
+import re
+import time
+from collections import defaultdict
+from typing import Any
+
+from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.models import (
+    AllowlistEntry,
+    Artifact,
+    Deployment,
+    Environment,
+    EnvironmentEvent,
+    Flow,
+    Organization,
+    Snapshot,
+    Trail,
+)
+from .environments import LOGICAL, find_environment, has_schema, locked_environment, validate
+from .errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .pages import page_of
+
+NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
+MAX_EVENTS_PER_PAGE = 100
+_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400,
+          "month": 30 * 86400, "year": 365 * 86400}
+_RELATIVE = re.compile(r"^(\d+)\.(second|minute|hour|day|week|month|year)s?\.ago$")
+_SHORT_RELATIVE = re.compile(r"^(\d+)\s*(second|minute|hour|day|week|month|year)s?$", re.I)
+_EXPRESSION = re.compile(r"^(?:#?(\d+)|-(\d+)|~(\d+)|@\{([^}]*)\}|(?i:now))$")
+
+
+# ---- reports -------------------------------------------------------------------------------
+
+def _entries(env_type: str, artifacts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Running artifacts of a report, one entry per (name, fingerprint), instances counted."""
+    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in artifacts:
+        context = {k: v for k, v in item.items() if k not in ("digests", "creationTimestamp")}
+        for name, fingerprint in sorted(item["digests"].items()):
+            entry = by_key.setdefault((name, fingerprint), {
+                "name": name, "fingerprint": fingerprint, "instance_count": 0,
+                "creationTimestamp": [], "pods": [] if env_type == "K8S" else None,
+                "context": []})
+            entry["instance_count"] += 1
+            entry["creationTimestamp"].append(int(item["creationTimestamp"]))
+            if env_type == "K8S":
+                entry["pods"].append(item.get("podName"))
+            if context:
+                entry["context"].append(context)
+    return [by_key[k] for k in sorted(by_key)]
+
+
+def _running(entries: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    return {(e["name"], e["fingerprint"]): e["instance_count"] for e in entries}
+
+
+def report_environment(org: Organization, env_name: str, env_type: str,
+                       report: dict[str, Any]) -> Snapshot | None:
+    """Record a report; the new snapshot, or None when what runs did not change."""
+    if not has_schema(f"report:{env_type}"):
+        raise validation_error("type", f"'{env_type}' is not a report type")
+    validate(f"report:{env_type}", report)
+    entries = _entries(env_type, report["artifacts"])
+
+    def write() -> Snapshot | None:
+        with write_transaction():
+            env = locked_environment(org, env_name)
+            if env.archived:
+                raise FailedPrecondition(f"Environment '{env.name}' is archived")
+            if env.type == LOGICAL:
+                raise FailedPrecondition(f"Environment '{env.name}' is logical: report to "
+                                         "its physical environments")
+            if env.type != env_type:
+                raise FailedPrecondition(f"Environment '{env.name}' is of type '{env.type}', "
+                                         f"not '{env_type}'")
+            stamp = now()
+            env.last_reported_at = stamp
+            previous = (Snapshot.get_or_none((Snapshot.environment == env)
+                                             & (Snapshot.index == env.latest_index))
+                        if env.latest_index else None)
+            before = _running(previous.artifacts) if previous else {}
+            after = _running(entries)
+            unchanged = set(before) == set(after) and (not env.include_scaling or before == after)
+            if previous is not None and unchanged:
+                env.save()
+                return None
+            index = env.latest_index + 1
+            snapshot = Snapshot.create(environment=env, index=index, type=env_type,
+                                       artifacts=entries, created_at=stamp)
+            _record_changes(org, env, index, before, after, stamp)
+            env.latest_index = index
+            env.last_changed_at = stamp
+            env.save()
+            return snapshot
+
+    return retry_on_conflict(write)
+
+
+def _record_changes(org: Organization, env: Environment, index: int,
+                    before: dict[tuple[str, str], int], after: dict[tuple[str, str], int],
+                    stamp: float) -> None:
+    events = []
+    for key in sorted(set(before) | set(after)):
+        was, count = before.get(key, 0), after.get(key, 0)
+        if was == count:
+            continue
+        kind = "started" if was == 0 else "exited" if count == 0 else "scaled"
+        events.append({"environment": env, "snapshot_index": index, "type": kind,
+                       "artifact_name": key[0], "fingerprint": key[1], "was": was, "now": count,
+                       "reported_at": stamp})
+        if kind == "started":
+            Deployment.create(organization=org, environment=env, snapshot_index=index,
+                              artifact_name=key[0], fingerprint=key[1], deployed_at=stamp)
+    if events:
+        EnvironmentEvent.insert_many(events).execute()
+
+
+def report_message(env_name: str, snapshot: Snapshot | None) -> str:
+    if snapshot is None:
+        return NO_NEW_SNAPSHOT
+    return f"Snapshot #{snapshot.index} of environment '{env_name}' was created"
+
+
+# ---- provenance and compliance -------------------------------------------------------------
+
+@dataclasses.dataclass
+class Judgement:
+    provenance: dict[str, list[dict[str, Any]]]  # fingerprint -> flows it was reported to
+    allowed: set[str]
+
+    def compliant(self, fingerprint: str) -> bool:
+        return fingerprint in self.allowed or bool(self.provenance.get(fingerprint))
+
+
+def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = ""
+          ) -> Judgement:
+    """Provenance and allowlisting of the given fingerprints, in two queries."""
+    provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    wanted = sorted(f for f in fingerprints if f)
+    if wanted:
+        rows = (Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
+                .where((Artifact.organization == org) & (Artifact.fingerprint.in_(wanted)))
+                .order_by(Artifact.created_at))
+        for a in rows:
+            flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
+            provenance[a.fingerprint].append({
+                "flow_name": a.flow.name, "trail_name": a.trail.name,
+                "template_reference_name": a.template_reference_name,
+                "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
+                "git_commit_info": a.git_commit_info,
+                "html_url": f"{flow_url}/artifacts/{a.fingerprint}",
+                "flow_html_url": flow_url,
+                "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+            })
+    allowed = {e.fingerprint for e in AllowlistEntry.select(AllowlistEntry.fingerprint).where(
+        (AllowlistEntry.environment == env) & (AllowlistEntry.fingerprint.in_(wanted)))} \
+        if wanted else set()
+    return Judgement(dict(provenance), allowed)
+
+
+def snapshot_compliant(snapshot: Snapshot, judgement: Judgement) -> bool:
+    return all(judgement.compliant(e["fingerprint"]) for e in snapshot.artifacts)
+
+
+def environment_states(org: Organization, envs: list[Environment]) -> dict[int, bool]:
+    """Compliance of each environment's latest snapshot (absent: no snapshot yet)."""
+    from .environments import latest_snapshots
+
+    states = {}
+    for env_id, snapshot in latest_snapshots(envs).items():
+        env = next(e for e in envs if e.id == env_id)
+        fps = {e["fingerprint"] for e in snapshot.artifacts}
+        states[env_id] = snapshot_compliant(snapshot, judge(org, env, fps))
+    return states
+
+
+# ---- snapshot expressions ------------------------------------------------------------------
+
+def _point_in_time(text: str) -> float:
+    text = text.strip()
+    if text.lower() == "now":
+        return time.time()
+    relative = _RELATIVE.match(text)
+    if relative:
+        return time.time() - int(relative.group(1)) * _UNITS[relative.group(2)]
+    for layout in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
+        try:
+            return float(calendar.timegm(time.strptime(text, layout)))
+        except ValueError:
+            continue
+    raise InvalidArgument(f"'{text}' is not a time: use YYYY-MM-DDTHH:MM:SS, "
+                          "N.hours|days|weeks|months.ago or now")
+
+
+def resolve_index(env: Environment, expression: str, field: str = "snapshot_expression") -> int:
+    """The snapshot index an expression names (may be out of range: the caller checks)."""
+    match = _EXPRESSION.match(expression.strip())
+    if not match:
+        raise validation_error(field, f"'{expression}' is not a snapshot expression: use N, #N, "
+                                      "-N, ~N, @{YYYY-MM-DDTHH:MM:SS}, @{N.days.ago} or @{now}")
+    absolute, from_end, back, when = match.groups()
+    if absolute is not None:
+        return int(absolute)
+    if from_end is not None:
+        return env.latest_index - int(from_end) + 1
+    if back is not None:
+        return env.latest_index - int(back)
+    if when is None:  # NOW
+        return env.latest_index
+    at = _point_in_time(when)
+    found = (Snapshot.select(Snapshot.index)
+             .where((Snapshot.environment == env) & (Snapshot.created_at <= at))
+             .order_by(Snapshot.index.desc()).first())
+    return found.index if found else 0
+
+
+def find_snapshot(env: Environment, expression: str) -> Snapshot:
+    index = resolve_index(env, expression)
+    snapshot = Snapshot.get_or_none((Snapshot.environment == env) & (Snapshot.index == index)) \
+        if index >= 1 else None
+    if snapshot is None:
+        raise NotFound(f"Snapshot '{expression}' of environment '{env.name}' not found")
+    return snapshot
+
+
+def _interval(env: Environment, interval: str | None) -> tuple[int, int]:
+    if not interval:
+        return 1, max(env.latest_index, 1)
+    first, sep, last = interval.partition("..")
+    if not sep:
+        raise validation_error("interval", f"'{interval}' is not an interval: use A..B")
+    return (resolve_index(env, first or "1", "interval"),
+            resolve_index(env, last or "NOW", "interval"))
+
+
+# ---- reads ---------------------------------------------------------------------------------
+
+def list_snapshots(org: Organization, env_name: str, page: int | None, per_page: int | None,
+                   interval: str | None = None, reverse: bool = False) -> list[dict[str, Any]]:
+    env = find_environment(org, env_name)
+    paging = page_of(page, per_page, default_size=15)
+    low, high = _interval(env, interval)
+    query = Snapshot.select().where((Snapshot.environment == env) & (Snapshot.index >= low)
+                                    & (Snapshot.index <= high))
+    order = Snapshot.index.asc() if reverse else Snapshot.index.desc()
+    rows = list(query.order_by(order).paginate(paging.number, paging.size))
+    next_start = _next_starts(env, [s.index for s in rows])
+    judgement = judge(org, env, {a["fingerprint"] for s in rows for a in s.artifacts})
+    stamp = now()
+    items = []
+    for s in rows:
+        until = next_start.get(s.index)
+        items.append({"index": s.index, "from": s.created_at, "to": until or 0,
+                      "duration": (until or stamp) - s.created_at,
+                      "compliant": snapshot_compliant(s, judgement)})
+    return items
+
+
+def _next_starts(env: Environment, indexes: list[int]) -> dict[int, float]:
+    if not indexes:
+        return {}
+    following = {s.index: s.created_at for s in Snapshot.select(Snapshot.index, Snapshot.created_at)
+                 .where((Snapshot.environment == env)
+                        & (Snapshot.index.in_([i + 1 for i in indexes])))}
+    return {i: following[i + 1] for i in indexes if i + 1 in following}
+
+
+def get_snapshot(org: Organization, env_name: str, expression: str, html_base: str
+                 ) -> dict[str, Any]:
+    env = find_environment(org, env_name)
+    snapshot = find_snapshot(env, expression)
+    return snapshot_view(org, env, snapshot, html_base)
+
+
+def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot, html_base: str
+                  ) -> dict[str, Any]:
+    previous = Snapshot.get_or_none((Snapshot.environment == env)
+                                    & (Snapshot.index == snapshot.index - 1))
+    before = {(e["name"], e["fingerprint"]): e for e in (previous.artifacts if previous else [])}
+    current = {(e["name"], e["fingerprint"]): e for e in snapshot.artifacts}
+    judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
+    artifacts = []
+    for key in sorted(set(current) | set(before)):
+        entry = current.get(key) or before[key]
+        was = before[key]["instance_count"] if key in before else 0
+        count = current[key]["instance_count"] if key in current else 0
+        compliant = judgement.compliant(key[1])
+        artifacts.append(_artifact_view(entry, was, count, compliant,
+                                        judgement.provenance.get(key[1], []), snapshot))
+    counts = {"true": 0, "false": 0, "null": 0}
+    for a in artifacts:
+        if a["annotation"]["now"]:
+            counts["true" if a["compliant"] else "false"] += 1
+    following = Snapshot.get_or_none((Snapshot.environment == env)
+                                     & (Snapshot.index == snapshot.index + 1))
+    return {
+        "index": snapshot.index,
+        "is_latest": snapshot.index == env.latest_index,
+        "next_snapshot_timestamp": following.created_at if following else None,
+        "artifact_compliance_count": counts,
+        "timestamp": snapshot.created_at,
+        "type": snapshot.type,
+        "compliant": snapshot_compliant(snapshot, judgement),
+        "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
+        "artifacts": artifacts,
+        "applied_policies": [],
+    }
+
+
+def _annotation(was: int, count: int, compliant: bool) -> str:
+    if was == 0:
+        return "started-compliant" if compliant else "started-non-compliant"
+    if count == 0:
+        return "exited"
+    if was != count:
+        return "scaled"
+    return "unchanged"
+
+
+def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
+                   flows: list[dict[str, Any]], snapshot: Snapshot) -> dict[str, Any]:
+    first = flows[0] if flows else None
+    commit_ts = first.get("commit_timestamp") if first else None
+    started = min(entry["creationTimestamp"]) if entry["creationTimestamp"] else None
+    reasons = [] if compliant else [{"type": "no_provenance",
+                                     "message": "Artifact has no provenance"}]
+    return {
+        "name": entry["name"],
+        "fingerprint": entry["fingerprint"],
+        "compliant": compliant,
+        "deployments": [],
+        "reasons_for_incompliance": reasons,
+        "creationTimestamp": entry["creationTimestamp"],
+        "pods": entry["pods"],
+        "instance_count": count,
+        "context": entry.get("context") or [],
+        "annotation": {"type": _annotation(was, count, compliant), "was": was, "now": count},
+        "flow_name": first["flow_name"] if first else "",
+        "git_commit": first["git_commit"] if first else "",
+        "commit_url": first["commit_url"] if first else "",
+        "html_url": first["html_url"] if first else "",
+        "flow_html_url": first["flow_html_url"] if first else "",
+        "deployment_diff": None,
+        "commit_lead_time": (started - commit_ts) if (started and commit_ts) else None,
+        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp"} for f in flows],
+    }
+
+
+# ---- diff ----------------------------------------------------------------------------------
+
+def _snappish(org: Organization, text: str) -> tuple[Environment, Snapshot | None, str]:
+    cut = min((i for i in (text.find(c) for c in "#~@") if i >= 0), default=len(text))
+    env = find_environment(org, text[:cut])
+    expression = text[cut:] or "-1"
+    if not env.latest_index and expression == "-1":
+        return env, None, f"{env.name}#0"
+    snapshot = find_snapshot(env, expression)
+    return env, snapshot, f"{env.name}#{snapshot.index}"
+
+
+def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base: str
+                   ) -> dict[str, Any]:
+    for field, value in (("snappish1", snappish1), ("snappish2", snappish2)):
+        if not value:
+            raise validation_error(field, "Field cannot be empty")
+    env1, snap1, id1 = _snappish(org, snappish1)
+    env2, snap2, id2 = _snappish(org, snappish2)
+    side1 = {e["fingerprint"]: e for e in (snap1.artifacts if snap1 else [])}
+    side2 = {e["fingerprint"]: e for e in (snap2.artifacts if snap2 else [])}
+    provenance = judge(org, env1, set(side1) | set(side2), html_base).provenance
+    out: dict[str, Any] = {"snappish1": {"snapshot_id": id1, "artifacts": []},
+                           "snappish2": {"snapshot_id": id2, "artifacts": []},
+                           "changed": {"snapshot_id": None, "artifacts": []},
+                           "not_changed": {"snapshot_id": None, "artifacts": []}}
+    for fp in sorted(set(side1) | set(side2)):
+        one, two = side1.get(fp), side2.get(fp)
+        view = _diff_artifact(one or two, one, two, provenance.get(fp, []))
+        if one and two:
+            target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
+        else:
+            target = "snappish1" if one else "snappish2"
+        out[target]["artifacts"].append(view)
+    return out
+
+
+def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[str, Any] | None,
+                   flows: list[dict[str, Any]]) -> dict[str, Any]:
+    first = flows[0] if flows else None
+    stamps = entry["creationTimestamp"] or [0]
+    return {
+        "name": entry["name"],
+        "fingerprint": entry["fingerprint"],
+        "flow": first["flow_name"] if first else None,
+        "commit_url": first["commit_url"] if first else None,
+        "most_recent_timestamp": max(stamps),
+        "instance_count": entry["instance_count"],
+        "s1_instance_count": one["instance_count"] if one else 0,
+        "s2_instance_count": two["instance_count"] if two else 0,
+        "pods": entry["pods"] or [],
+    }
+
+
+# ---- events --------------------------------------------------------------------------------
+
+def _bound(env: Environment, text: str, field: str) -> int:
+    short = _SHORT_RELATIVE.match(text.strip())
+    if short:
+        at = time.time() - int(short.group(1)) * _UNITS[short.group(2).lower()]
+        found = (Snapshot.select(Snapshot.index)
+                 .where((Snapshot.environment == env) & (Snapshot.created_at <= at))
+                 .order_by(Snapshot.index.desc()).first())
+        return found.index if found else 0
+    return resolve_index(env, text, field)
+
+
+def list_events(org: Organization, env_name: str, *, page: int | None = None,
+                per_page: int | None = None, reverse: bool = False, interval: str | None = None,
+                start: str | None = None, end: str | None = None, start_ts: float | None = None,
+                end_ts: float | None = None, repo_names: list[str] | None = None,
+                html_base: str = "") -> list[dict[str, Any]]:
+    """Events of the environment, newest first (oldest first with reverse)."""
+    env = find_environment(org, env_name)
+    paging = page_of(page, per_page, default_size=15)
+    if start_ts is not None and end_ts is not None and start_ts > end_ts:
+        raise validation_error("start_ts", "Must not be after end_ts")
+    query = EnvironmentEvent.select().where(EnvironmentEvent.environment == env)
+    if interval:
+        low, high = _interval(env, interval)
+        query = query.where(EnvironmentEvent.snapshot_index.between(low, high))
+    if start:
+        query = query.where(EnvironmentEvent.snapshot_index >= _bound(env, start, "start"))
+    if end:
+        query = query.where(EnvironmentEvent.snapshot_index <= _bound(env, end, "end"))
+    if start_ts is not None:
+        query = query.where(EnvironmentEvent.reported_at >= start_ts)
+    if end_ts is not None:
+        query = query.where(EnvironmentEvent.reported_at <= end_ts)
+    if repo_names:
+        from .deployments import fingerprints_of_repos
+
+        query = query.where(EnvironmentEvent.fingerprint.in_(
+            sorted(fingerprints_of_repos(org, repo_names))))
+    if reverse:
+        order = (EnvironmentEvent.snapshot_index.asc(), EnvironmentEvent.id.asc())
+    else:
+        order = (EnvironmentEvent.snapshot_index.desc(), EnvironmentEvent.id.desc())
+    rows = list(query.order_by(*order).paginate(paging.number, paging.size))
+    snapshots = {s.index: s for s in Snapshot.select().where(
+        (Snapshot.environment == env) & (Snapshot.index.in_({e.snapshot_index for e in rows})))}
+    fingerprints = {e.fingerprint for e in rows} | {
+        a["fingerprint"] for s in snapshots.values() for a in s.artifacts}
+    judgement = judge(org, env, fingerprints, html_base)
+    return [_event_view(env, e, judgement, snapshots.get(e.snapshot_index)) for e in rows]
+
+
+def _describe(event: EnvironmentEvent) -> str:
+    if event.type == "started":
+        noun = "instance" if event.now == 1 else "instances"
+        return f"{event.now} {noun} started running (from {event.was} to {event.now})."
+    if event.type == "exited":
+        noun = "instance" if event.was == 1 else "instances"
+        return f"{event.was} {noun} stopped running (from {event.was} to 0)."
+    return f"Scaled from {event.was} to {event.now} instances."
+
+
+def _event_view(env: Environment, event: EnvironmentEvent, judgement: Judgement,
+                snapshot: Snapshot | None) -> dict[str, Any]:
+    flows = judgement.provenance.get(event.fingerprint, [])
+    return {
+        "environment_name": env.name,
+        "snapshot_index": event.snapshot_index,
+        "artifact_name": event.artifact_name,
+        "sha256": event.fingerprint,
+        "description": _describe(event),
+        "reported_at": event.reported_at,
+        "pipeline": flows[0]["flow_name"] if flows else "",
+        "deployments": [],
+        "flows": [{"flow_name": f["flow_name"], "deployments": []} for f in flows],
+        "artifact_compliance": judgement.compliant(event.fingerprint),
+        "snapshot_compliance": snapshot_compliant(snapshot, judgement) if snapshot else None,
+        "type": event.type,
+        "code_diff": None,
+    }

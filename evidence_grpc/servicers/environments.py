@@ -1,0 +1,124 @@
+"""EnvironmentService."""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import json_format
+
+from .._pb.evidence.v2 import environment_service_pb2 as pb
+from .._pb.evidence.v2 import environment_service_pb2_grpc as pb_grpc
+from ..config import Settings
+from ..convert import present_fields, to_message
+from ..domain import environments, snapshots
+from ..domain.organizations import current_caller
+from ..storage.models import Environment, Organization
+
+
+def _optional(request: object, field: str) -> object:
+    return getattr(request, field) if request.HasField(field) else None  # type: ignore[attr-defined]
+
+
+def _environments(org: Organization, rows: list[Environment]) -> list[pb.Environment]:
+    states = snapshots.environment_states(org, rows)
+    return [to_message(environments.environment_view(e, org.name, states.get(e.id)), pb.Environment)
+            for e in rows]
+
+
+class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def UpsertEnvironment(self, request: pb.UpsertEnvironmentRequest, context: grpc.ServicerContext
+                          ) -> pb.UpsertEnvironmentResponse:
+        org = current_caller().org
+        data = present_fields(request)
+        data.pop("org", None)
+        for field in ("name", "type", "description"):
+            data.setdefault(field, "")
+        env, created = environments.upsert_environment(org, data)
+        verb = "created" if created else "updated"
+        return pb.UpsertEnvironmentResponse(message=f"environment '{env.name}' was {verb}",
+                                            created=created)
+
+    def GetEnvironment(self, request: pb.GetEnvironmentRequest, context: grpc.ServicerContext
+                       ) -> pb.Environment:
+        org = current_caller().org
+        return _environments(org, [environments.find_environment(org, request.env_name)])[0]
+
+    def ListEnvironments(self, request: pb.ListEnvironmentsRequest, context: grpc.ServicerContext
+                         ) -> pb.ListEnvironmentsResponse:
+        org = current_caller().org
+        rows, pagination = environments.list_environments(
+            org, _optional(request, "page"), _optional(request, "per_page"),
+            name=_optional(request, "name"), types=list(request.type), tags=list(request.tag),
+            sort=_optional(request, "sort"), sort_direction=_optional(request, "sort_direction"))
+        response = pb.ListEnvironmentsResponse(environments=_environments(org, rows))
+        if request.HasField("page") or request.HasField("per_page"):
+            response.page = pagination["page"]
+            response.per_page = pagination["per_page"]
+            response.total_pages = pagination["total_pages"]
+            response.total_count = pagination["total_count"]
+        return response
+
+    def UpdateEnvironment(self, request: pb.UpdateEnvironmentRequest, context: grpc.ServicerContext
+                          ) -> pb.Environment:
+        org = current_caller().org
+        data = present_fields(request)
+        for field in ("org", "env_name"):
+            data.pop(field, None)
+        for field in ("included_environments", "policies"):
+            if request.HasField(field):
+                data[field] = json_format.MessageToDict(getattr(request, field))
+        env = environments.update_environment(org, request.env_name, data)
+        return _environments(org, [env])[0]
+
+    def ArchiveEnvironment(self, request: pb.ArchiveEnvironmentRequest,
+                           context: grpc.ServicerContext) -> pb.EnvironmentMessage:
+        env = environments.archive_environment(current_caller().org, request.env_name)
+        return pb.EnvironmentMessage(message=f"environment '{env.name}' was archived")
+
+    def RenameEnvironment(self, request: pb.RenameEnvironmentRequest,
+                          context: grpc.ServicerContext) -> pb.EnvironmentMessage:
+        env = environments.rename_environment(current_caller().org, request.env_name,
+                                              request.new_name)
+        return pb.EnvironmentMessage(
+            message=f"environment '{request.env_name}' was renamed to '{env.name}'")
+
+    def JoinEnvironment(self, request: pb.JoinEnvironmentRequest, context: grpc.ServicerContext
+                        ) -> pb.EnvironmentMessage:
+        env = environments.join_environment(current_caller().org, request.env_name,
+                                            request.physical_env_name)
+        return pb.EnvironmentMessage(message=f"environment '{request.physical_env_name}' "
+                                             f"joined logical environment '{env.name}'")
+
+    def ReportEnvironment(self, request: pb.ReportEnvironmentRequest,
+                          context: grpc.ServicerContext) -> pb.EnvironmentMessage:
+        report = json_format.MessageToDict(request.report)
+        snapshot = snapshots.report_environment(current_caller().org, request.env_name,
+                                                request.type, report)
+        return pb.EnvironmentMessage(message=snapshots.report_message(request.env_name, snapshot))
+
+    def ListEnvironmentEvents(self, request: pb.ListEnvironmentEventsRequest,
+                              context: grpc.ServicerContext) -> pb.ListEnvironmentEventsResponse:
+        org = current_caller().org
+        start_ts = _optional(request, "start_ts")
+        end_ts = _optional(request, "end_ts")
+        events = snapshots.list_events(
+            org, request.env_name, page=_optional(request, "page"),
+            per_page=_optional(request, "per_page"), reverse=bool(_optional(request, "reverse")),
+            interval=_optional(request, "interval") or None, start=_optional(request, "start") or None,
+            end=_optional(request, "end") or None,
+            start_ts=start_ts if start_ts is not None else _optional(request, "from"),
+            end_ts=end_ts if end_ts is not None else _optional(request, "to"),
+            repo_names=list(request.repo_name), html_base=self.html_base)
+        return pb.ListEnvironmentEventsResponse(
+            events=[to_message(e, pb.EnvironmentEvent) for e in events])
+
+    def AllowArtifact(self, request: pb.AllowArtifactRequest, context: grpc.ServicerContext
+                      ) -> pb.AllowlistEntry:
+        caller = current_caller()
+        data = {k: v for k, v in present_fields(request).items() if k not in ("org", "env_name")}
+        for field in ("artifact_name", "artifact_fingerprint", "description"):
+            data.setdefault(field, "")
+        entry = environments.allow_artifact(caller.org, request.env_name, data, caller.user)
+        return to_message(environments.allowlist_view(entry, request.env_name), pb.AllowlistEntry)
