@@ -1,0 +1,366 @@
+"""Flows, trails and organization settings end to end: the official kosli CLI against a real
+`evidence-server serve` process, on every engine under test.
+
+One server per engine serves the whole module (a start costs a second or two), so every test
+works on flows and trails of its own names and restores the settings it changes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+
+import pytest
+import requests
+
+from tests.conftest import (
+    BOB_KEY,
+    RunningServer,
+    bearer,
+)
+from tests.e2e.cli import failure, unique
+
+pytestmark = pytest.mark.e2e
+
+TEMPLATE = """\
+version: 1
+trail:
+  attestations:
+    - name: unit-tests
+      type: junit
+  artifacts:
+    - name: backend
+"""
+
+
+@pytest.fixture
+def template_file(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "template.yml"
+    path.write_text(TEMPLATE)
+    return path
+
+
+@pytest.fixture
+def git_repo(tmp_path: pathlib.Path) -> tuple[pathlib.Path, str]:
+    """A git repository with one commit on `main` and a GitHub origin; returns (root, sha)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), "-c", "user.name=Alice Example",
+             "-c", "user.email=alice@example.com", "-c", "commit.gpgsign=false", *args],
+            check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("remote", "add", "origin", "https://github.com/acme/demo.git")
+    (root / "README.md").write_text("demo\n")
+    git("add", "README.md")
+    git("commit", "-q", "-m", "Add the README\n\nWith a body line.")
+    return root, git("rev-parse", "HEAD")
+
+
+# ---- status -----------------------------------------------------------------------------------
+
+def test_status_prints_ok(live: RunningServer):
+    result = live.kosli("status")
+    assert result.stdout.strip() == "OK"
+    live.kosli("status", "--assert")
+
+
+# ---- flows ------------------------------------------------------------------------------------
+
+def test_create_flow_with_template_file_creates_then_updates(live: RunningServer,
+                                                            template_file: pathlib.Path):
+    flow = unique("tf")
+    first = live.kosli("create", "flow", flow, "--template-file", str(template_file),
+                       "--description", "first version")
+    assert first.stdout.strip() == f"flow '{flow}' was created"
+    second = live.kosli("create", "flow", flow, "--template-file", str(template_file),
+                        "--description", "second version")
+    assert second.stdout.strip() == f"flow '{flow}' was updated"
+
+    got = live.kosli_json("get", "flow", flow)
+    assert got["name"] == flow
+    assert got["description"] == "second version"
+    assert got["template"] == TEMPLATE
+    assert got["archived"] is False
+    assert isinstance(got["created_at"], float)
+
+
+def test_create_flow_with_empty_template(live: RunningServer):
+    flow = unique("empty")
+    result = live.kosli("create", "flow", flow, "--use-empty-template")
+    assert result.stdout.strip() == f"flow '{flow}' was created"
+    assert live.kosli_json("get", "flow", flow)["template"].strip() == "version: 1"
+
+
+def test_create_flow_with_legacy_template_list(live: RunningServer):
+    flow = unique("legacy")
+    result = live.kosli("create", "flow", flow, "--template", "pull-request,unit-tests",
+                        "--description", "old style")
+    assert result.stdout.strip() == f"flow '{flow}' was created"
+    assert "deprecated" in result.stderr
+    got = live.kosli_json("get", "flow", flow)
+    assert got["template"] == ["pull-request", "unit-tests", "artifact"]
+    assert got["description"] == "old style"
+    table = live.kosli("get", "flow", flow).stdout
+    assert "[pull-request, unit-tests, artifact]" in table
+    again = live.kosli("create", "flow", flow, "--template", "unit-tests")
+    assert again.stdout.strip() == f"flow '{flow}' was updated"
+
+
+def test_get_flow_table(live: RunningServer, template_file: pathlib.Path):
+    flow = unique("table")
+    live.kosli("create", "flow", flow, "--template-file", str(template_file),
+               "--description", "shown in the table")
+    lines = live.kosli("get", "flow", flow).stdout.splitlines()
+    fields = {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in lines
+              if line and not line.startswith(" ")}
+    assert fields["Name"] == flow
+    assert fields["Description"] == "shown in the table"
+    assert fields["Last Deployment At"] == "N/A"
+    assert fields["Tags"] == "None"
+    # The YAML template is rendered line by line under the Template row.
+    assert any(line.strip() == "- name: unit-tests" for line in lines)
+
+
+def test_list_flows_plain_and_paged(live: RunningServer):
+    flows = sorted(unique("listed") for _ in range(3))
+    for flow in flows:
+        live.kosli("create", "flow", flow, "--use-empty-template", "--description", f"d {flow}")
+
+    table = live.kosli("list", "flows").stdout
+    assert table.splitlines()[0].split() == ["NAME", "DESCRIPTION", "TAGS"]
+    for flow in flows:
+        assert f"d {flow}" in table
+    assert "Showing page" not in table  # the bare-array answer has no pagination line
+
+    listed = live.kosli_json("list", "flows")
+    assert isinstance(listed, list)
+    assert set(flows) <= {f["name"] for f in listed}
+
+    paged = live.kosli_json("list", "flows", "--page-limit", "2")
+    assert len(paged["data"]) == 2
+    assert paged["pagination"]["total"] == len(listed)
+    assert paged["pagination"]["page_count"] == (len(listed) + 1) // 2
+    paged_table = live.kosli("list", "flows", "--page-limit", "2").stdout
+    rows = [line for line in paged_table.splitlines()[1:] if line.strip()]
+    assert len(rows) == 3  # two flows and the pagination line
+    assert rows[-1].strip() == (f"Showing page 1 of {paged['pagination']['page_count']}, "
+                                f"total {len(listed)} items")
+    last = live.kosli_json("list", "flows", "--page-limit", "2",
+                           "--page", str(paged["pagination"]["page_count"]))
+    assert 1 <= len(last["data"]) <= 2
+
+
+def test_archive_flow_removes_it_from_the_list(live: RunningServer):
+    flow = unique("archived")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    result = live.kosli("archive", "flow", flow)
+    assert flow in result.stdout and "archived" in result.stdout
+    assert flow not in {f["name"] for f in live.kosli_json("list", "flows")}
+    assert flow not in live.kosli("list", "flows").stdout
+
+
+def test_rename_flow_keeps_the_old_name_resolving(live: RunningServer):
+    old, new = unique("old"), unique("new")
+    live.kosli("create", "flow", old, "--use-empty-template", "--description", "renamed")
+    result = live.kosli("rename", "flow", old, new)
+    assert result.stdout.strip() == f"flow {old} was renamed to {new}"
+
+    by_old = live.kosli_json("get", "flow", old)
+    assert by_old["name"] == new
+    assert by_old["description"] == "renamed"
+    assert live.kosli_json("get", "flow", new)["name"] == new
+    names = {f["name"] for f in live.kosli_json("list", "flows")}
+    assert new in names and old not in names
+    # Trails can be begun through the old name too.
+    live.kosli("begin", "trail", "via-old-name", "--flow", old)
+    trails = live.kosli_json("list", "trails", "--flow", new)
+    assert [t["name"] for t in trails["data"]] == ["via-old-name"]
+
+
+# ---- trails -----------------------------------------------------------------------------------
+
+def test_begin_trail_creates_then_updates_with_everything(live: RunningServer, tmp_path: pathlib.Path,
+                                                          git_repo: tuple[pathlib.Path, str]):
+    flow, trail = unique("trails"), unique("trail")
+    repo, sha = git_repo
+    user_data = tmp_path / "user-data.json"
+    user_data.write_text(json.dumps({"build": 42, "nested": {"ok": True, "tags": ["a", "b"]}}))
+    live.kosli("create", "flow", flow, "--use-empty-template")
+
+    begun = live.kosli("begin", "trail", trail, "--flow", flow)
+    assert begun.stdout.strip() == f"trail '{trail}' was begun"
+    updated = live.kosli(
+        "begin", "trail", trail, "--flow", flow, "--description", "release 1.2",
+        "--user-data", str(user_data), "--origin-url", "https://ci.example/runs/7",
+        "--external-url", "label=https://x.example/report",
+        "--commit", sha, "--repo-root", str(repo))
+    assert updated.stdout.strip() == f"trail '{trail}' was updated"
+
+    got = live.kosli_json("get", "trail", trail, "--flow", flow)
+    assert got["name"] == trail
+    assert got["description"] == "release 1.2"
+    assert got["origin_url"] == "https://ci.example/runs/7"
+    assert got["user_data"] == {"build": 42, "nested": {"ok": True, "tags": ["a", "b"]}}
+    assert got["external_urls"]["label"]["href"] == "https://x.example/report"
+    commit = got["git_commit_info"]
+    assert commit["sha1"] == sha
+    assert commit["author"] == "Alice Example <alice@example.com>"
+    assert commit["message"].startswith("Add the README")
+    assert commit["branch"] == "main"
+    assert commit["url"] == f"https://github.com/acme/demo/commit/{sha}"
+    assert isinstance(commit["timestamp"], float)
+    assert got["flow"]["name"] == flow
+    assert got["compliance_state"] == "COMPLIANT"
+    assert got["created_by"] == "alice"
+    assert [e["type"] for e in got["events"]] == ["trail_reported", "trail_updated"]
+    assert got["events"][1]["git_commit_info"]["sha1"] == sha
+    assert got["html_url"].endswith(f"/acme/flows/{flow}/trails/{trail}")
+
+    table = live.kosli("get", "trail", trail, "--flow", flow).stdout
+    assert f"Name:              {trail}" in table
+    assert "Description:       release 1.2" in table
+    assert "Compliance:        COMPLIANT" in table
+    assert f"Sha1:            {sha}" in table
+    assert "Author:          Alice Example <alice@example.com>" in table
+    assert f"url:             https://github.com/acme/demo/commit/{sha}" in table
+    assert "trail started" in table and "trail updated" in table and sha[:7] in table
+    assert "<nil>" not in table
+
+    markdown = live.kosli("get", "trail", trail, "--flow", flow, "-o", "markdown").stdout
+    assert markdown.startswith(f"## Trail: [{trail}](")
+    assert "| Origin | https://ci.example/runs/7 |" in markdown
+    assert f"| Sha1 | [{sha}](https://github.com/acme/demo/commit/{sha}) |" in markdown
+    assert "| Message | Add the README |" in markdown
+    assert "trail updated" in markdown
+
+
+def test_begin_trail_with_template_file_and_markdown(live: RunningServer,
+                                                    template_file: pathlib.Path):
+    flow, trail = unique("tmpl"), unique("trail")
+    live.kosli("create", "flow", flow, "--template-file", str(template_file))
+    live.kosli("begin", "trail", trail, "--flow", flow)
+    got = live.kosli_json("get", "trail", trail, "--flow", flow)
+    assert got["git_commit_info"] is None
+    assert got["compliance_state"] != "COMPLIANT"  # the template's evidence is still missing
+    statuses = {s["attestation_name"]: s for s in got["compliance_status"]["attestations_statuses"]}
+    assert statuses["unit-tests"]["status"] == "MISSING"
+    # Table and markdown render a trail with missing evidence and no commit.
+    table = live.kosli("get", "trail", trail, "--flow", flow).stdout
+    assert "Git commit" not in table and "trail started" in table
+    markdown = live.kosli("get", "trail", trail, "--flow", flow, "-o", "markdown").stdout
+    assert "### Git commit" not in markdown and "trail started" in markdown
+
+
+def test_list_trails_of_a_flow(live: RunningServer):
+    flow, other_flow = unique("listing"), unique("listing")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("create", "flow", other_flow, "--use-empty-template")
+    for trail in ("first", "second", "third"):
+        live.kosli("begin", "trail", trail, "--flow", flow, "--description", f"the {trail}")
+    live.kosli("begin", "trail", "elsewhere", "--flow", other_flow)
+
+    listed = live.kosli_json("list", "trails", "--flow", flow)
+    assert sorted(t["name"] for t in listed["data"]) == ["first", "second", "third"]
+    assert listed["pagination"]["total"] == 3
+    assert listed["pagination"]["page"] == 1
+    table = live.kosli("list", "trails", "--flow", flow).stdout
+    assert table.splitlines()[0].split() == ["NAME", "DESCRIPTION", "COMPLIANCE"]
+    assert "the second" in table and "elsewhere" not in table
+    assert "Showing page 1 of 1, total 3 items" in table
+
+
+# ---- organization and user settings -----------------------------------------------------------
+
+def test_default_org_get_and_update(live: RunningServer):
+    assert live.kosli("get", "default-org").stdout.strip() == "Default user organization: acme"
+    try:
+        result = live.kosli("update", "default-org", "acme-shared")
+        assert result.stdout.strip() == "default organization is set to: acme-shared"
+        assert live.kosli("get", "default-org").stdout.strip() == \
+            "Default user organization: acme-shared"
+        assert live.kosli_json("get", "default-org") == {"default_org_name": "acme-shared"}
+    finally:
+        live.kosli("update", "default-org", "acme")
+    refused = live.kosli("update", "default-org", "other", org="other", check=False)
+    assert "You do not have access to organization 'other'" in failure(refused)
+    assert live.kosli("get", "default-org").stdout.strip() == "Default user organization: acme"
+
+
+def test_enable_and_disable_beta(live: RunningServer):
+    url = f"{live.http_url}/api/v2/organizations/acme"
+
+    def beta() -> bool:
+        response = requests.get(url, headers=bearer(), timeout=10)
+        assert response.status_code == 200
+        return response.json()["experimental_features_enabled"]
+
+    try:
+        result = live.kosli("enable", "beta")
+        assert result.stdout.strip() == "beta features have been enabled for organization: acme"
+        assert beta() is True
+        result = live.kosli("disable", "beta")
+        assert result.stdout.strip() == "beta features have been disabled for organization: acme"
+        assert beta() is False
+    finally:
+        live.kosli("disable", "beta")
+
+
+# ---- error paths ------------------------------------------------------------------------------
+
+def test_get_unknown_flow_fails_cleanly(live: RunningServer):
+    result = live.kosli("get", "flow", "no-such-flow", check=False)
+    assert failure(result).strip() == "Error: [kosli get flow] Flow 'no-such-flow' not found"
+
+
+def test_unknown_trail_and_flow_of_a_trail_fail_cleanly(live: RunningServer):
+    flow = unique("errs")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    result = live.kosli("get", "trail", "no-such-trail", "--flow", flow, check=False)
+    assert "Trail 'no-such-trail' not found" in failure(result)
+    result = live.kosli("begin", "trail", "t", "--flow", "no-such-flow", check=False)
+    assert "Flow 'no-such-flow' not found" in failure(result)
+
+
+def test_another_organizations_key_is_refused(live: RunningServer):
+    flow = unique("private")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    for args in (("get", "flow", flow), ("list", "flows"),
+                 ("create", "flow", unique("intruder"), "--use-empty-template"),
+                 ("list", "trails", "--flow", flow)):
+        result = live.kosli(*args, key=BOB_KEY, check=False)
+        assert "You do not have access to organization 'acme'" in failure(result), args
+    # Bob's own organization knows nothing of acme's flow.
+    result = live.kosli("get", "flow", flow, key=BOB_KEY, org="other", check=False)
+    assert f"Flow '{flow}' not found" in failure(result)
+    result = live.kosli("list", "flows", key="not-a-key", check=False)
+    failure(result)
+    response = requests.get(f"{live.http_url}/api/v2/flows/acme/{flow}", headers=bearer(BOB_KEY),
+                            timeout=10)
+    assert response.status_code == 403
+
+
+@pytest.mark.parametrize("text", [
+    "version: 1\ntrail: [unclosed\n",
+    "version: 1\ntrail:\n  attestations: 3\n",
+    "version: 7\n",
+])
+def test_bad_template_is_refused_with_a_4xx_message(live: RunningServer, tmp_path: pathlib.Path,
+                                                    text: str):
+    flow = unique("badtmpl")
+    bad = tmp_path / "bad.yml"
+    bad.write_text(text)
+    result = live.kosli("create", "flow", flow, "--template-file", str(bad), check=False)
+    assert "Invalid flow template" in failure(result)
+    assert live.kosli("get", "flow", flow, check=False).returncode == 1  # nothing was created
+
+    response = requests.put(
+        f"{live.http_url}/api/v2/flows/acme/template_file", headers=bearer(),
+        files={"data_json": (None, json.dumps({"name": flow, "description": ""})),
+               "template_file": ("template.yml", text.encode(), "application/octet-stream")},
+        timeout=10)
+    assert 400 <= response.status_code < 500, response.text
+    assert response.json()["message"].startswith("Invalid flow template")

@@ -1,0 +1,251 @@
+"""The gRPC face of a real server: reflection (as grpcurl uses it), health checking and
+authentication; and the split deployment, a gRPC server and a REST shim as separate processes."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+import requests
+from google.api import annotations_pb2
+from google.protobuf import descriptor_pool, json_format, message_factory
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from tests.conftest import (
+    ALICE_KEY,
+    BOB_KEY,
+    BOOTSTRAP,
+    RunningServer,
+    _grpc_ready,
+    bearer,
+    free_port,
+    start_server,
+    stop_server,
+)
+
+pytestmark = pytest.mark.e2e
+
+EVIDENCE_SERVICES = {"evidence.v2.FlowService", "evidence.v2.TrailService",
+                     "evidence.v2.OrganizationService", "evidence.v2.ReadinessService"}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    tmp = tmp_path_factory.mktemp("grpc-server")
+    running = start_server(f"sqlite:///{tmp / 'evidence.db'}", tmp)
+    yield running
+    stop_server(running)
+
+
+@pytest.fixture
+def channel(live: RunningServer) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(live.grpc_target) as ch:
+        yield ch
+
+
+class Reflected:
+    """What grpcurl does: resolve a service through server reflection alone, then call its
+    methods with JSON in and JSON out. Nothing here uses the project's generated modules: the
+    descriptors live in a pool of their own, filled only from the server's answers."""
+
+    def __init__(self, channel: grpc.Channel, service: str) -> None:
+        self.database = ProtoReflectionDescriptorDatabase(channel)
+        self.pool = descriptor_pool.DescriptorPool(self.database)
+        self.service = self.pool.FindServiceByName(service)
+        self.channel = channel
+
+    def call(self, method_name: str, request: dict, key: str | None = ALICE_KEY) -> dict:
+        method = self.service.methods_by_name[method_name]
+        request_class = message_factory.GetMessageClass(method.input_type)
+        response_class = message_factory.GetMessageClass(method.output_type)
+        stub = self.channel.unary_unary(
+            f"/{self.service.full_name}/{method.name}",
+            request_serializer=request_class.SerializeToString,
+            response_deserializer=response_class.FromString)
+        metadata = [("authorization", f"Bearer {key}")] if key else []
+        response = stub(json_format.ParseDict(request, request_class()), metadata=metadata,
+                        timeout=10)
+        return json_format.MessageToDict(response, preserving_proto_field_name=True)
+
+
+# ---- reflection -------------------------------------------------------------------------------
+
+def test_reflection_lists_the_evidence_services(channel: grpc.Channel):
+    services = set(ProtoReflectionDescriptorDatabase(channel).get_services())
+    assert EVIDENCE_SERVICES <= services
+    assert {"grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"} <= services
+
+
+def test_reflection_describes_methods_with_their_http_rules(channel: grpc.Channel):
+    trails = Reflected(channel, "evidence.v2.TrailService")
+    assert trails.service.file.pool is trails.pool
+    assert trails.service.file.pool is not descriptor_pool.Default()
+    assert trails.service.file.name == "evidence/v2/trail_service.proto"
+    assert {"BeginTrail", "GetTrail", "ListTrails"} <= set(trails.service.methods_by_name)
+    get_trail = trails.service.methods_by_name["GetTrail"]
+    assert get_trail.input_type.full_name == "evidence.v2.GetTrailRequest"
+    assert get_trail.output_type.full_name == "evidence.v2.Trail"
+    rule = get_trail.GetOptions().Extensions[annotations_pb2.http]
+    assert rule.get == "/api/v2/trails/{org}/{flow_name}/{trail_name}"
+
+
+def test_dynamic_calls_through_reflection(live: RunningServer, channel: grpc.Channel):
+    flows = Reflected(channel, "evidence.v2.FlowService")
+    trails = Reflected(channel, "evidence.v2.TrailService")
+    created = flows.call("UpsertFlow", {"org": "acme", "name": "reflected",
+                                        "description": "made over gRPC", "template": ["build"]})
+    assert created["created"] is True
+    assert created["flow"]["name"] == "reflected"
+
+    begun = trails.call("BeginTrail", {"org": "acme", "flow_name": "reflected",
+                                       "data_json": {"name": "t1", "description": "dynamic",
+                                                     "user_data": {"n": 1}}})
+    assert begun["created"] is True
+    trail = trails.call("GetTrail", {"org": "acme", "flow_name": "reflected", "trail_name": "t1"})
+    assert trail["name"] == "t1"
+    assert trail["description"] == "dynamic"
+    assert trail["user_data"] == {"n": 1.0}
+    assert trail["flow"]["name"] == "reflected"
+    listed = trails.call("ListTrails", {"org": "acme", "flow": "reflected"})
+    assert [t["name"] for t in listed["data"]] == ["t1"]
+
+    # The REST face sees what the gRPC face wrote.
+    rest = requests.get(f"{live.http_url}/api/v2/trails/acme/reflected/t1", headers=bearer(),
+                        timeout=10)
+    assert rest.status_code == 200
+    assert rest.json()["description"] == "dynamic"
+
+
+def test_dynamic_call_errors_carry_status_codes(channel: grpc.Channel):
+    flows = Reflected(channel, "evidence.v2.FlowService")
+    with pytest.raises(grpc.RpcError) as missing:
+        flows.call("GetFlow", {"org": "acme", "flow_name": "no-such-flow"})
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert missing.value.details() == "Flow 'no-such-flow' not found"
+
+
+# ---- health -----------------------------------------------------------------------------------
+
+def test_health_check_is_serving(channel: grpc.Channel):
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ["", *sorted(EVIDENCE_SERVICES)]:
+        answer = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING, service
+    with pytest.raises(grpc.RpcError) as unknown:
+        health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
+    assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+# ---- authentication ---------------------------------------------------------------------------
+
+def test_calls_without_credentials_are_unauthenticated(channel: grpc.Channel):
+    flows = Reflected(channel, "evidence.v2.FlowService")
+    with pytest.raises(grpc.RpcError) as anonymous:
+        flows.call("ListFlows", {"org": "acme"}, key=None)
+    assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as unknown_key:
+        flows.call("ListFlows", {"org": "acme"}, key="not-a-key")
+    assert unknown_key.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as other_org:
+        flows.call("ListFlows", {"org": "acme"}, key=BOB_KEY)
+    assert other_org.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert flows.call("ListFlows", {"org": "other"}, key=BOB_KEY).get("data", []) == []
+
+
+def test_readiness_needs_no_credentials(channel: grpc.Channel):
+    readiness = Reflected(channel, "evidence.v2.ReadinessService")
+    answer = readiness.call("GetReadiness", {}, key=None)
+    assert base64.b64decode(answer["data"]) == b"OK"
+
+
+# ---- split deployment -------------------------------------------------------------------------
+
+def evidence_server() -> list[str]:
+    """The installed console script, or the module when the package is not installed."""
+    script = shutil.which("evidence-server", path=os.path.dirname(sys.executable))
+    return [script] if script else [sys.executable, "-m", "evidence_grpc.cli"]
+
+
+def wait_until(ready: Callable[[], bool], processes: list[subprocess.Popen],
+               logs: list[pathlib.Path]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in processes):
+            break
+        try:
+            if ready():
+                return
+        except (requests.ConnectionError, requests.Timeout):  # still starting
+            pass
+        time.sleep(0.2)
+    raise AssertionError("not ready:\n" + "\n".join(log.read_text() for log in logs))
+
+
+def test_split_grpc_server_and_shim_on_one_database(database_url: str, tmp_path: pathlib.Path):
+    boot = tmp_path / "bootstrap.json"
+    boot.write_text(json.dumps(BOOTSTRAP))
+    subprocess.run([*evidence_server(), "bootstrap", str(boot), "--database-url", database_url],
+                   check=True, capture_output=True, timeout=60)
+    grpc_target = f"127.0.0.1:{free_port()}"
+    http_port = free_port()
+    logs = [tmp_path / "grpc.log", tmp_path / "shim.log"]
+    outputs = [log.open("wb") for log in logs]
+    grpc_server = subprocess.Popen(
+        [*evidence_server(), "grpc", "--grpc-addr", grpc_target, "--database-url", database_url],
+        stdout=outputs[0], stderr=subprocess.STDOUT)
+    # The shim gets a database it cannot open: everything it serves must come over gRPC.
+    shim = subprocess.Popen(
+        [*evidence_server(), "shim", "--http-addr", f"127.0.0.1:{http_port}", "--workers", "1",
+         "--grpc-target", grpc_target, "--database-url", f"sqlite:///{tmp_path}/absent/x.db"],
+        stdout=outputs[1], stderr=subprocess.STDOUT)
+    server = RunningServer(f"http://127.0.0.1:{http_port}", grpc_target, database_url, shim)
+    try:
+        wait_until(lambda: _grpc_ready(grpc_target), [grpc_server, shim], logs)
+        wait_until(lambda: requests.get(f"{server.http_url}/ready", timeout=1).status_code == 200,
+                   [grpc_server, shim], logs)
+
+        assert server.kosli("status").stdout.strip() == "OK"
+        created = server.kosli("create", "flow", "split", "--use-empty-template")
+        assert created.stdout.strip() == "flow 'split' was created"
+        begun = server.kosli("begin", "trail", "t1", "--flow", "split", "--description", "via shim")
+        assert begun.stdout.strip() == "trail 't1' was begun"
+        again = server.kosli("begin", "trail", "t1", "--flow", "split")
+        assert again.stdout.strip() == "trail 't1' was updated"
+        trail = server.kosli_json("get", "trail", "t1", "--flow", "split")
+        assert trail["name"] == "t1"
+        assert [e["type"] for e in trail["events"]] == ["trail_reported", "trail_updated"]
+        table = server.kosli("get", "trail", "t1", "--flow", "split").stdout
+        assert "Name:              t1" in table and "trail started" in table
+        refused = server.kosli("get", "flow", "split", key=BOB_KEY, check=False)
+        assert refused.returncode == 1
+        assert "You do not have access to organization 'acme'" in refused.stderr
+        missing = server.kosli("get", "flow", "absent", check=False)
+        assert missing.returncode == 1 and "Flow 'absent' not found" in missing.stderr
+
+        # With the gRPC server gone the shim stays up and reports the service as down.
+        grpc_server.terminate()
+        grpc_server.wait(15)
+        assert server.kosli("status").stdout.strip() == "Kosli is Down"
+        assert requests.get(f"{server.http_url}/ready", timeout=10).status_code == 503
+    finally:
+        for process in (shim, grpc_server):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        for output in outputs:
+            output.close()

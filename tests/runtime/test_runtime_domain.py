@@ -1,0 +1,204 @@
+"""Runtime domain rules without gRPC: environments, snapshot making, snapshot expressions,
+presence, deployments and deployment statistics (on every engine under test)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from evidence_grpc.domain import deployments, environments, snapshots
+from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from evidence_grpc.domain.presence import presence
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Artifact, Flow, Organization, Trail
+
+FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
+REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo",
+        "provider": "github"}
+
+
+@pytest.fixture
+def org(db: str):
+    with storage.database.connection_context():
+        yield Organization.get(Organization.name == "acme")
+
+
+def server_report(*pairs: tuple[str, str]) -> dict:
+    return {"artifacts": [{"digests": {name: fp}, "creationTimestamp": 1700000000}
+                          for name, fp in pairs]}
+
+
+def make_env(org: Organization, name: str = "prod", env_type: str = "server"):
+    env, _ = environments.upsert_environment(org, {"name": name, "type": env_type,
+                                                   "description": ""})
+    return env
+
+
+def built_artifact(org: Organization, fingerprint: str, commit_ts: float,
+                   repo_info: dict | None = None) -> Artifact:
+    """An artifact with provenance (as the artifact endpoints store it)."""
+    stamp = time.time()
+    flow, _ = Flow.get_or_create(organization=org, name="backend-ci",
+                                 defaults={"created_at": stamp, "last_modified_at": stamp})
+    trail = Trail.create(flow=flow, name=f"t-{fingerprint[:6]}", created_at=stamp,
+                         last_modified_at=stamp, repo_info=repo_info)
+    return Artifact.create(organization=org, flow=flow, trail=trail, fingerprint=fingerprint,
+                           name="backend", git_commit="c" * 40,
+                           git_commit_info={"sha1": "c" * 40, "timestamp": commit_ts},
+                           repo_info=repo_info, created_at=stamp, last_modified_at=stamp)
+
+
+def test_create_validates_name_and_type(org):
+    with pytest.raises(InvalidArgument) as bad_type:
+        environments.upsert_environment(org, {"name": "prod", "type": "bogus", "description": ""})
+    assert "type" in bad_type.value.errors
+    with pytest.raises(InvalidArgument) as bad_name:
+        environments.upsert_environment(org, {"name": "-prod", "type": "K8S", "description": ""})
+    assert "name" in bad_name.value.errors
+    env, created = environments.upsert_environment(
+        org, {"name": "cs", "type": "container_service", "description": "x"})
+    assert created and env.type == "container_service"
+    _, created_again = environments.upsert_environment(
+        org, {"name": "cs", "type": "container_service", "description": "y"})
+    assert created_again is False
+
+
+def test_a_report_makes_a_snapshot_only_when_what_runs_changes(org):
+    make_env(org)
+    first = snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))
+    assert first.index == 1
+    assert snapshots.report_environment(org, "prod", "server", server_report(("app", FP1))) is None
+    second = snapshots.report_environment(org, "prod", "server",
+                                          server_report(("app", FP1), ("web", FP2)))
+    assert second.index == 2
+    third = snapshots.report_environment(org, "prod", "server", server_report(("web", FP2)))
+    assert third.index == 3
+    events = snapshots.list_events(org, "prod", reverse=True)
+    assert [(e["type"], e["snapshot_index"], e["artifact_name"]) for e in events] == [
+        ("started", 1, "app"), ("started", 2, "web"), ("exited", 3, "app")]
+
+
+def test_report_checks_the_environment(org):
+    make_env(org)
+    with pytest.raises(FailedPrecondition):
+        snapshots.report_environment(org, "prod", "K8S", {"artifacts": []})
+    with pytest.raises(InvalidArgument):
+        snapshots.report_environment(org, "prod", "nonsense", {"artifacts": []})
+    with pytest.raises(InvalidArgument) as bad_digest:
+        snapshots.report_environment(org, "prod", "server",
+                                     {"artifacts": [{"digests": {"a": "xyz"},
+                                                     "creationTimestamp": 1}]})
+    assert "artifacts.0.digests.a" in bad_digest.value.errors
+    with pytest.raises(NotFound):
+        snapshots.report_environment(org, "nowhere", "server", {"artifacts": []})
+    environments.archive_environment(org, "prod")
+    with pytest.raises(FailedPrecondition, match="archived"):
+        snapshots.report_environment(org, "prod", "server", {"artifacts": []})
+
+
+def test_snapshot_expressions(org):
+    env = make_env(org)
+    for fp in (FP1, FP2, FP3):
+        snapshots.report_environment(org, "prod", "server", server_report(("app", fp)))
+    env = environments.find_environment(org, "prod")
+    assert [snapshots.resolve_index(env, e) for e in ("2", "#2", "-1", "-3", "~1", "~0",
+                                                      "@{now}", "NOW")] == [2, 2, 3, 1, 2, 3, 3, 3]
+    assert snapshots.resolve_index(env, "@{2000-01-01T00:00:00}") == 0
+    assert snapshots.resolve_index(env, "@{1.hours.ago}") == 0
+    assert snapshots.resolve_index(env, "@{2099-01-01T00:00:00}") == 3
+    for bogus in ("x", "#", "~", "@{yesterday}", "1.5", "@{3.fortnights.ago}"):
+        with pytest.raises(InvalidArgument):
+            snapshots.resolve_index(env, bogus)
+    with pytest.raises(NotFound):
+        snapshots.find_snapshot(env, "#9")
+
+
+def test_concurrent_reports_never_lose_or_repeat_an_index(org):
+    make_env(org)
+    errors: list[BaseException] = []
+
+    def report(i: int) -> None:
+        try:
+            with storage.database.connection_context():
+                snapshots.report_environment(org, "prod", "server",
+                                             server_report(("app", f"{i:064x}")))
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=report, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    indexes = [s["index"] for s in snapshots.list_snapshots(org, "prod", None, None,
+                                                            reverse=True)]
+    assert indexes == list(range(1, 9))
+
+
+def test_presence_follows_snapshots(org):
+    make_env(org, "prod")
+    make_env(org, "staging")
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))
+    snapshots.report_environment(org, "staging", "server", server_report(("app", FP1)))
+    snapshots.report_environment(org, "staging", "server", server_report(("app", FP2)))
+    where = presence(org, [FP1, FP2, FP3])
+    assert where[FP1] == {"running": [{"environment_name": "prod", "snapshot_index": 1}],
+                          "exited": [{"environment_name": "staging", "snapshot_index": 2}]}
+    assert where[FP2]["running"] == [{"environment_name": "staging", "snapshot_index": 2}]
+    assert where[FP3] == {"running": [], "exited": []}
+
+
+def test_compliance_is_provenance_or_allowlist(org):
+    from evidence_grpc.storage.models import User
+
+    make_env(org)
+    built_artifact(org, FP1, commit_ts=time.time() - 100)
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1), ("x", FP2)))
+    assert snapshots.get_snapshot(org, "prod", "-1", "")["compliant"] is False
+    environments.allow_artifact(org, "prod", {"artifact_name": "x", "artifact_fingerprint": FP2,
+                                              "description": "ok"}, User.get(User.name == "alice"))
+    view = snapshots.get_snapshot(org, "prod", "-1", "")
+    assert view["compliant"] is True
+    assert {a["name"]: a["flow_name"] for a in view["artifacts"]} == {"app": "backend-ci", "x": ""}
+
+
+def test_deployment_statistics(org):
+    make_env(org, "prod")
+    make_env(org, "lab")
+    make_env(org, "all", "logical")
+    environments.join_environment(org, "all", "prod")
+    commit_ts = time.time() - 3600
+    built_artifact(org, FP1, commit_ts, REPO)
+    built_artifact(org, FP3, commit_ts, {**REPO, "id": "other", "name": "acme/other"})
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))
+    snapshots.report_environment(org, "lab", "server", server_report(("app", FP2)))
+
+    stats = deployments.deployment_statistics(org, "r-42")
+    assert [e["env_name"] for e in stats["environments"]] == ["prod"]
+    prod = stats["environments"][0]
+    assert len(prod["deployment_frequency"]) == 1
+    assert 3590 < prod["lead_times"][0]["lead_time_seconds"] < 3700
+    assert stats["end_ts"] - stats["start_ts"] == 28 * 86400
+    by_name = deployments.deployment_statistics(org, "acme/demo", envs=["lab"])
+    assert by_name["environments"] == []
+    past = deployments.deployment_statistics(org, "r-42", start_ts=0, end_ts=1000)
+    assert past["environments"] == [{"env_name": "prod", "deployment_frequency": [],
+                                      "lead_times": []}]
+    with pytest.raises(InvalidArgument):
+        deployments.deployment_statistics(org, "r-42", start_ts=10, end_ts=5)
+    with pytest.raises(NotFound, match="not found"):
+        deployments.deployment_statistics(org, "nope")
+
+
+def test_repos_are_learned_from_repo_info(org):
+    built_artifact(org, FP1, 0, REPO)
+    rows, pagination = deployments.list_repos(org, None, None)
+    assert [deployments.repo_view(r)["name"] for r in rows] == ["acme/demo"]
+    assert pagination["total_count"] == 1
+    assert deployments.find_repo(org, name="acme/demo").repo_id == "r-42"
+    assert deployments.find_repo(org, repo_id="r-42").name == "acme/demo"
+    with pytest.raises(NotFound):
+        deployments.find_repo(org, name="acme/demo", provider="gitlab")

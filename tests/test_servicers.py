@@ -1,0 +1,262 @@
+"""The gRPC servicers, asserting on proto responses.
+
+Most tests use grpc_testing, which runs a servicer method in its own thread but without the
+server's interceptors: `AsCaller` does their job there (one database connection per call and
+the authenticated caller). The last test runs the real interceptor chain on a network server."""
+
+from __future__ import annotations
+
+import base64
+
+import grpc
+import grpc_testing
+import pytest
+from google.protobuf import struct_pb2
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from evidence_grpc._pb.evidence.v2 import common_pb2
+from evidence_grpc._pb.evidence.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc._pb.evidence.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc._pb.evidence.v2 import readiness_service_pb2 as ready_pb
+from evidence_grpc._pb.evidence.v2 import readiness_service_pb2_grpc as ready_grpc
+from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.config import Settings
+from evidence_grpc.domain.organizations import Caller, reset_current_caller, set_current_caller
+from evidence_grpc.server import build_server
+from evidence_grpc.servicers.flows import FlowServicer
+from evidence_grpc.servicers.trails import TrailServicer
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Organization, User
+from tests.conftest import ALICE_KEY, BOB_KEY
+
+FLOW_SERVICE = flow_pb.DESCRIPTOR.services_by_name["FlowService"]
+TRAIL_SERVICE = trail_pb.DESCRIPTOR.services_by_name["TrailService"]
+TEMPLATE = b"version: 1\ntrail:\n  attestations:\n    - name: pr\n      type: pull_request\n"
+
+
+class AsCaller:
+    """A servicer whose methods run as `caller` inside a database connection, which is what
+    the auth and database interceptors provide on a real server."""
+
+    def __init__(self, servicer, caller):
+        self._servicer, self._caller = servicer, caller
+
+    def __getattr__(self, name):
+        method = getattr(self._servicer, name)
+
+        def call(request, context):
+            with storage.database.connection_context():
+                token = set_current_caller(self._caller)
+                try:
+                    return method(request, context)
+                finally:
+                    reset_current_caller(token)
+
+        return call
+
+
+@pytest.fixture
+def call(settings):
+    with storage.database.connection_context():
+        caller = Caller(user=User.get(User.name == "alice"),
+                        organization=Organization.get(Organization.name == "acme"))
+    server = grpc_testing.server_from_dictionary({
+        FLOW_SERVICE: AsCaller(FlowServicer(), caller),
+        TRAIL_SERVICE: AsCaller(TrailServicer(settings), caller),
+    }, grpc_testing.strict_real_time())
+
+    def invoke(service, method, request):
+        rpc = server.invoke_unary_unary(service.methods_by_name[method], (), request, None)
+        response, _, code, details = rpc.termination()
+        assert code is grpc.StatusCode.OK, details
+        return response
+
+    return invoke
+
+
+def test_flow_service_upsert_get_list_rename_and_archive(call):
+    legacy = flow_pb.UpsertFlowRequest(org="acme", name="legacy", description="old style",
+                                       template=["build", " test "])
+    response = call(FLOW_SERVICE, "UpsertFlow", legacy)
+    assert response.created is True
+    assert response.flow.name == "legacy"
+    assert response.flow.org == "acme"
+    assert response.flow.visibility == "private"
+    assert [v.string_value for v in response.flow.template.list_value.values] == [
+        "build", "test", "artifact"]
+    assert not response.flow.HasField("repo_url")
+    assert not response.flow.HasField("last_deployment_at")
+    assert call(FLOW_SERVICE, "UpsertFlow", legacy).created is False
+
+    with_template = flow_pb.UpsertFlowWithTemplateRequest(
+        org="acme", data_json=flow_pb.FlowData(name="modern", description="d", visibility="public"),
+        template_file=common_pb2.UploadedFile(filename="template.yml", content=TEMPLATE))
+    response = call(FLOW_SERVICE, "UpsertFlowWithTemplate", with_template)
+    assert response.created is True
+    assert response.flow.template.string_value == TEMPLATE.decode()
+    assert response.flow.visibility == "public"
+
+    flow = call(FLOW_SERVICE, "GetFlow", flow_pb.GetFlowRequest(org="acme", flow_name="modern"))
+    assert isinstance(flow, flow_pb.Flow)
+    assert (flow.name, flow.description, flow.archived) == ("modern", "d", False)
+    assert flow.created_at > 0
+    assert flow.last_modified_at == flow.created_at
+
+    listed = call(FLOW_SERVICE, "ListFlows", flow_pb.ListFlowsRequest(org="acme"))
+    assert [f.name for f in listed.data] == ["legacy", "modern"]
+    assert not listed.HasField("pagination")  # no paging asked: the shim answers a bare array
+
+    paged = call(FLOW_SERVICE, "ListFlows", flow_pb.ListFlowsRequest(org="acme", per_page=1, page=2))
+    assert [f.name for f in paged.data] == ["modern"]
+    assert paged.pagination == common_pb2.Pagination(total=2, page=2, per_page=1, page_count=2)
+
+    searched = call(FLOW_SERVICE, "ListFlows", flow_pb.ListFlowsRequest(
+        org="acme", search_by_name="MOD", case_sensitive=False))
+    assert [f.name for f in searched.data] == ["modern"]
+
+    renamed = call(FLOW_SERVICE, "RenameFlow",
+                   flow_pb.RenameFlowRequest(org="acme", flow_name="legacy", new_name="older"))
+    assert renamed.message == "flow 'legacy' was renamed to 'older'"
+    assert call(FLOW_SERVICE, "GetFlow",
+                flow_pb.GetFlowRequest(org="acme", flow_name="legacy")).name == "older"
+
+    archived = call(FLOW_SERVICE, "ArchiveFlow",
+                    flow_pb.ArchiveFlowRequest(org="acme", flow_name="legacy"))
+    assert archived.message == "flow 'older' was archived"
+    listed = call(FLOW_SERVICE, "ListFlows", flow_pb.ListFlowsRequest(org="acme"))
+    assert [f.name for f in listed.data] == ["modern"]
+    assert call(FLOW_SERVICE, "GetFlow",
+                flow_pb.GetFlowRequest(org="acme", flow_name="older")).archived is True
+
+
+def test_trail_service_begin_get_and_list(call):
+    call(FLOW_SERVICE, "UpsertFlowWithTemplate", flow_pb.UpsertFlowWithTemplateRequest(
+        org="acme", data_json=flow_pb.FlowData(name="f"),
+        template_file=common_pb2.UploadedFile(filename="t.yml", content=TEMPLATE)))
+    user_data = struct_pb2.Value()
+    user_data.struct_value.update({"build": 42, "tags": ["a"]})
+    data = trail_pb.TrailData(
+        name="t1", description="first",
+        git_commit_info=common_pb2.GitCommitInfo(sha1="c" * 40, message="m", author="A <a@x>",
+                                                 branch="main", timestamp=1700000000),
+        repo_info=common_pb2.RepoInfo(name="r", url="https://git.example/r", id="repo-7"),
+        origin_url="https://ci.example/1", user_data=user_data,
+        external_urls={"docs": common_pb2.ExternalUrl(href="https://docs.example")})
+    begun = call(TRAIL_SERVICE, "BeginTrail",
+                 trail_pb.BeginTrailRequest(org="acme", flow_name="f", data_json=data))
+    assert (begun.message, begun.created) == ("trail 't1' was begun", True)
+    updated = call(TRAIL_SERVICE, "BeginTrail", trail_pb.BeginTrailRequest(
+        org="acme", flow_name="f", data_json=trail_pb.TrailData(name="t1", description="second")))
+    assert (updated.message, updated.created) == ("trail 't1' was updated", False)
+
+    trail = call(TRAIL_SERVICE, "GetTrail",
+                 trail_pb.GetTrailRequest(org="acme", flow_name="f", trail_name="t1"))
+    assert isinstance(trail, trail_pb.Trail)
+    assert (trail.name, trail.description, trail.created_by) == ("t1", "second", "alice")
+    assert trail.git_commit_info.sha1 == "c" * 40
+    assert trail.git_commit_info.timestamp == 1700000000
+    assert trail.origin_url == "https://ci.example/1"
+    assert list(trail.repo_ids) == ["repo-7"]
+    assert trail.user_data.struct_value["build"] == 42
+    assert trail.external_urls["docs"].href == "https://docs.example"
+    assert trail.compliance_state == "INCOMPLETE"
+    assert trail.is_compliant is False
+    assert [(s.attestation_name, s.status) for s in trail.compliance_status.attestations_statuses] \
+        == [("pr", "MISSING")]
+    assert trail.template.content == TEMPLATE.decode()
+    assert [e["type"] for e in trail.events] == ["trail_reported", "trail_updated"]
+    assert trail.flow.name == "f"
+    assert trail.html_url == "http://evidence.test/acme/flows/f/trails/t1"
+
+    call(TRAIL_SERVICE, "BeginTrail", trail_pb.BeginTrailRequest(
+        org="acme", flow_name="f", data_json=trail_pb.TrailData(name="t2")))
+    of_flow = call(TRAIL_SERVICE, "ListFlowTrails",
+                   trail_pb.ListFlowTrailsRequest(org="acme", flow_name="f"))
+    assert [t.name for t in of_flow.data] == ["t2", "t1"]
+    assert not of_flow.HasField("pagination")
+    of_org = call(TRAIL_SERVICE, "ListTrails", trail_pb.ListTrailsRequest(org="acme", per_page=1))
+    assert [t.name for t in of_org.data] == ["t2"]
+    assert of_org.pagination == common_pb2.Pagination(total=2, page=1, per_page=1, page_count=2)
+
+
+# ---- the real interceptor chain --------------------------------------------------------------
+
+@pytest.fixture
+def channel(db):
+    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield channel
+    server.stop(None)
+
+
+def details_of(error):
+    """(ErrorInfo, {field: description}) from the rich status of a failed call."""
+    status = rpc_status.from_call(error)
+    assert status is not None, "no rich status in the trailing metadata"
+    assert status.code == error.code().value[0]
+    assert status.message == error.details()
+    info, violations = None, {}
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad_request = error_details_pb2.BadRequest()
+            detail.Unpack(bad_request)
+            violations = {v.field: v.description for v in bad_request.field_violations}
+    return info, violations
+
+
+def failure(callable_, request, metadata=()):
+    with pytest.raises(grpc.RpcError) as caught:
+        callable_(request, metadata=metadata, timeout=10)
+    return caught.value
+
+
+def test_interceptor_chain_on_a_network_server(channel):
+    flows = flow_grpc.FlowServiceStub(channel)
+    alice = (("authorization", f"Bearer {ALICE_KEY}"),)
+    get = flow_pb.GetFlowRequest(org="acme", flow_name="nope")
+
+    error = failure(flows.GetFlow, get)
+    assert error.code() is grpc.StatusCode.UNAUTHENTICATED
+    info, _ = details_of(error)
+    assert (info.reason, info.domain) == ("UNAUTHENTICATED", "evidence.v2")
+
+    error = failure(flows.GetFlow, get, (("authorization", f"Bearer {BOB_KEY}"),))
+    assert error.code() is grpc.StatusCode.PERMISSION_DENIED
+    assert error.details() == "You do not have access to organization 'acme'"
+    assert details_of(error)[0].reason == "PERMISSION_DENIED"
+
+    error = failure(flows.GetFlow, get, alice)
+    assert error.code() is grpc.StatusCode.NOT_FOUND
+    assert error.details() == "Flow 'nope' not found"
+    info, violations = details_of(error)
+    assert (info.reason, info.domain) == ("NOT_FOUND", "evidence.v2")
+    assert violations == {}
+
+    error = failure(flows.UpsertFlow,
+                    flow_pb.UpsertFlowRequest(org="acme", name="f", visibility="secret"), alice)
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    info, violations = details_of(error)
+    assert info.reason == "INVALID_ARGUMENT"
+    assert violations == {"visibility": "'secret' is not one of ['private', 'public']"}
+
+    # The refusals wrote nothing; a good call goes through, also with Basic credentials.
+    assert list(flows.ListFlows(flow_pb.ListFlowsRequest(org="acme"), metadata=alice).data) == []
+    created = flows.UpsertFlow(flow_pb.UpsertFlowRequest(org="acme", name="f"), metadata=alice)
+    assert created.created is True
+    basic = base64.b64encode(f"{ALICE_KEY}:ignored".encode()).decode()
+    flow = flows.GetFlow(flow_pb.GetFlowRequest(org="acme", flow_name="f"),
+                         metadata=(("authorization", f"Basic {basic}"),))
+    assert flow.name == "f"
+
+    # Anonymous methods and the health service need no credentials.
+    ready = ready_grpc.ReadinessServiceStub(channel).GetReadiness(ready_pb.GetReadinessRequest())
+    assert (ready.content_type, ready.data) == ("text/plain; charset=utf-8", b"OK")
+    health = health_pb2_grpc.HealthStub(channel).Check(
+        health_pb2.HealthCheckRequest(service="evidence.v2.FlowService"))
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
