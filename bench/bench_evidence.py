@@ -1,0 +1,1176 @@
+"""Evidence ingest, attachment memory and artifact lookups at scale.
+
+Run by hand (not a test):
+
+    python bench/bench_evidence.py --quick   # 100k artifacts, 5 s ingest (~3 min)
+    python bench/bench_evidence.py           # 1M artifacts, 10 s ingest (~10 min)
+
+It starts its own `evidence-server serve` (gRPC server + REST shim calling the servicers
+in-process) on free 127.0.0.1 ports with a temporary SQLite database, and measures:
+
+  1. ingest   REST generic attestations (~1 KB data_json) from --concurrency client processes
+              with keep-alive connections for --seconds: attestations/s, p50/p99, then checks that
+              every acknowledged attestation is stored (REST cursor walk and the SQLite file).
+              Target: >= 500/s at c=8.
+  2. upload   a 10 MiB attachment: peak RSS growth of the gunicorn worker that handled it
+              (VmHWM reset through /proc/<pid>/clear_refs, plus VmRSS sampling). Target: < 3x.
+  3. lookup   --artifacts artifacts seeded straight into the SQLite file with the project's models
+              (peewee insert_many), then fingerprint / 8-char prefix / commit lookups over REST at
+              c=1 and as bare domain calls in-process, with the SQLite query plans of the SQL those
+              calls issue. Target: p99 < 5 ms.
+
+The servers and the load generator share the machine's cores; "srv ms/req" (CPU of all server
+processes per request, from /proc) shows where the CPU went.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import http.client
+import json
+import multiprocessing as mp
+import os
+import pathlib
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.context import SpawnProcess
+from multiprocessing.queues import Queue
+from typing import Any
+from urllib.parse import parse_qs, quote, urlparse
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+ORG = "acme"
+FLOW = "f"
+TRAIL = "t1"
+KEY = "bench-evidence-secret"
+BOUNDARY = "benchevidence9Xq2LmZr"
+MIB = 1024 * 1024
+MAX_REQUESTS_PER_CLIENT = 2_000_000  # a bound on every client loop, far above any real run
+INGEST_TARGET = 500.0
+UPLOAD_TARGET = 3.0
+LOOKUP_TARGET_MS = 5.0
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+# ---- small helpers -------------------------------------------------------------------------
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    index = min(len(sorted_values) - 1, max(0, round(q * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]] | None = None
+              ) -> tuple[bytes, str]:
+    """A multipart/form-data body and its content type."""
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+                     .encode() + value.encode() + b"\r\n")
+    for name, (filename, content) in (files or {}).items():
+        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
+                     f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+                     .encode() + content + b"\r\n")
+    parts.append(f"--{BOUNDARY}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={BOUNDARY}"
+
+
+def http_call(address: str, method: str, path: str, body: bytes | None = None,
+              headers: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, bytes]:
+    """One request on a new connection (setup and checks, not measurements)."""
+    host, port = address.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def expect(status: int, body: bytes, wanted: tuple[int, ...], what: str) -> None:
+    if status not in wanted:
+        raise RuntimeError(f"{what} failed: HTTP {status} {body[:400]!r}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---- /proc ---------------------------------------------------------------------------------
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _all_stats() -> dict[int, tuple[int, float]]:
+    """{pid: (ppid, utime+stime seconds)} of every process (Linux)."""
+    stats: dict[int, tuple[int, float]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return stats
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+    return stats
+
+
+def descendants(root: int) -> list[int]:
+    stats = _all_stats()
+    found = {root}
+    for _ in range(10):  # process trees here are three levels deep
+        more = {pid for pid, (ppid, _) in stats.items() if ppid in found} - found
+        if not more:
+            break
+        found |= more
+    return sorted(found)
+
+
+def children(pid: int) -> list[int]:
+    return sorted(p for p, (ppid, _) in _all_stats().items() if ppid == pid)
+
+
+def tree_cpu_seconds(root: int) -> float:
+    stats = _all_stats()
+    return sum(stats[p][1] for p in descendants(root) if p in stats)
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return [a.decode(errors="replace") for a in handle.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """VmRSS / VmHWM (kiB) of a process; empty when it is gone."""
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith(("VmRSS:", "VmHWM:")):
+                    key, value = line.split(":", 1)
+                    out[key] = int(value.split()[0])
+    except OSError:
+        pass
+    return out
+
+
+def reset_peak(pid: int) -> bool:
+    """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to clear_refs)."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def box_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine."""
+    try:
+        with open("/proc/stat") as handle:
+            values = [float(v) for v in handle.readline().split()[1:]]
+    except OSError:
+        return 0.0, 0.0
+    idle = values[3] + (values[4] if len(values) > 4 else 0.0)
+    return sum(values) - idle, sum(values)
+
+
+def load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+# ---- servers -------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Server:
+    rest: str
+    grpc: str
+    database_path: pathlib.Path
+    process: subprocess.Popen
+    log_path: pathlib.Path
+
+    @property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.database_path}"
+
+    def shim_master(self) -> int | None:
+        for pid in children(self.process.pid):
+            if "shim" in cmdline(pid):
+                return pid
+        return None
+
+    def shim_workers(self) -> list[int]:
+        master = self.shim_master()
+        return children(master) if master else []
+
+    def log_tail(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "evidence_grpc.cli", *args]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVIDENCE_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+@contextmanager
+def running_server(workdir: pathlib.Path, workers: int | None) -> Iterator[Server]:
+    database_path = workdir / "bench.db"
+    boot = workdir / "bootstrap.json"
+    boot.write_text(json.dumps({"organizations": [{"name": ORG}], "users": [
+        {"name": "alice", "organizations": [ORG], "api_keys": [{"key": KEY}]}]}))
+    subprocess.run(_cli("bootstrap", str(boot), "--database-url", f"sqlite:///{database_path}"),
+                   check=True, capture_output=True, timeout=120, cwd=ROOT, env=_env())
+    rest, grpc_addr = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
+    worker_args = ["--workers", str(workers)] if workers else []
+    log_path = workdir / "server.log"
+    with open(log_path, "wb") as log:
+        # Its own session, so whatever it leaves behind can be killed by process group.
+        process = subprocess.Popen(
+            _cli("serve", "--http-addr", rest, "--grpc-addr", grpc_addr,
+                 "--database-url", f"sqlite:///{database_path}", *worker_args),
+            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=_env(), start_new_session=True)
+        try:
+            server = Server(rest, grpc_addr, database_path, process, log_path)
+            _wait_ready(server)
+            yield server
+        finally:
+            _stop(process)
+
+
+def _wait_ready(server: Server, deadline_seconds: float = 60) -> None:
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the server exited early:\n{server.log_tail()}")
+        try:
+            if http_call(server.rest, "GET", "/ready", timeout=2)[0] == 200 and server.shim_workers():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server not ready in time:\n{server.log_tail()}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+    try:  # anything of its session left behind (gunicorn master/workers, the gRPC child)
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def create_flow_and_trail(server: Server) -> None:
+    status, body = http_call(server.rest, "PUT", f"/api/v2/flows/{ORG}", json.dumps(
+        {"name": FLOW, "description": "bench flow", "template": []}).encode(),
+        {**AUTH, "Content-Type": "application/json"})
+    expect(status, body, (200, 201), "creating the flow")
+    form, content_type = multipart({"data_json": json.dumps({"name": TRAIL})})
+    status, body = http_call(server.rest, "PUT", f"/api/v2/trails/{ORG}/{FLOW}", form,
+                             {**AUTH, "Content-Type": content_type})
+    expect(status, body, (200, 201), "beginning the trail")
+
+
+# ---- 1. ingest -----------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class IngestJob:
+    address: str
+    index: int
+    start_at: float  # time.monotonic() values, system-wide on Linux
+    measure_from: float
+    end_at: float
+
+
+@dataclasses.dataclass
+class IngestResult:
+    latencies: list[float]  # of successes inside the measurement window
+    acknowledged: list[str]  # bench_seq of every 201, warm-up included
+    uncertain: list[str]  # bench_seq of requests that failed without an answer
+    ok_in_window: int = 0
+    errors: int = 0
+    first_error: str = ""
+    cpu_seconds: float = 0.0
+
+
+def user_data_padding(size: int = 1000) -> dict[str, str]:
+    """user_data making data_json about `size` bytes."""
+    pad: dict[str, str] = {}
+    for i in range(64):
+        if len(json.dumps(pad)) >= size - 150:
+            break
+        pad[f"field_{i:02d}"] = hashlib.sha256(str(i).encode()).hexdigest()[:32]
+    return pad
+
+
+def ingest_body(seq: str, padding: dict[str, str], index: int) -> dict[str, Any]:
+    return {"attestation_name": f"a{index}", "is_compliant": True,
+            "description": "bench generic attestation",
+            "user_data": {"bench_seq": seq, **padding}}
+
+
+def run_ingest_job(job: IngestJob) -> IngestResult:
+    host, port = job.address.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    path = f"/api/v2/attestations/{ORG}/{FLOW}/trail/{TRAIL}/generic"
+    padding = user_data_padding()
+    result = IngestResult(latencies=[], acknowledged=[], uncertain=[])
+    cpu_start: float | None = None
+    try:
+        while time.monotonic() < job.start_at:
+            time.sleep(0.001)
+        for i in range(MAX_REQUESTS_PER_CLIENT):
+            started = time.monotonic()
+            if started >= job.end_at:
+                break
+            if cpu_start is None and started >= job.measure_from:
+                cpu_start = time.process_time()
+            seq = f"w{job.index}-{i}"
+            body, content_type = multipart(
+                {"data_json": json.dumps(ingest_body(seq, padding, job.index))})
+            ok, error = False, ""
+            try:
+                conn.request("POST", path, body=body,
+                             headers={**AUTH, "Content-Type": content_type})
+                response = conn.getresponse()
+                payload = response.read()
+                if response.status == 201:
+                    ok = True
+                    result.acknowledged.append(seq)
+                else:
+                    error = f"HTTP {response.status}: {payload[:200]!r}"
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                conn = http.client.HTTPConnection(host, int(port), timeout=30)
+                result.uncertain.append(seq)
+                error = f"{type(exc).__name__}: {exc}"
+            finished = time.monotonic()
+            if job.measure_from <= started and finished <= job.end_at:
+                if ok:
+                    result.ok_in_window += 1
+                    result.latencies.append(finished - started)
+            if not ok:
+                result.errors += 1
+                result.first_error = result.first_error or error
+        result.cpu_seconds = time.process_time() - cpu_start if cpu_start is not None else 0.0
+    finally:
+        conn.close()
+    return result
+
+
+def _ingest_worker(index: int, inbox: Queue, outbox: Queue) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    outbox.put(("ready", index, None))
+    job = inbox.get(timeout=300)
+    if job is None:
+        return
+    try:
+        outbox.put(("done", index, run_ingest_job(job)))
+    except Exception as exc:  # report instead of dying silently
+        outbox.put(("done", index, IngestResult([], [], [], errors=1,
+                                                first_error=f"client crashed: {exc!r}")))
+
+
+class ClientPool:
+    """Spawned client processes, each running one job."""
+
+    def __init__(self, size: int) -> None:
+        ctx = mp.get_context("spawn")
+        self.outbox: Queue = ctx.Queue()
+        self.inboxes: list[Queue] = [ctx.Queue() for _ in range(size)]
+        self.processes: list[SpawnProcess] = [
+            ctx.Process(target=_ingest_worker, args=(i, q, self.outbox), daemon=True)
+            for i, q in enumerate(self.inboxes)]
+        try:
+            for process in self.processes:
+                process.start()
+            for _ in self.processes:
+                self.outbox.get(timeout=120)  # ("ready", index, None)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        for inbox in self.inboxes:
+            try:
+                inbox.put(None)
+            except (OSError, ValueError):
+                pass
+        for process in self.processes:
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join(5)
+
+
+@dataclasses.dataclass
+class IngestReport:
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    ok_in_window: int
+    acknowledged: int
+    errors: int
+    first_error: str
+    server_ms_per_request: float
+    client_cpu_share: float
+    box_busy: float
+    stored_sqlite: int
+    stored_rest: int
+    lost: int
+    unexpected: int
+
+
+def measure_ingest(server: Server, concurrency: int, warmup: float, seconds: float) -> IngestReport:
+    pool = ClientPool(concurrency)
+    try:
+        start_at = time.monotonic() + 0.3
+        measure_from = start_at + warmup
+        end_at = measure_from + seconds
+        for index, inbox in enumerate(pool.inboxes):
+            inbox.put(IngestJob(server.rest, index, start_at, measure_from, end_at))
+        time.sleep(max(0.0, measure_from - time.monotonic()))
+        cpu_before, (busy_before, total_before) = tree_cpu_seconds(server.process.pid), box_busy()
+        time.sleep(max(0.0, end_at - time.monotonic()))
+        cpu_after, (busy_after, total_after) = tree_cpu_seconds(server.process.pid), box_busy()
+        results: list[IngestResult] = []
+        for _ in range(concurrency):
+            kind, _, result = pool.outbox.get(timeout=120)
+            results.append(result)
+    finally:
+        pool.close()
+    latencies = sorted(x for r in results for x in r.latencies)
+    ok = sum(r.ok_in_window for r in results)
+    acknowledged = {s for r in results for s in r.acknowledged}
+    uncertain = {s for r in results for s in r.uncertain}
+    in_sqlite = stored_seqs_sqlite(server.database_path)
+    in_rest = stored_seqs_rest(server, len(in_sqlite))
+    stored = in_sqlite | in_rest
+    cores = os.cpu_count() or 1
+    return IngestReport(
+        rate=ok / seconds, p50_ms=percentile(latencies, 0.5) * 1000,
+        p99_ms=percentile(latencies, 0.99) * 1000, ok_in_window=ok,
+        acknowledged=len(acknowledged), errors=sum(r.errors for r in results),
+        first_error=next((r.first_error for r in results if r.first_error), ""),
+        server_ms_per_request=(cpu_after - cpu_before) * 1000 / ok if ok else float("nan"),
+        client_cpu_share=sum(r.cpu_seconds for r in results) / (seconds * cores),
+        box_busy=(busy_after - busy_before) / (total_after - total_before)
+        if total_after > total_before else float("nan"),
+        stored_sqlite=len(in_sqlite), stored_rest=len(in_rest),
+        lost=len(acknowledged - in_sqlite) + len(acknowledged - in_rest),
+        unexpected=len(stored - acknowledged - uncertain))
+
+
+def stored_seqs_sqlite(database_path: pathlib.Path) -> set[str]:
+    conn = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = conn.execute("SELECT json_extract(data, '$.user_data.bench_seq') FROM attestation "
+                            "WHERE type = 'generic'").fetchall()
+    finally:
+        conn.close()
+    return {r[0] for r in rows if r[0]}
+
+
+def stored_seqs_rest(server: Server, expected: int) -> set[str]:
+    """Walk GET /api/v2/attestations/acme?flow=f by cursor, 100 a page."""
+    seqs: set[str] = set()
+    host, port = server.rest.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    after: str | None = None
+    try:
+        for _ in range(expected // 100 + 20):
+            path = f"/api/v2/attestations/{ORG}?flow={FLOW}&per_page=100"
+            if after:
+                path += f"&after={quote(after)}"
+            conn.request("GET", path, headers=AUTH)
+            response = conn.getresponse()
+            payload = response.read()
+            expect(response.status, payload, (200,), "listing attestations")
+            page = json.loads(payload)
+            for row in page.get("data") or []:
+                seq = (row.get("user_data") or {}).get("bench_seq")
+                if seq:
+                    seqs.add(seq)
+            following = (page.get("_links") or {}).get("next")
+            if not following:
+                return seqs
+            after = parse_qs(urlparse(following).query)["after"][0]
+        raise RuntimeError("the attestation cursor walk did not end")
+    finally:
+        conn.close()
+
+
+def print_ingest(report: IngestReport, concurrency: int) -> None:
+    print(f"  c={concurrency}: {report.rate:,.0f} attestations/s, p50 {report.p50_ms:.1f} ms, "
+          f"p99 {report.p99_ms:.1f} ms ({report.ok_in_window} in window, {report.errors} errors)")
+    print(f"  server CPU {report.server_ms_per_request:.2f} ms/attestation, clients "
+          f"{report.client_cpu_share * 100:.0f} % of the box, box busy {report.box_busy * 100:.0f} %")
+    if report.first_error:
+        print(f"  first error: {report.first_error}")
+    print(f"  verification: {report.acknowledged} acknowledged (201), {report.stored_sqlite} in the "
+          f"SQLite file, {report.stored_rest} by cursor walk; lost {report.lost}, "
+          f"unexpected {report.unexpected} -> {'OK' if report.lost == 0 else 'LOST ATTESTATIONS'}")
+    met = report.rate >= INGEST_TARGET and report.lost == 0
+    print(f"  target >= {INGEST_TARGET:.0f}/s with nothing lost: {'MET' if met else 'MISSED'}",
+          flush=True)
+
+
+# ---- 2. upload -----------------------------------------------------------------------------
+
+class RssSampler:
+    """Polls VmRSS of some processes every few ms and keeps each one's maximum."""
+
+    def __init__(self, pids: list[int], interval: float = 0.002, max_seconds: float = 300) -> None:
+        self.pids = pids
+        self.peak = {pid: memory_kib(pid).get("VmRSS", 0) for pid in pids}
+        self._stop = threading.Event()
+        self._interval = interval
+        self._max_seconds = max_seconds
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        deadline = time.monotonic() + self._max_seconds
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            for pid in self.pids:
+                rss = memory_kib(pid).get("VmRSS", 0)
+                if rss > self.peak[pid]:
+                    self.peak[pid] = rss
+            self._stop.wait(self._interval)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+@dataclasses.dataclass
+class MemoryPoint:
+    label: str
+    size: int
+    seconds: float
+    status: int
+    pid: int
+    before_kib: int
+    peak_hwm_kib: int  # VmHWM after a reset (0: reset unsupported)
+    peak_sampled_kib: int
+    after_kib: int
+
+    @property
+    def growth_kib(self) -> int:
+        return max(self.peak_hwm_kib, self.peak_sampled_kib) - self.before_kib
+
+
+def measure_memory(server: Server, label: str, size: int,
+                   action: Callable[[], int]) -> MemoryPoint:
+    """Run `action` (one HTTP request) and find which shim worker grew most."""
+    workers = server.shim_workers()
+    before = {pid: memory_kib(pid).get("VmRSS", 0) for pid in workers}
+    reset = {pid: reset_peak(pid) for pid in workers}
+    started = time.monotonic()
+    with RssSampler(workers) as sampler:
+        status = action()
+    seconds = time.monotonic() - started
+    time.sleep(0.05)
+    points = []
+    for pid in workers:
+        memory = memory_kib(pid)
+        hwm = memory.get("VmHWM", 0) if reset[pid] else 0
+        points.append(MemoryPoint(label, size, seconds, status, pid, before[pid], hwm,
+                                  sampler.peak[pid], memory.get("VmRSS", 0)))
+    return max(points, key=lambda p: p.growth_kib)
+
+
+def measure_upload(server: Server, uploads: int, size: int) -> list[MemoryPoint]:
+    points = []
+    rng = random.Random(7)
+    for n in range(uploads):
+        content = rng.randbytes(size)  # distinct each time: blobs are content-addressed
+        body, content_type = multipart(
+            {"data_json": json.dumps({"attestation_name": f"upload-{n}", "is_compliant": True})},
+            {"attachment_file": (f"evidence-{n}.bin", content)})
+        answer: dict[str, bytes] = {}
+
+        def upload(body: bytes = body, content_type: str = content_type,
+                   answer: dict[str, bytes] = answer) -> int:
+            status, payload = http_call(
+                server.rest, "POST", f"/api/v2/attestations/{ORG}/{FLOW}/trail/{TRAIL}/generic",
+                body, {**AUTH, "Content-Type": content_type}, timeout=120)
+            answer["body"] = payload
+            return status
+
+        point = measure_memory(server, f"upload #{n + 1}", size, upload)
+        if point.status != 201:
+            raise RuntimeError(f"upload failed: HTTP {point.status} {answer['body'][:300]!r}")
+        points.append(point)
+        print_memory(point)
+
+        # Read it back: same bytes, and what the download costs (informative).
+        uid = latest_upload_uid(server, f"upload-{n}")
+        fetched: dict[str, bytes] = {}
+
+        def download(uid: str = uid, fetched: dict[str, bytes] = fetched) -> int:
+            status, payload = http_call(
+                server.rest, "GET", f"/api/v2/attestations/{ORG}/{FLOW}/trail/{TRAIL}"
+                                    f"/attestation/{uid}/evidence", headers=AUTH, timeout=120)
+            fetched["body"] = payload
+            return status
+
+        back = measure_memory(server, f"download #{n + 1}", size, download)
+        same = hashlib.sha256(fetched["body"]).digest() == hashlib.sha256(content).digest()
+        print_memory(back, "" if same and back.status == 200 else
+                     f"  !! HTTP {back.status}, content {'matches' if same else 'DIFFERS'}")
+    return points
+
+
+def latest_upload_uid(server: Server, name: str) -> str:
+    status, body = http_call(server.rest, "GET", f"/api/v2/attestations/{ORG}/{FLOW}/trail/{TRAIL}/{name}",
+                             headers=AUTH)
+    expect(status, body, (200,), "reading the upload's attestation")
+    return json.loads(body)[0]["attestation_id"]
+
+
+def print_memory(point: MemoryPoint, note: str = "") -> None:
+    hwm = f"{point.peak_hwm_kib / 1024:.1f}" if point.peak_hwm_kib else "n/a"
+    print(f"  {point.label:<12} {point.size / MIB:.0f} MiB in {point.seconds * 1000:.0f} ms "
+          f"({point.size / MIB / point.seconds:.0f} MiB/s), worker {point.pid}: RSS "
+          f"{point.before_kib / 1024:.1f} -> peak {hwm} (VmHWM) / {point.peak_sampled_kib / 1024:.1f}"
+          f" (sampled) -> {point.after_kib / 1024:.1f} MiB after; growth "
+          f"{point.growth_kib / 1024:.1f} MiB = {point.growth_kib * 1024 / point.size:.2f}x the file"
+          f"{note}", flush=True)
+
+
+# ---- 3. seeding ----------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Sample:
+    fingerprint: str
+    commit: str
+
+
+def seed_artifacts(server: Server, count: int, trails: int, samples: int, analyze: bool
+                   ) -> list[Sample]:
+    """`count` artifacts in `trails` new trails of the flow, inserted straight into the SQLite
+    file through the project's models. Rows copy a trail and an artifact made over REST, so they
+    hold what the product itself writes. Returns `samples` random seeded artifacts."""
+    import peewee
+
+    from evidence_grpc.storage.db import database, init_database, migrate
+    from evidence_grpc.storage.models import Artifact, Flow, Organization, Trail
+
+    template_fp = "0" * 63 + "1"
+    status, body = http_call(server.rest, "POST", f"/api/v2/artifacts/{ORG}/{FLOW}", json.dumps({
+        "fingerprint": template_fp, "filename": "app.tar", "build_url": "https://ci.example/b/1",
+        "commit_url": "https://git.example/c/1", "git_commit": "0" * 39 + "1", "trail_name": TRAIL,
+        "template_reference_name": "app"}).encode(), {**AUTH, "Content-Type": "application/json"})
+    expect(status, body, (200, 201), "reporting the template artifact")
+
+    init_database(server.database_url)
+    migrate()
+    db = database.obj
+    rng = random.Random(1)
+    wanted = set(rng.sample(range(count), min(samples, count)))
+    picked: list[Sample] = []
+    with database.connection_context():
+        db.execute_sql("PRAGMA cache_size = -400000")  # 400 MB, for the index builds
+        db.execute_sql("PRAGMA temp_store = MEMORY")
+        db.execute_sql("PRAGMA foreign_keys = OFF")  # parents exist; spares a lookup per row
+        db.execute_sql("PRAGMA synchronous = OFF")
+        org = Organization.get(Organization.name == ORG)
+        flow = Flow.get((Flow.organization == org) & (Flow.name == FLOW))
+        trail_row = Trail.select().where((Trail.flow == flow) & (Trail.name == TRAIL)).dicts().get()
+        artifact_row = (Artifact.select().where(Artifact.fingerprint == template_fp).dicts().get())
+        started = time.monotonic()
+        base = time.time() - count  # one artifact a second, ending now
+
+        trail_fields = [f for f in Trail._meta.sorted_fields if f.name != "id"]
+        trail_ids: list[int] = []
+        with db.atomic():
+            rows = []
+            for j in range(trails):
+                stamp = base + j * (count / trails)
+                values = {**trail_row, "name": f"seed-{j:07d}", "created_at": stamp,
+                          "last_modified_at": stamp}
+                rows.append(tuple(values[f.name] for f in trail_fields))
+            for chunk in range(0, len(rows), 1000):
+                Trail.insert_many(rows[chunk:chunk + 1000], fields=trail_fields).execute()
+            trail_ids = [r[0] for r in Trail.select(Trail.id).where(
+                (Trail.flow == flow) & (Trail.name.startswith("seed-")))
+                .order_by(Trail.name).tuples()]
+        if len(trail_ids) != trails:
+            raise RuntimeError(f"seeded {len(trail_ids)} trails, wanted {trails}")
+
+        # Bulk loads go faster without the indexes; they are rebuilt, unchanged, afterwards.
+        indexes = db.execute_sql("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
+                                 "AND tbl_name = 'artifact' AND sql IS NOT NULL").fetchall()
+        for name, _ in indexes:
+            db.execute_sql(f'DROP INDEX "{name}"')
+        fields = [f for f in Artifact._meta.sorted_fields if f.name != "id"]
+        position = {f.name: i for i, f in enumerate(fields)}
+        template = tuple(artifact_row[f.name] for f in fields)
+        chunk_size = max(1, min(1000, 30000 // len(fields)))  # SQLite allows 32,766 variables
+        done = 0
+        last_print = time.monotonic()
+        for start in range(0, count, 50_000):
+            with db.atomic():
+                for chunk in range(start, min(count, start + 50_000), chunk_size):
+                    rows = []
+                    for i in range(chunk, min(count, start + 50_000, chunk + chunk_size)):
+                        fp = f"{rng.getrandbits(256):064x}"
+                        commit = f"{rng.getrandbits(160):040x}"
+                        row = list(template)
+                        row[position["fingerprint"]] = fp
+                        row[position["git_commit"]] = commit
+                        row[position["trail"]] = trail_ids[i * trails // count]
+                        row[position["name"]] = f"artifact-{i}.tar"
+                        row[position["created_at"]] = row[position["last_modified_at"]] = base + i
+                        if "git_commit_info" in position and row[position["git_commit_info"]]:
+                            row[position["git_commit_info"]] = {
+                                **row[position["git_commit_info"]], "sha1": commit}
+                        rows.append(tuple(row))
+                        if i in wanted:
+                            picked.append(Sample(fp, commit))
+                    Artifact.insert_many(rows, fields=fields).execute()
+                    done += len(rows)
+            if time.monotonic() - last_print > 10:
+                last_print = time.monotonic()
+                print(f"    ... {done:,} artifacts ({done / (last_print - started):,.0f}/s)", flush=True)
+        inserted = time.monotonic()
+        for _, sql in indexes:
+            db.execute_sql(sql)
+        indexed = time.monotonic()
+        if analyze:
+            db.execute_sql("ANALYZE")
+        db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        total = Artifact.select(peewee.fn.COUNT(Artifact.id)).where(Artifact.flow == flow).scalar()
+        finished = time.monotonic()
+    size = server.database_path.stat().st_size
+    print(f"  seeded {count:,} artifacts in {trails:,} trails in {finished - started:.1f} s "
+          f"(rows {inserted - started:.1f} s = {count / max(inserted - started, 1e-9):,.0f}/s, "
+          f"{len(indexes)} indexes rebuilt {indexed - inserted:.1f} s{', ANALYZE' if analyze else ''});"
+          f" flow '{FLOW}' now holds {total:,} artifacts, database {size / MIB:,.0f} MiB", flush=True)
+    rng.shuffle(picked)
+    return picked
+
+
+def unambiguous(database_path: pathlib.Path, samples: list[Sample], length: int) -> list[Sample]:
+    """Samples whose `length`-character fingerprint prefix matches only them."""
+    conn = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True, timeout=30)
+    try:
+        kept = []
+        for sample in samples:
+            prefix = sample.fingerprint[:length]
+            upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+            (n,) = conn.execute("SELECT COUNT(*) FROM artifact WHERE organization_id = "
+                                "(SELECT id FROM organization WHERE name = ?) AND fingerprint >= ? "
+                                "AND fingerprint < ?", (ORG, prefix, upper)).fetchone()
+            if n == 1:
+                kept.append(sample)
+        return kept
+    finally:
+        conn.close()
+
+
+# ---- 3. lookups ----------------------------------------------------------------------------
+
+LOOKUPS = ("fingerprint", "prefix8", "commit", "search")
+LOOKUP_LABELS = {"fingerprint": "fingerprint (full)", "prefix8": "fingerprint prefix (8)",
+                 "commit": "commit sha (full)", "search": "search (8-char prefix)"}
+
+
+def lookup_path(kind: str, sample: Sample) -> str:
+    if kind == "fingerprint":
+        return f"/api/v2/artifacts/{ORG}/{FLOW}/fingerprint/{sample.fingerprint}"
+    if kind == "prefix8":
+        return f"/api/v2/artifacts/{ORG}/{FLOW}/fingerprint/{sample.fingerprint[:8]}"
+    if kind == "commit":
+        return f"/api/v2/artifacts/{ORG}/{FLOW}/commit_sha/{sample.commit}"
+    return f"/api/v2/search/{ORG}/sha/{sample.fingerprint[:8]}"
+
+
+def lookup_ok(kind: str, sample: Sample, payload: bytes) -> bool:
+    data = json.loads(payload)
+    if kind in ("fingerprint", "prefix8"):
+        return data.get("fingerprint") == sample.fingerprint
+    if kind == "commit":
+        rows = data if isinstance(data, list) else data.get("data", [])
+        return any(r.get("git_commit") == sample.commit for r in rows)
+    return any(a.get("fingerprint") == sample.fingerprint for a in data.get("artifacts", []))
+
+
+@dataclasses.dataclass
+class LatencyRow:
+    label: str
+    n: int
+    p50_ms: float
+    p99_ms: float
+    mean_ms: float
+    errors: int = 0
+    note: str = ""
+
+
+def latency_row(label: str, latencies: list[float], errors: int = 0, note: str = "") -> LatencyRow:
+    ordered = sorted(latencies)
+    return LatencyRow(label, len(ordered), percentile(ordered, 0.5) * 1000,
+                      percentile(ordered, 0.99) * 1000,
+                      statistics.fmean(ordered) * 1000 if ordered else float("nan"), errors, note)
+
+
+def budgeted(call: Callable[[int], bool], warmup: int, requests: int, budget: float
+             ) -> tuple[list[float], int, bool]:
+    """Run call(i) `warmup` times (within a fifth of the budget, not timed), then `requests`
+    times timed, stopping at the budget. Returns (latencies of successes, failures, stopped)."""
+    warm_deadline = time.monotonic() + budget * 0.2
+    for i in range(warmup):
+        if time.monotonic() > warm_deadline:
+            break
+        call(i)
+    latencies: list[float] = []
+    failures = 0
+    deadline = time.monotonic() + budget
+    for i in range(warmup, warmup + requests):
+        if time.monotonic() > deadline:
+            return latencies, failures, True
+        started = time.perf_counter()
+        ok = call(i)
+        elapsed = time.perf_counter() - started
+        if ok:
+            latencies.append(elapsed)
+        else:
+            failures += 1
+    return latencies, failures, False
+
+
+def measure_rest_lookup(server: Server, kind: str, samples: list[Sample], requests: int,
+                        warmup: int, budget: float) -> LatencyRow:
+    host, port = server.rest.rsplit(":", 1)
+    conns = [http.client.HTTPConnection(host, int(port), timeout=60)]
+    first_error: list[str] = []
+
+    def call(i: int) -> bool:
+        sample = samples[i % len(samples)]
+        try:
+            conns[0].request("GET", lookup_path(kind, sample), headers=AUTH)
+            response = conns[0].getresponse()
+            payload = response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            conns[0].close()
+            conns[0] = http.client.HTTPConnection(host, int(port), timeout=60)
+            first_error.append(f"{type(exc).__name__}: {exc}")
+            return False
+        if response.status != 200 or not lookup_ok(kind, sample, payload):
+            first_error.append(f"HTTP {response.status}: {payload[:200]!r}")
+            return False
+        return True
+
+    try:
+        latencies, errors, stopped = budgeted(call, warmup, requests, budget)
+    finally:
+        conns[0].close()
+    note = f"stopped at the {budget:g} s budget" if stopped else ""
+    if first_error:
+        note = f"{note}; first error: {first_error[0]}".lstrip("; ")
+    return latency_row(f"REST  {LOOKUP_LABELS[kind]}", latencies, errors, note)
+
+
+def domain_calls(kind: str, org: Any, html_base: str) -> tuple[Callable[[Sample], Any],
+                                                                 Callable[[Sample], Any]]:
+    """(the bare domain lookup, the lookup plus building its answer) for a kind."""
+    from evidence_grpc.domain import artifacts
+
+    if kind == "fingerprint":
+        def find(s: Sample) -> Any:
+            return [artifacts.find_by_fingerprint(org, FLOW, s.fingerprint)]
+    elif kind == "prefix8":
+        def find(s: Sample) -> Any:
+            return [artifacts.find_by_fingerprint(org, FLOW, s.fingerprint[:8])]
+    elif kind == "commit":
+        def find(s: Sample) -> Any:
+            return artifacts.find_by_commit(org, FLOW, s.commit)
+    else:
+        def find(s: Sample) -> Any:
+            return artifacts.search(org, s.fingerprint[:8], html_base)
+
+        return find, find
+
+    def with_views(s: Sample) -> Any:
+        return artifacts.artifact_views(org, find(s), html_base)
+
+    return find, with_views
+
+
+def measure_domain(kind: str, samples: list[Sample], requests: int, warmup: int, budget: float
+                   ) -> list[LatencyRow]:
+    from evidence_grpc.storage.db import database
+    from evidence_grpc.storage.models import Organization
+
+    rows = []
+    with database.connection_context():
+        org = Organization.get(Organization.name == ORG)
+        find, with_views = domain_calls(kind, org, "http://127.0.0.1")
+        variants = [("find", find)] if find is with_views else [("find", find),
+                                                                ("find+views", with_views)]
+        for name, lookup in variants:
+            def call(i: int, lookup: Callable[[Sample], Any] = lookup) -> bool:
+                lookup(samples[i % len(samples)])
+                return True
+
+            latencies, _, stopped = budgeted(call, warmup, requests, budget)
+            note = f"stopped at the {budget:g} s budget" if stopped else ""
+            rows.append(latency_row(f"in-process {name:<10} {LOOKUP_LABELS[kind]}", latencies,
+                                    note=note))
+    return rows
+
+
+def connection_cost(repeat: int = 300) -> LatencyRow:
+    """What `database.connection_context()` (one per call in the DatabaseInterceptor) costs."""
+    from evidence_grpc.storage.db import database
+    from evidence_grpc.storage.models import Organization
+
+    latencies = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        with database.connection_context():
+            Organization.select(Organization.id).limit(1).tuples().first()
+        latencies.append(time.perf_counter() - started)
+    return latency_row("in-process open+pragmas+1 query+close", latencies)
+
+
+@contextmanager
+def recording_sql() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
+    """Every (sql, params) peewee runs inside the block."""
+    from evidence_grpc.storage.db import database
+
+    db = database.obj
+    original = db.execute_sql
+    statements: list[tuple[str, tuple[Any, ...]]] = []
+
+    def execute_sql(sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
+        statements.append((sql, tuple(params or ())))
+        return original(sql, params, *args, **kwargs)
+
+    db.execute_sql = execute_sql
+    try:
+        yield statements
+    finally:
+        del db.execute_sql
+
+
+def shorten_sql(sql: str, limit: int = 400) -> str:
+    """The statement with long select lists folded, so its FROM / WHERE / ORDER BY show."""
+    def fold(match: re.Match) -> str:
+        columns = match.group(2)
+        if len(columns) <= 80:
+            return match.group(0)
+        return f"{match.group(1)}<{columns.count(',') + 1} columns> FROM "
+
+    shown = re.sub(r"^(SELECT (?:DISTINCT )?)(.*?) FROM ", fold, sql, count=1, flags=re.S)
+    return shown if len(shown) <= limit else shown[:limit] + " ..."
+
+
+def explain(database_path: pathlib.Path, kind: str, sample: Sample, repeat: int = 20) -> None:
+    """The SQL one in-process lookup runs, with each statement's plan and median time."""
+    from evidence_grpc.storage.db import database
+    from evidence_grpc.storage.models import Organization
+
+    with database.connection_context():
+        org = Organization.get(Organization.name == ORG)
+        _, with_views = domain_calls(kind, org, "http://127.0.0.1")
+        with recording_sql() as statements:
+            with_views(sample)
+    conn = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True, timeout=30)
+    try:
+        print(f"\n  {LOOKUP_LABELS[kind]}: {len(statements)} statements per lookup (with its answer)")
+        for sql, params in statements:
+            timings = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                conn.execute(sql, params).fetchall()
+                timings.append(time.perf_counter() - started)
+                if timings[-1] > 0.5:
+                    break
+            plan = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
+            shown = shorten_sql(sql)
+            print(f"    [{statistics.median(timings) * 1000:8.3f} ms] {shown}")
+            for row in plan:
+                print(f"        plan: {row[-1]}")
+    finally:
+        conn.close()
+
+
+def print_latency_header() -> None:
+    print(f"  {'lookup':<50} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8} {'errors':>6}")
+
+
+def print_latency(row: LatencyRow) -> None:
+    print(f"  {row.label:<50} {row.n:>6} {row.p50_ms:>8.2f} {row.p99_ms:>8.2f} {row.mean_ms:>8.2f}"
+          f" {row.errors:>6}{'  (' + row.note + ')' if row.note else ''}", flush=True)
+
+
+# ---- main ----------------------------------------------------------------------------------
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true",
+                   help="100k artifacts, 5 s ingest, 1,000 lookups of each kind")
+    p.add_argument("--artifacts", type=int, help="artifacts to seed (default 1,000,000)")
+    p.add_argument("--trails", type=int,
+                   help="trails the artifacts are spread over (default artifacts / 10)")
+    p.add_argument("--seconds", type=float, help="ingest measurement (default 10)")
+    p.add_argument("--warmup", type=float, default=2.0, help="ingest warm-up, not counted (default 2)")
+    p.add_argument("--concurrency", type=int, default=8, help="ingest client processes (default 8)")
+    p.add_argument("--lookups", type=int, help="requests per lookup kind (default 3,000)")
+    p.add_argument("--lookup-budget", type=float, default=30.0,
+                   help="at most this many seconds per lookup kind and mode (default 30)")
+    p.add_argument("--uploads", type=int, default=2, help="10 MiB uploads to measure (default 2)")
+    p.add_argument("--upload-mib", type=float, default=10.0, help="upload size (default 10 MiB)")
+    p.add_argument("--workers", type=int, help="HTTP worker processes (server default)")
+    p.add_argument("--parts", default="ingest,upload,lookup",
+                   help="comma-separated of ingest,upload,lookup (default all)")
+    p.add_argument("--analyze", action="store_true",
+                   help="run ANALYZE after seeding (the product does not; changes the plans)")
+    p.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = p.parse_args(argv)
+    quick = args.quick
+    args.artifacts = args.artifacts if args.artifacts is not None else (100_000 if quick else 1_000_000)
+    args.trails = args.trails if args.trails is not None else max(1, args.artifacts // 10)
+    args.seconds = args.seconds if args.seconds is not None else (5.0 if quick else 10.0)
+    args.lookups = args.lookups if args.lookups is not None else (1000 if quick else 3000)
+    args.parts = [x for x in args.parts.split(",") if x]
+    unknown = set(args.parts) - {"ingest", "upload", "lookup"}
+    if unknown:
+        p.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    if args.artifacts < 1 or args.trails < 1 or args.trails > args.artifacts:
+        p.error("need 1 <= --trails <= --artifacts")
+    return args
+
+
+def run_lookups(server: Server, args: argparse.Namespace) -> list[LatencyRow]:
+    warmup = min(200, max(20, args.lookups // 10))
+    samples = seed_artifacts(server, args.artifacts, args.trails, args.lookups + warmup, args.analyze)
+    usable = unambiguous(server.database_path, samples, 8)
+    if len(usable) < len(samples):
+        print(f"  ({len(samples) - len(usable)} sampled artifacts skipped: their 8-char prefix is "
+              "shared)")
+    print(f"\n  c=1, {args.lookups:,} random existing artifacts per kind after {warmup} warm-up "
+          f"requests, at most {args.lookup_budget:.0f} s per kind and mode")
+    print_latency_header()
+    rows = []
+    for kind in LOOKUPS:
+        row = measure_rest_lookup(server, kind, usable, args.lookups, warmup, args.lookup_budget)
+        rows.append(row)
+        print_latency(row)
+    for kind in LOOKUPS:
+        for row in measure_domain(kind, usable, args.lookups, warmup, args.lookup_budget):
+            rows.append(row)
+            print_latency(row)
+    row = connection_cost()
+    rows.append(row)
+    print_latency(row)
+    print("\n  SQL of one in-process lookup: median time of each statement alone (raw sqlite3, "
+          "page cache warm) and its EXPLAIN QUERY PLAN")
+    for kind in LOOKUPS:
+        explain(server.database_path, kind, usable[0])
+    rest = [r for r in rows if r.label.startswith("REST") and "search" not in r.label]
+    worst = max(rest, key=lambda r: r.p99_ms)
+    met = all(r.p99_ms < LOOKUP_TARGET_MS and r.errors == 0 for r in rest)
+    print(f"\n  target REST p99 < {LOOKUP_TARGET_MS:.0f} ms (fingerprint, prefix, commit): "
+          f"{'MET' if met else 'MISSED'} (worst {worst.label.strip()} p99 {worst.p99_ms:.2f} ms)",
+          flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-evidence-"))
+    try:
+        load = load_average()
+        print(f"bench_evidence: {os.cpu_count()} cores, 1-min load {load if load is not None else '?'}"
+              f", sqlite {sqlite3.sqlite_version}, workdir {workdir}", flush=True)
+        if load is not None and load > 0.5:
+            print(f"WARNING: the machine is already busy (load {load:.2f}); rates will be low and noisy.",
+                  flush=True)
+        with running_server(workdir, args.workers) as server:
+            create_flow_and_trail(server)
+            print(f"server: REST {server.rest} (shim workers {server.shim_workers()}), "
+                  f"gRPC {server.grpc}, {server.database_path}", flush=True)
+            if "ingest" in args.parts:
+                body_size = len(json.dumps(ingest_body("w0-0", user_data_padding(), 0)))
+                print(f"\n[1] ingest: generic attestations, ~{body_size} B data_json, "
+                      f"{args.concurrency} clients, {args.warmup:g} s warm-up + "
+                      f"{args.seconds:g} s", flush=True)
+                print_ingest(measure_ingest(server, args.concurrency, args.warmup, args.seconds),
+                             args.concurrency)
+            if "upload" in args.parts:
+                size = int(args.upload_mib * MIB)
+                print(f"\n[2] upload: {size / MIB:g} MiB attachment_file on a generic attestation, "
+                      f"peak RSS growth of the shim worker that handled it", flush=True)
+                points = measure_upload(server, args.uploads, size)
+                worst = max(points, key=lambda p: p.growth_kib)
+                ratio = worst.growth_kib * 1024 / size
+                print(f"  target peak growth < {UPLOAD_TARGET:g}x the file: "
+                      f"{'MET' if ratio < UPLOAD_TARGET else 'MISSED'} (worst {ratio:.2f}x)",
+                      flush=True)
+            if "lookup" in args.parts:
+                print(f"\n[3] lookups with {args.artifacts:,} artifacts in {args.trails:,} trails",
+                      flush=True)
+                run_lookups(server, args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    finally:
+        if args.keep:
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
