@@ -188,3 +188,11 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     assert len(stats["environments"][0]["deployment_frequency"]) == 1
     assert stats["environments"][0]["lead_times"][0]["lead_time_seconds"] >= 0
     assert json.dumps(stats["_links"]) == "null"
+
+
+def test_tag_environment(live: RunningServer) -> None:
+    env = unique("tagged")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("tag", "env", env, "--set", "tier=prod", "--set", "team=core")
+    live.kosli("tag", "environment", env, "--unset", "team")
+    assert live.kosli_json("get", "environment", env)["tags"] == {"tier": "prod"}

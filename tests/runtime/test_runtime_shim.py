@@ -3,6 +3,8 @@ JSON shapes the contract and the kosli CLI read."""
 
 from __future__ import annotations
 
+import json
+
 from tests.conftest import BOB_KEY, bearer
 
 FP1, FP2 = "a" * 64, "b" * 64
@@ -202,3 +204,30 @@ def test_repos_and_statistics_answers(client):
                       headers=H).status_code == 400
     deployed = client.get("/api/v2/deployments/acme", headers=H).json
     assert deployed["deployments"] == [] and deployed["total_count"] == 0
+
+
+def test_tags_on_environments_and_repos(client):
+    create(client)
+    for kind in ("env", "environment", "environments"):
+        answer = client.patch(f"/api/v2/tags/acme/{kind}/prod", headers=H,
+                              json={"set_tags": {"tier": kind}, "remove_tags": []})
+        assert answer.status_code == 200, answer.json
+        assert client.get("/api/v2/environments/acme/prod", headers=H).json["tags"] == {"tier": kind}
+    client.patch("/api/v2/tags/acme/env/prod", headers=H,
+                 json={"set_tags": {}, "remove_tags": ["tier"]})
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["tags"] == {}
+    assert client.patch("/api/v2/tags/acme/env/nope", headers=H,
+                        json={"set_tags": {"a": "b"}, "remove_tags": []}).status_code == 404
+
+    # A repo is learned from the repo_info of a trail, then tagged by its provider id.
+    client.put("/api/v2/flows/acme", headers=H, json={"name": "f", "description": "", "template": []})
+    repo_info = {"name": "acme/demo", "url": "https://github.com/acme/demo", "id": "4711",
+                 "provider": "github"}
+    begun = client.put("/api/v2/trails/acme/f", headers=H, content_type="multipart/form-data",
+                       data={"data_json": json.dumps({"name": "t1",
+                                                 "repo_info": repo_info})})
+    assert begun.status_code == 201, begun.json
+    tagged = client.patch("/api/v2/tags/acme/repo/4711", headers=H,
+                          json={"set_tags": {"team": "core"}, "remove_tags": []})
+    assert tagged.status_code == 200, tagged.json
+    assert client.get("/api/v2/repos/acme/acme/demo", headers=H).json["tags"] == {"team": "core"}

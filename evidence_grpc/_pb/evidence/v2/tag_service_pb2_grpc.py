@@ -47,7 +47,8 @@ class TagServiceServicer:
     """
 
     def UpdateTags(self, request, context):
-        """resource_type as the CLI passes it: flow(s), env, environment(s), repo(s).
+        """Set and remove tags of a flow, environment or repo; resource_type as the CLI passes it:
+        flow(s), env, environment(s), repo(s).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
