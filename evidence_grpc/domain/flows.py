@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..storage.db import contains, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, contains, now, retry_on_conflict, write_transaction
 from ..storage.models import Flow, FlowAlias, Organization
 from .errors import AlreadyExists, NotFound, validation_error
 from .names import check_name
@@ -62,9 +62,15 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
     return retry_on_conflict(write)
 
 
+_FLOW_BY_NAME = Prepared(lambda org, name: Flow.select().where((Flow.organization == org)
+                                                              & (Flow.name == name)),
+                        org=int, name=str)
+
+
 def find_flow(org: Organization, name: str) -> Flow:
     """The flow of that name, or the renamed flow that had it."""
-    flow = Flow.get_or_none((Flow.organization == org) & (Flow.name == name))
+    found = _FLOW_BY_NAME.models(Flow, org=org.id, name=name)
+    flow = found[0] if found else None
     if flow is None:
         alias = (FlowAlias.select(FlowAlias, Flow).join(Flow)
                  .where((FlowAlias.organization == org) & (FlowAlias.name == name)).first())

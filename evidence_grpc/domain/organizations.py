@@ -11,7 +11,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import database, now, write_transaction
+from ..storage.db import Prepared, now, write_transaction
 from ..storage.models import ApiKey, Membership, Organization, User
 from .errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
 from .names import check_name
@@ -77,39 +77,30 @@ _ORG_COLUMNS = ("id", "name", "kind", "features", "experimental_features_enabled
                 "last_modified_at")
 
 
-_ORG_SENTINEL, _KEY_SENTINEL = "\x00org", "\x00key"
-_compiled: dict[type, tuple[str, list[Any]]] = {}
+def _authentication_query(org_name: str, key_hash: str) -> peewee.SelectQuery:
+    """Key -> user -> membership of the named organization, in one statement."""
+    org_id = Organization.select(Organization.id).where(Organization.name == org_name)
+    member = Membership.alias()
+    return (ApiKey.select(ApiKey.expires_at, *[getattr(User, c) for c in _USER_COLUMNS],
+                          *[getattr(Organization, c) for c in _ORG_COLUMNS])
+            .join(User)
+            .join(member, peewee.JOIN.LEFT_OUTER,
+                  on=(member.user == User.id) & (member.organization == org_id))
+            .join(Organization, peewee.JOIN.LEFT_OUTER, on=(Organization.id == member.organization))
+            .where((ApiKey.key_hash == key_hash) & (ApiKey.revoked == False))  # noqa: E712
+            .limit(1))
 
 
-def _authentication_sql() -> tuple[str, list[Any]]:
-    """Key -> user -> membership of the named organization as one statement, compiled once
-    per SQL dialect (this runs on every call; peewee's query building costs more than the
-    query itself)."""
-    db = database.obj
-    if type(db) not in _compiled:
-        org_id = Organization.select(Organization.id).where(Organization.name == _ORG_SENTINEL)
-        member = Membership.alias()
-        query = (ApiKey.select(ApiKey.expires_at, *[getattr(User, c) for c in _USER_COLUMNS],
-                               *[getattr(Organization, c) for c in _ORG_COLUMNS])
-                 .join(User)
-                 .join(member, peewee.JOIN.LEFT_OUTER,
-                       on=(member.user == User.id) & (member.organization == org_id))
-                 .join(Organization, peewee.JOIN.LEFT_OUTER,
-                       on=(Organization.id == member.organization))
-                 .where((ApiKey.key_hash == _KEY_SENTINEL) & (ApiKey.revoked == False))  # noqa: E712
-                 .limit(1))
-        _compiled[type(db)] = query.sql()
-    return _compiled[type(db)]
+# Runs on every call: compiled once (see storage.db.Prepared).
+_AUTHENTICATION = Prepared(_authentication_query, org_name=str, key_hash=str)
 
 
 def authenticate(header: str | None, org_name: str | None) -> Caller:
     """Resolve the key to its user and, when the request names an organization, check the
     user belongs to it. An unknown organization and a foreign one answer alike."""
     key_hash = hash_key(key_from_authorization(header))
-    sql, template = _authentication_sql()
-    params = [org_name or "" if p == _ORG_SENTINEL else key_hash if p == _KEY_SENTINEL else p
-              for p in template]
-    row = database.execute_sql(sql, params).fetchone()
+    rows = _AUTHENTICATION.rows(org_name=org_name or "", key_hash=key_hash)
+    row = rows[0] if rows else None
     if row is None or (row[0] is not None and row[0] < now()):
         raise Unauthenticated("Invalid API key")
     user = User(**dict(zip(_USER_COLUMNS, row[1:5], strict=True)))

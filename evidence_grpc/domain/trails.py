@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+import peewee
+
+from ..storage.db import Prepared, database, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .errors import NotFound
@@ -58,17 +61,18 @@ def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:
     return payload
 
 
+_TRAIL_OF_FLOW = Prepared(lambda flow, name: Trail.select().where((Trail.flow == flow)
+                                                                 & (Trail.name == name)),
+                         flow=int, name=str)
+
+
 def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
     """The trail of that flow (the flow also found by a former name), with its flow loaded."""
-    trail = (Trail.select(Trail, Flow).join(Flow)
-             .where((Flow.organization == org) & (Flow.name == flow_name)
-                    & (Trail.name == trail_name)).first())
-    if trail is not None:
-        return trail
     flow = find_flow(org, flow_name)
-    trail = Trail.get_or_none((Trail.flow == flow) & (Trail.name == trail_name))
-    if trail is None:
+    found = _TRAIL_OF_FLOW.models(Trail, flow=flow.id, name=trail_name)
+    if not found:
         raise NotFound(f"Trail '{trail_name}' not found in flow '{flow.name}'")
+    trail = found[0]
     trail.flow = flow
     return trail
 
@@ -91,16 +95,50 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     return page.apply(query.order_by(Trail.created_at.desc(), Trail.id.desc()))
 
 
+def _events_query() -> peewee.ModelSelect:
+    return (TrailEvent.select(TrailEvent.trail, TrailEvent.timestamp, TrailEvent.type,
+                              TrailEvent.payload).order_by(TrailEvent.timestamp, TrailEvent.id))
+
+
+def _attestations_query() -> peewee.ModelSelect:
+    return Attestation.select(
+        Attestation.trail, Attestation.id, Attestation.uid, Attestation.name, Attestation.type,
+        Attestation.is_compliant, Attestation.created_at, Attestation.target_artifact,
+        Attestation.overrides)
+
+
+def _artifacts_query() -> peewee.ModelSelect:
+    return (Artifact.select(Artifact.trail, Artifact.id, Artifact.fingerprint,
+                            Artifact.template_reference_name).order_by(Artifact.id))
+
+
+# The single-trail forms run on every `get trail`: compiled once (see storage.db.Prepared).
+_EVENTS_OF_ONE = Prepared(lambda trail: _events_query().where(TrailEvent.trail == trail), trail=int)
+_ATTESTATIONS_OF_ONE = Prepared(lambda trail: _attestations_query().where(Attestation.trail == trail),
+                                trail=int)
+_ARTIFACTS_OF_ONE = Prepared(lambda trail: _artifacts_query().where(Artifact.trail == trail),
+                             trail=int)
+
+
+def _rows_of(trails: list[Trail], one: Prepared, many: Callable[[], peewee.ModelSelect],
+             field: peewee.Field) -> list[tuple]:
+    """Unconverted rows of one trail (prepared statement) or of several."""
+    ids = [t.id for t in trails]
+    if len(ids) == 1:
+        return one.rows(trail=ids[0])
+    if not ids:
+        return []
+    sql, params = many().where(field.in_(ids)).sql()
+    return list(database.execute_sql(sql, params))  # raw rows, as the prepared form gives
+
+
 def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
-    """Events of several trails in one query, oldest first."""
+    """Events of trails, oldest first."""
     by_trail: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    if not trails:
-        return by_trail
-    rows = (TrailEvent.select().where(TrailEvent.trail.in_([t.id for t in trails]))
-            .order_by(TrailEvent.timestamp, TrailEvent.id))
-    for event in rows:
-        by_trail[event.trail_id].append(
-            {"timestamp": event.timestamp, "type": event.type, **(event.payload or {})})
+    for trail_id, timestamp, type_, payload in _rows_of(trails, _EVENTS_OF_ONE, _events_query,
+                                                        TrailEvent.trail):
+        by_trail[trail_id].append({"timestamp": timestamp, "type": type_,
+                                   **(TrailEvent.payload.python_value(payload) or {})})
     return by_trail
 
 
@@ -108,27 +146,17 @@ Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
-    """(attestations, artifacts) of several trails in two queries, as compliance reads them."""
+    """(attestations, artifacts) of trails, as compliance reads them."""
     by_trail: dict[int, Evidence] = defaultdict(lambda: ([], []))
-    ids = [t.id for t in trails]
-    if not ids:
-        return by_trail
-    attestation_rows = (Attestation.select(
-        Attestation.id, Attestation.trail, Attestation.uid, Attestation.name, Attestation.type,
-        Attestation.is_compliant, Attestation.created_at, Attestation.target_artifact,
-        Attestation.overrides).where(Attestation.trail.in_(ids)).dicts())
-    for row in attestation_rows:
-        by_trail[row["trail"]][0].append({
-            "id": row["uid"], "name": row["name"], "type": row["type"],
-            "is_compliant": row["is_compliant"], "created_at": row["created_at"],
-            "seq": row["id"], "target": row["target_artifact"], "overrides": row["overrides"]})
-    artifact_rows = (Artifact.select(Artifact.id, Artifact.trail, Artifact.fingerprint,
-                                     Artifact.template_reference_name)
-                     .where(Artifact.trail.in_(ids)).order_by(Artifact.id).dicts())
-    for row in artifact_rows:
-        by_trail[row["trail"]][1].append({
-            "id": str(row["id"]), "fingerprint": row["fingerprint"],
-            "template_reference_name": row["template_reference_name"]})
+    for trail_id, seq, uid, name, type_, compliant, created_at, target, overrides in _rows_of(
+            trails, _ATTESTATIONS_OF_ONE, _attestations_query, Attestation.trail):
+        by_trail[trail_id][0].append({
+            "id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
+            "created_at": created_at, "seq": seq, "target": target, "overrides": overrides})
+    for trail_id, artifact_id, fingerprint, template_name in _rows_of(
+            trails, _ARTIFACTS_OF_ONE, _artifacts_query, Artifact.trail):
+        by_trail[trail_id][1].append({"id": str(artifact_id), "fingerprint": fingerprint,
+                                      "template_reference_name": template_name})
     return by_trail
 
 
