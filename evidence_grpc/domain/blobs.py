@@ -1,13 +1,11 @@
-"""Attachment storage, content-addressed: identical files are stored once."""
+"""Attachment storage, content-addressed: identical files are stored once, in chunks."""
 
 from __future__ import annotations
 
 import hashlib
 
-import peewee
-
-from ..storage.db import database, now
-from ..storage.models import Blob
+from ..storage.db import now
+from ..storage.models import Blob, BlobChunk
 
 CHUNK = 256 * 1024
 
@@ -18,24 +16,19 @@ def digest(content: bytes) -> str:
 
 
 def store(content: bytes, sha256: str) -> Blob:
-    """The blob of this content, written if new. Call inside the caller's write transaction.
-    On SQLite the content is written into a preallocated blob in chunks, so the driver does
-    not make copies of a file of megabytes."""
+    """The blob of this content, written if new. Call inside the caller's write transaction."""
     blob = Blob.get_or_none(Blob.sha256 == sha256)
     if blob is not None:
         return blob
-    if not isinstance(database.obj, peewee.SqliteDatabase):
-        return Blob.create(sha256=sha256, size=len(content), content=content, created_at=now())
-    Blob.insert(sha256=sha256, size=len(content), content=peewee.fn.zeroblob(len(content)),
-                created_at=now()).execute()
-    rowid = database.execute_sql("SELECT rowid FROM blob WHERE sha256 = ?", (sha256,)).fetchone()[0]
+    blob = Blob.create(sha256=sha256, size=len(content), created_at=now())
     view = memoryview(content)
-    with database.connection().blobopen("blob", "content", rowid) as target:
-        for start in range(0, len(content), CHUNK):
-            target.write(view[start:start + CHUNK])
-    return Blob.get_by_id(sha256)
+    for seq, start in enumerate(range(0, len(content), CHUNK)):
+        # One row at a time: the driver copies only this chunk.
+        BlobChunk.insert(blob=sha256, seq=seq, data=bytes(view[start:start + CHUNK])).execute()
+    return blob
 
 
 def content_of(sha256: str) -> bytes:
-    row = Blob.select(Blob.content).where(Blob.sha256 == sha256).tuples().first()
-    return bytes(row[0]) if row else b""
+    rows = (BlobChunk.select(BlobChunk.data).where(BlobChunk.blob == sha256)
+            .order_by(BlobChunk.seq).tuples())
+    return b"".join(bytes(data) for (data,) in rows)

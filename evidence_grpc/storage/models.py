@@ -120,12 +120,24 @@ class TrailEvent(BaseModel):
 
 
 class Blob(BaseModel):
-    """Attachment content, addressed by its SHA-256 and stored once however often attached."""
+    """Attachment content, addressed by its SHA-256 and stored once however often attached.
+    The bytes are in BlobChunk rows."""
 
     sha256 = peewee.CharField(primary_key=True)
     size = peewee.IntegerField()
-    content = peewee.BlobField()
     created_at = peewee.DoubleField()
+
+
+class BlobChunk(BaseModel):
+    """A piece of a blob. Small rows keep a database write of a large file from holding the
+    whole file in the driver's and the database's memory."""
+
+    blob = peewee.ForeignKeyField(Blob, on_delete="CASCADE", column_name="blob_sha256")
+    seq = peewee.IntegerField()
+    data = peewee.BlobField()
+
+    class Meta:
+        indexes = ((("blob", "seq"), True),)
 
 
 class Artifact(BaseModel):
@@ -334,5 +346,6 @@ class Repo(BaseModel):
 
 
 ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Trail, TrailEvent, Blob,
+              BlobChunk,
               Artifact, Attestation, AttestationType, AttestationTypeVersion,
               Environment, Snapshot, EnvironmentEvent, Deployment, AllowlistEntry, Repo]
