@@ -240,13 +240,19 @@ def test_file_part_name_with_path_traversal_keeps_the_basename(client):
     # Whatever path the client names, only the base name is kept by what stores uploads.
     route = next(r for r in routes_of(service_descriptors())
                  if r.method.name == "UpsertFlowWithTemplate")
+    # (Werkzeug's test client does not escape backslashes in the quoted file name, which
+    # Werkzeug >= 3.1.9 then reads as escapes: "..\\..\\evil.yml" may arrive as "....evil.yml".
+    # Either way no separator survives.)
     for filename, kept in [("../../etc/passwd", "passwd"), ("..\\..\\evil.yml", "evil.yml"),
                            ("/abs/path/t.yml", "t.yml"), ("plain.yml", "plain.yml")]:
         parts = {"data_json": "{}", "template_file": (io.BytesIO(b"version: 1\n"), filename)}
         with flask.Flask(__name__).test_request_context(
                 "/api/v2/flows/acme/template_file", method="PUT", data=parts, content_type=MULTIPART):
             message = build_request(route, flask.request, {"org": "acme"})
-        assert upload_of(message.template_file, "template_file") == (kept, b"version: 1\n")
+        name, content = upload_of(message.template_file, "template_file")
+        assert content == b"version: 1\n"
+        assert name.endswith(kept) and "/" not in name and "\\" not in name, (filename, name)
+        assert name == kept or filename.count("\\"), (filename, name)
 
 
 def test_invalid_template_yaml_is_400_never_500(client):
