@@ -10,6 +10,7 @@ from google.protobuf.message import Message
 
 from .domain.errors import validation_error
 from .domain.names import safe_filename
+from .domain.pages import Page, page_of
 
 M = TypeVar("M", bound=Message)
 
@@ -42,6 +43,16 @@ def upload_of(upload: Any, field: str) -> tuple[str, bytes] | None:
     content = upload.content
     upload.ClearField("content")  # the request need not hold a second copy of a large file
     return safe_filename(field, upload.filename or field), content
+
+
+def optional(message: Message, name: str) -> Any:
+    """The value of an `optional` field, or None when the caller did not send it."""
+    return getattr(message, name) if message.HasField(name) else None
+
+
+def page_of_request(message: Message, default_size: int = 20) -> Page:
+    """The page a list request asks for (its optional `page` and `per_page`)."""
+    return page_of(optional(message, "page"), optional(message, "per_page"), default_size)
 
 
 def present_fields(message: Message) -> dict[str, Any]:

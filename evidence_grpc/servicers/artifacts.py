@@ -10,10 +10,9 @@ from .._pb.evidence.v2 import artifact_service_pb2_grpc as pb_grpc
 from .._pb.evidence.v2 import tag_service_pb2 as tag_pb
 from .._pb.evidence.v2 import tag_service_pb2_grpc as tag_pb_grpc
 from ..config import Settings
-from ..convert import struct_data, to_message
+from ..convert import optional, page_of_request, struct_data, to_message
 from ..domain import artifacts, tags
 from ..domain.organizations import current_caller
-from ..domain.pages import page_of
 
 
 class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
@@ -34,7 +33,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         org = current_caller().org
         artifact = artifacts.find_by_fingerprint(
             org, request.flow_name, request.fingerprint,
-            request.trail if request.HasField("trail") else None)
+            optional(request, "trail"))
         view = artifacts.artifact_views(org, [artifact], self.html_base)[0]
         return to_message(view, struct_pb2.Struct)
 
@@ -42,7 +41,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
                              context: grpc.ServicerContext) -> pb.ArtifactList:
         org = current_caller().org
         rows = artifacts.find_by_commit(org, request.flow_name, request.commit_sha,
-                                        request.trail if request.HasField("trail") else None)
+                                        optional(request, "trail"))
         return pb.ArtifactList(data=[to_message(v, struct_pb2.Struct)
                                      for v in artifacts.artifact_views(org, rows, self.html_base)])
 
@@ -50,18 +49,16 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
                                 context: grpc.ServicerContext
                                 ) -> pb.GetLatestArtifactCommitResponse:
         commit = artifacts.latest_commit(current_caller().org, request.flow_name,
-                                         request.branch if request.HasField("branch") else None)
+                                         optional(request, "branch"))
         return pb.GetLatestArtifactCommitResponse(latest_commit=commit)
 
     def ListArtifacts(self, request: pb.ListArtifactsRequest, context: grpc.ServicerContext
                       ) -> pb.ArtifactList:
         org = current_caller().org
-        page = page_of(request.page if request.HasField("page") else None,
-                       request.per_page if request.HasField("per_page") else None,
-                       default_size=15)
+        page = page_of_request(request, default_size=15)
         rows = artifacts.list_artifacts(
-            org, page, flow_name=request.flow_name if request.HasField("flow_name") else None,
-            repo_name=request.repo_name if request.HasField("repo_name") else None)
+            org, page, flow_name=optional(request, "flow_name"),
+            repo_name=optional(request, "repo_name"))
         views = artifacts.artifact_views(org, rows, self.html_base)
         for view in views:
             view["git_commit"] = view["git_commit"] or "unknown"  # the CLI prints its first 7

@@ -13,15 +13,15 @@ from .._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
 from .._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
 from .._pb.evidence.v2 import common_pb2
 from ..config import Settings
-from ..convert import present_fields, struct_data, text_of, to_message, upload_of
+from ..convert import optional, page_of_request, present_fields, struct_data, text_of, to_message, upload_of
 from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
-from ..domain.pages import page_of
 from ..storage.models import Attestation
 
 
-def _optional(request: object, *names: str) -> dict[str, object]:
-    return {n: getattr(request, n) for n in names if request.HasField(n)}  # type: ignore[attr-defined]
+def _present(request: object, *names: str) -> dict[str, object]:
+    """The named optional fields the caller sent."""
+    return {n: optional(request, n) for n in names if optional(request, n) is not None}
 
 
 class AttestationServicer(pb_grpc.AttestationServiceServicer):
@@ -69,11 +69,12 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
     def ListAttestations(self, request: pb.ListAttestationsRequest,
                          context: grpc.ServicerContext) -> pb.AttestationPage:
         org = current_caller().org
-        per_page = request.per_page if request.HasField("per_page") else 20
-        filters = _optional(request, "attestation_id", "name", "name_regex", "flow", "type",
+        per_page = optional(request, "per_page")
+        per_page = 20 if per_page is None else per_page
+        filters = _present(request, "attestation_id", "name", "name_regex", "flow", "type",
                             "is_compliant", "from_timestamp", "to_timestamp")
         rows, cursor = attestations.list_attestations(
-            org, filters, request.after if request.HasField("after") else None, per_page)
+            org, filters, optional(request, "after"), per_page)
         page = pb.AttestationPage(data=self._structs(rows, org.name))
         page.links.SetInParent()
         if cursor:
@@ -87,10 +88,9 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
     def ListFlowAttestations(self, request: pb.ListFlowAttestationsRequest,
                              context: grpc.ServicerContext) -> pb.AttestationPage:
         org = current_caller().org
-        page = page_of(request.page if request.HasField("page") else None,
-                       request.per_page if request.HasField("per_page") else None)
+        page = page_of_request(request)
         rows, pagination = attestations.list_flow_attestations(
-            org, request.flow_name, page, _optional(request, "from_timestamp", "to_timestamp"))
+            org, request.flow_name, page, _present(request, "from_timestamp", "to_timestamp"))
         return pb.AttestationPage(data=self._structs(rows, org.name),
                                   pagination=common_pb2.Pagination(**pagination))
 
@@ -123,7 +123,7 @@ class AttestationTypeServicer(type_pb_grpc.AttestationTypeServiceServicer):
                            context: grpc.ServicerContext) -> struct_pb2.Struct:
         org = current_caller().org
         type_ = attestation_types.find_type(org, request.custom_attestation_type_name)
-        version = request.version if request.HasField("version") else None
+        version = optional(request, "version")
         return to_message(attestation_types.type_view(type_, org.name, version), struct_pb2.Struct)
 
     def ListAttestationTypes(self, request: type_pb.ListAttestationTypesRequest,

@@ -8,14 +8,10 @@ from google.protobuf import json_format
 from .._pb.evidence.v2 import environment_service_pb2 as pb
 from .._pb.evidence.v2 import environment_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import present_fields, to_message
+from ..convert import optional, present_fields, to_message
 from ..domain import environments, snapshots
 from ..domain.organizations import current_caller
 from ..storage.models import Environment, Organization
-
-
-def _optional(request: object, field: str) -> object:
-    return getattr(request, field) if request.HasField(field) else None  # type: ignore[attr-defined]
 
 
 def _environments(org: Organization, rows: list[Environment]) -> list[pb.Environment]:
@@ -49,9 +45,9 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
                          ) -> pb.ListEnvironmentsResponse:
         org = current_caller().org
         rows, pagination = environments.list_environments(
-            org, _optional(request, "page"), _optional(request, "per_page"),
-            name=_optional(request, "name"), types=list(request.type), tags=list(request.tag),
-            sort=_optional(request, "sort"), sort_direction=_optional(request, "sort_direction"))
+            org, optional(request, "page"), optional(request, "per_page"),
+            name=optional(request, "name"), types=list(request.type), tags=list(request.tag),
+            sort=optional(request, "sort"), sort_direction=optional(request, "sort_direction"))
         response = pb.ListEnvironmentsResponse(environments=_environments(org, rows))
         if request.HasField("page") or request.HasField("per_page"):
             response.page = pagination["page"]
@@ -101,15 +97,15 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
     def ListEnvironmentEvents(self, request: pb.ListEnvironmentEventsRequest,
                               context: grpc.ServicerContext) -> pb.ListEnvironmentEventsResponse:
         org = current_caller().org
-        start_ts = _optional(request, "start_ts")
-        end_ts = _optional(request, "end_ts")
+        start_ts = optional(request, "start_ts")
+        end_ts = optional(request, "end_ts")
         events = snapshots.list_events(
-            org, request.env_name, page=_optional(request, "page"),
-            per_page=_optional(request, "per_page"), reverse=bool(_optional(request, "reverse")),
-            interval=_optional(request, "interval") or None, start=_optional(request, "start") or None,
-            end=_optional(request, "end") or None,
-            start_ts=start_ts if start_ts is not None else _optional(request, "from"),
-            end_ts=end_ts if end_ts is not None else _optional(request, "to"),
+            org, request.env_name, page=optional(request, "page"),
+            per_page=optional(request, "per_page"), reverse=bool(optional(request, "reverse")),
+            interval=optional(request, "interval") or None, start=optional(request, "start") or None,
+            end=optional(request, "end") or None,
+            start_ts=start_ts if start_ts is not None else optional(request, "from"),
+            end_ts=end_ts if end_ts is not None else optional(request, "to"),
             repo_names=list(request.repo_name), html_base=self.html_base)
         return pb.ListEnvironmentEventsResponse(
             events=[to_message(e, pb.EnvironmentEvent) for e in events])

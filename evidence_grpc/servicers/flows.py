@@ -7,10 +7,9 @@ import grpc
 from .._pb.evidence.v2 import common_pb2
 from .._pb.evidence.v2 import flow_service_pb2 as pb
 from .._pb.evidence.v2 import flow_service_pb2_grpc as pb_grpc
-from ..convert import text_of, to_message
+from ..convert import optional, page_of_request, text_of, to_message
 from ..domain import flows
 from ..domain.organizations import current_caller
-from ..domain.pages import page_of
 from ..domain.templates import EMPTY_TEMPLATE_YAML
 from ..storage.models import Flow
 
@@ -25,9 +24,9 @@ class FlowServicer(pb_grpc.FlowServiceServicer):
         org = current_caller().org
         flow, created = flows.upsert_flow(
             org, request.name, request.description,
-            visibility=request.visibility if request.HasField("visibility") else None,
+            visibility=optional(request, "visibility"),
             legacy_template=list(request.template),
-            repo_url=request.repo_url if request.HasField("repo_url") else None)
+            repo_url=optional(request, "repo_url"))
         return pb.UpsertFlowResponse(flow=_flow(flow, org.name), created=created)
 
     def UpsertFlowWithTemplate(self, request: pb.UpsertFlowWithTemplateRequest,
@@ -48,8 +47,7 @@ class FlowServicer(pb_grpc.FlowServiceServicer):
     def ListFlows(self, request: pb.ListFlowsRequest, context: grpc.ServicerContext
                   ) -> pb.ListFlowsResponse:
         org = current_caller().org
-        page = page_of(request.page if request.HasField("page") else None,
-                       request.per_page if request.HasField("per_page") else None)
+        page = page_of_request(request)
         rows, pagination = flows.list_flows(
             org, page, search=request.search_by_name or None,
             case_sensitive=request.case_sensitive if request.HasField("case_sensitive") else True)

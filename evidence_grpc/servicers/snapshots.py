@@ -7,7 +7,7 @@ import grpc
 from .._pb.evidence.v2 import snapshot_service_pb2 as pb
 from .._pb.evidence.v2 import snapshot_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import to_message
+from ..convert import optional, to_message
 from ..domain import snapshots
 from ..domain.organizations import current_caller
 
@@ -20,8 +20,8 @@ class SnapshotServicer(pb_grpc.SnapshotServiceServicer):
                       ) -> pb.ListSnapshotsResponse:
         items = snapshots.list_snapshots(
             current_caller().org, request.env_name,
-            request.page if request.HasField("page") else None,
-            request.per_page if request.HasField("per_page") else None,
+            optional(request, "page"),
+            optional(request, "per_page"),
             interval=request.interval or None, reverse=request.reverse)
         return pb.ListSnapshotsResponse(snapshots=[to_message(i, pb.SnapshotListItem)
                                                    for i in items])

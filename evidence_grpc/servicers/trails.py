@@ -8,10 +8,9 @@ from .._pb.evidence.v2 import common_pb2
 from .._pb.evidence.v2 import trail_service_pb2 as pb
 from .._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import present_fields, text_of, to_message
+from ..convert import optional, page_of_request, present_fields, text_of, to_message
 from ..domain import trails
 from ..domain.organizations import current_caller
-from ..domain.pages import page_of
 from ..storage.models import Trail
 
 
@@ -43,8 +42,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def ListFlowTrails(self, request: pb.ListFlowTrailsRequest, context: grpc.ServicerContext
                        ) -> pb.ListTrailsResponse:
         org = current_caller().org
-        page = page_of(request.page if request.HasField("page") else None,
-                       request.per_page if request.HasField("per_page") else None)
+        page = page_of_request(request)
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
         response = pb.ListTrailsResponse(data=self._trails(rows, org.name))
         if page.requested:
@@ -54,10 +52,9 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
                    ) -> pb.ListTrailsResponse:
         org = current_caller().org
-        page = page_of(request.page if request.HasField("page") else None,
-                       request.per_page if request.HasField("per_page") else None)
+        page = page_of_request(request)
         rows, pagination = trails.list_trails(
-            org, page, flow_name=request.flow if request.HasField("flow") else None,
+            org, page, flow_name=optional(request, "flow"),
             flow_tags=list(request.flow_tag))
         return pb.ListTrailsResponse(data=self._trails(rows, org.name),
                                      pagination=common_pb2.Pagination(**pagination))
