@@ -14,6 +14,8 @@ from ._pb.evidence.v2 import (
     artifact_service_pb2,
     attestation_service_pb2,
     attestation_type_service_pb2,
+    build_service_pb2,
+    deployment_service_pb2,
     environment_service_pb2,
     flow_service_pb2,
     organization_service_pb2,
@@ -29,7 +31,7 @@ from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
-from .servicers.repos import RepoServicer
+from .servicers.repos import BuildServicer, DeploymentServicer, RepoServicer
 from .servicers.snapshots import SnapshotServicer
 from .servicers.trails import TrailServicer
 
@@ -51,7 +53,10 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (environment_service_pb2.DESCRIPTOR.services_by_name["EnvironmentService"],
      EnvironmentServicer),
     (snapshot_service_pb2.DESCRIPTOR.services_by_name["SnapshotService"], SnapshotServicer),
-    (repo_service_pb2.DESCRIPTOR.services_by_name["RepoService"], lambda s: RepoServicer()),
+    (repo_service_pb2.DESCRIPTOR.services_by_name["RepoService"], RepoServicer),
+    (deployment_service_pb2.DESCRIPTOR.services_by_name["DeploymentService"],
+     lambda s: DeploymentServicer()),
+    (build_service_pb2.DESCRIPTOR.services_by_name["BuildService"], BuildServicer),
 ]
 
 

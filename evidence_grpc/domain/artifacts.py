@@ -12,11 +12,13 @@ from ..storage.db import now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
 from . import contract, trails
 from .compliance import artifact_state
+from .deployments import link_artifact
 from .errors import InvalidArgument, NotFound, validation_error
 from .flows import find_flow
 from .names import check_name
 from .pages import Page
 from .presence import presence
+from .repos import remember, repos_named
 
 HEX = re.compile(r"^[a-f0-9]+$")
 MIN_PREFIX, FINGERPRINT_LENGTH, COMMIT_LENGTH = 5, 64, 40
@@ -78,8 +80,10 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.external_urls = data.get("external_urls") or {}
             artifact.annotations = data.get("annotations") or {}
             artifact.commits = data.get("commits_list") or []
+            artifact.repo = remember(org, artifact.repo_info or trail.repo_info, stamp)
             artifact.last_modified_at = stamp
             artifact.save()
+            link_artifact(org, artifact)
             Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
             TrailEvent.create(trail=trail, timestamp=stamp, type="artifact_creation_reported",
                               payload={"artifact_name": artifact.name, "fingerprint": fingerprint,
@@ -184,12 +188,9 @@ def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
              .where(Artifact.organization == org))
     if flow_name:
         query = query.where(Artifact.flow == find_flow(org, flow_name))
-    rows = query.order_by(Artifact.created_at.desc(), Artifact.id.desc())
     if repo_name:
-        # repo_info is free-form JSON; filter the org's artifacts on its name.
-        rows = [a for a in rows if (a.repo_info or {}).get("name") == repo_name]
-        start = (page.number - 1) * page.size
-        return rows[start:start + page.size]
+        query = query.where(Artifact.repo.in_([r.id for r in repos_named(org, [repo_name])]))
+    rows = query.order_by(Artifact.created_at.desc(), Artifact.id.desc())
     return list(rows.paginate(page.number, page.size))
 
 

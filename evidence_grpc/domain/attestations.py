@@ -30,6 +30,7 @@ from .artifacts import resolve_fingerprint
 from .errors import NotFound, validation_error
 from .flows import find_flow
 from .pages import Page
+from .repos import remember
 from .trails import find_trail
 
 Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
@@ -157,6 +158,7 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
                 overrides=overrides.uid if overrides else None, created_by=user.name,
                 created_at=stamp)
             Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
+            remember(org, data.get("repo_info"), stamp)
             TrailEvent.create(
                 trail=trail, timestamp=stamp,
                 type="artifact_attestation_reported" if target else "trail_attestation_reported",

@@ -230,6 +230,14 @@ def allowlist_view(entry: AllowlistEntry, env_name: str) -> dict[str, Any]:
 
 # ---- reads ---------------------------------------------------------------------------------
 
+def list_allowlist(org: Organization) -> list[dict[str, Any]]:
+    """Every allowlist entry of the organization's environments, by environment then time."""
+    rows = (AllowlistEntry.select(AllowlistEntry, Environment).join(Environment)
+            .where(Environment.organization == org)
+            .order_by(Environment.name, AllowlistEntry.created_at, AllowlistEntry.id))
+    return [allowlist_view(entry, entry.environment.name) for entry in rows]
+
+
 def list_environments(org: Organization, page: int | None, per_page: int | None, *,
                       name: str | None = None, types: list[str] | None = None,
                       tags: list[str] | None = None, sort: str | None = None,
@@ -250,7 +258,7 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
         query = query.where(Environment.type.in_(types))
     rows = list(query.order_by(Environment.name))
     if tags:
-        rows = [e for e in rows if all(_has_tag(e.tags or {}, t) for t in tags)]
+        rows = [e for e in rows if all(has_tag(e.tags or {}, t) for t in tags)]
     if sort and sort != "name":
         field = "last_modified_at" if sort == "last_modified_at" else "last_changed_at"
         rows.sort(key=lambda e: (getattr(e, field) is None, getattr(e, field) or 0))
@@ -263,7 +271,8 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
     return (rows[start:start + paging.size] if paging.requested else rows), pagination
 
 
-def _has_tag(tags: dict[str, Any], wanted: str) -> bool:
+def has_tag(tags: dict[str, Any], wanted: str) -> bool:
+    """Whether the tags have the key (`key`) or the key and value (`key:value`)."""
     key, sep, value = wanted.partition(":")
     if key not in tags:
         return False

@@ -26,11 +26,18 @@ class Page:
                       "page_count": max(1, math.ceil(total / self.size))}
 
 
-def page_of(page: int | None, per_page: int | None, default_size: int = 20) -> Page:
+def page_of(page: int | None, per_page: int | None, default_size: int = 20,
+            maximum: int = MAX_PER_PAGE, size_field: str = "per_page") -> Page:
     number = 1 if page is None else page
     size = default_size if per_page is None else per_page
     if number < 1:
         raise validation_error("page", "Must be 1 or more")
-    if not 1 <= size <= MAX_PER_PAGE:
-        raise validation_error("per_page", f"Must be between 1 and {MAX_PER_PAGE}")
+    if not 1 <= size <= maximum:
+        raise validation_error(size_field, f"Must be between 1 and {maximum}")
     return Page(number, size, page is not None or per_page is not None)
+
+
+def counted(paging: Page, total: int) -> dict[str, int]:
+    """{page, per_page, total_count, total_pages}: the pagination of the runtime lists."""
+    return {"page": paging.number, "per_page": paging.size, "total_count": total,
+            "total_pages": max(1, math.ceil(total / paging.size))}

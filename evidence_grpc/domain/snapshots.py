@@ -7,8 +7,9 @@ deployment. Reports of one environment are serialized: the environment row is lo
 (PostgreSQL) or the write transaction is exclusive (SQLite), and the unique (environment, index)
 key with a retry backs that up.
 
-Compliance is judged when read: an artifact is compliant when it has provenance (it was
-reported to a flow of the organization) or is allowlisted in the environment."""
+Compliance is judged when read: an artifact is compliant when it is allowlisted in the
+environment, or has provenance (it was reported to a flow of the organization) and is compliant
+in every trail it was reported to; a snapshot is compliant when all its artifacts are."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from ..storage.db import now, retry_on_conflict, write_transaction
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
-    Deployment,
     Environment,
     EnvironmentEvent,
     Flow,
@@ -31,9 +31,13 @@ from ..storage.models import (
     Snapshot,
     Trail,
 )
+from .artifacts import states_of
+from .compliance import COMPLIANT
+from .deployments import record
 from .environments import LOGICAL, find_environment, has_schema, locked_environment, validate
 from .errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .pages import page_of
+from .repos import built_from
 
 NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
 MAX_EVENTS_PER_PAGE = 100
@@ -123,11 +127,10 @@ def _record_changes(org: Organization, env: Environment, index: int,
         events.append({"environment": env, "snapshot_index": index, "type": kind,
                        "artifact_name": key[0], "fingerprint": key[1], "was": was, "now": count,
                        "reported_at": stamp})
-        if kind == "started":
-            Deployment.create(organization=org, environment=env, snapshot_index=index,
-                              artifact_name=key[0], fingerprint=key[1], deployed_at=stamp)
     if events:
         EnvironmentEvent.insert_many(events).execute()
+    record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
+                             if e["type"] == "started"], stamp)
 
 
 def report_message(env_name: str, snapshot: Snapshot | None) -> str:
@@ -140,33 +143,50 @@ def report_message(env_name: str, snapshot: Snapshot | None) -> str:
 
 @dataclasses.dataclass
 class Judgement:
-    provenance: dict[str, list[dict[str, Any]]]  # fingerprint -> flows it was reported to
+    provenance: dict[str, list[dict[str, Any]]]  # fingerprint -> its reports, oldest first
     allowed: set[str]
 
     def compliant(self, fingerprint: str) -> bool:
-        return fingerprint in self.allowed or bool(self.provenance.get(fingerprint))
+        """Allowlisted, or reported and compliant in every trail it was reported to."""
+        if fingerprint in self.allowed:
+            return True
+        reports = self.provenance.get(fingerprint)
+        return bool(reports) and all(r["compliance_state"] == COMPLIANT for r in reports)
+
+    def reasons(self, fingerprint: str) -> list[dict[str, str]]:
+        if self.compliant(fingerprint):
+            return []
+        reports = self.provenance.get(fingerprint)
+        if not reports:
+            return [{"type": "no_provenance", "message": "Artifact has no provenance"}]
+        return [{"type": "non_compliant_trail",
+                 "message": f"Artifact is {r['compliance_state']} in trail '{r['trail_name']}' "
+                            f"of flow '{r['flow_name']}'"}
+                for r in reports if r["compliance_state"] != COMPLIANT]
 
 
 def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = ""
           ) -> Judgement:
-    """Provenance and allowlisting of the given fingerprints, in two queries."""
+    """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
+    policies, when they arrive, are applied here."""
     provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     wanted = sorted(f for f in fingerprints if f)
-    if wanted:
-        rows = (Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
-                .where((Artifact.organization == org) & (Artifact.fingerprint.in_(wanted)))
-                .order_by(Artifact.created_at))
-        for a in rows:
-            flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
-            provenance[a.fingerprint].append({
-                "flow_name": a.flow.name, "trail_name": a.trail.name,
-                "template_reference_name": a.template_reference_name,
-                "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
-                "git_commit_info": a.git_commit_info,
-                "html_url": f"{flow_url}/artifacts/{a.fingerprint}",
-                "flow_html_url": flow_url,
-                "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
-            })
+    reported = list(Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
+                    .where((Artifact.organization == org) & (Artifact.fingerprint.in_(wanted)))
+                    .order_by(Artifact.created_at)) if wanted else []
+    states = states_of(reported)
+    for a in reported:
+        flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
+        provenance[a.fingerprint].append({
+            "flow_name": a.flow.name, "trail_name": a.trail.name,
+            "template_reference_name": a.template_reference_name,
+            "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
+            "git_commit_info": a.git_commit_info,
+            "html_url": f"{flow_url}/artifacts/{a.fingerprint}",
+            "flow_html_url": flow_url,
+            "compliance_state": states[a.id],
+            "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+        })
     allowed = {e.fingerprint for e in AllowlistEntry.select(AllowlistEntry.fingerprint).where(
         (AllowlistEntry.environment == env) & (AllowlistEntry.fingerprint.in_(wanted)))} \
         if wanted else set()
@@ -301,7 +321,8 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot, html_
         count = current[key]["instance_count"] if key in current else 0
         compliant = judgement.compliant(key[1])
         artifacts.append(_artifact_view(entry, was, count, compliant,
-                                        judgement.provenance.get(key[1], []), snapshot))
+                                        judgement.provenance.get(key[1], []),
+                                        judgement.reasons(key[1])))
     counts = {"true": 0, "false": 0, "null": 0}
     for a in artifacts:
         if a["annotation"]["now"]:
@@ -333,12 +354,10 @@ def _annotation(was: int, count: int, compliant: bool) -> str:
 
 
 def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
-                   flows: list[dict[str, Any]], snapshot: Snapshot) -> dict[str, Any]:
+                   flows: list[dict[str, Any]], reasons: list[dict[str, str]]) -> dict[str, Any]:
     first = flows[0] if flows else None
     commit_ts = first.get("commit_timestamp") if first else None
     started = min(entry["creationTimestamp"]) if entry["creationTimestamp"] else None
-    reasons = [] if compliant else [{"type": "no_provenance",
-                                     "message": "Artifact has no provenance"}]
     return {
         "name": entry["name"],
         "fingerprint": entry["fingerprint"],
@@ -451,10 +470,7 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
     if end_ts is not None:
         query = query.where(EnvironmentEvent.reported_at <= end_ts)
     if repo_names:
-        from .deployments import fingerprints_of_repos
-
-        query = query.where(EnvironmentEvent.fingerprint.in_(
-            sorted(fingerprints_of_repos(org, repo_names))))
+        query = query.where(EnvironmentEvent.fingerprint.in_(built_from(org, repo_names)))
     if reverse:
         order = (EnvironmentEvent.snapshot_index.asc(), EnvironmentEvent.id.asc())
     else:

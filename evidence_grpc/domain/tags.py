@@ -10,10 +10,10 @@ import peewee
 
 from ..storage.db import write_transaction
 from ..storage.models import Organization, Repo
-from .deployments import find_repo
 from .environments import find_environment
 from .errors import NotFound, validation_error
 from .flows import find_flow
+from .repos import find_repo
 
 KEY = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$")
 

@@ -11,10 +11,12 @@ import peewee
 from ..storage.db import Prepared, database, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
+from .deployments import link_artifact
 from .errors import NotFound
 from .flows import find_flow
 from .names import check_name
 from .pages import Page
+from .repos import remember
 from .templates import parse_template, template_view
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
@@ -46,12 +48,27 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                 trail.template_yaml = template_yaml
             trail.last_modified_at = stamp
             trail.save()
+            if "repo_info" in data:
+                _adopt_repo(org, trail, stamp)
             TrailEvent.create(trail=trail, timestamp=stamp,
                               type="trail_reported" if created else "trail_updated",
                               payload=_event_payload(data, user))
             return trail, created
 
     return retry_on_conflict(write)
+
+
+def _adopt_repo(org: Organization, trail: Trail, stamp: float) -> None:
+    """Learn the trail's repo; its artifacts reported without repo_info are built from it."""
+    repo = remember(org, trail.repo_info, stamp)
+    if repo is None:
+        return
+    for artifact in Artifact.select().where((Artifact.trail == trail) & Artifact.repo.is_null()
+                                            & Artifact.repo_info.is_null()):
+        artifact.repo = repo
+        artifact.save()
+        artifact.trail = trail
+        link_artifact(org, artifact)
 
 
 def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:

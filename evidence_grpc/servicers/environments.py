@@ -118,3 +118,8 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
             data.setdefault(field, "")
         entry = environments.allow_artifact(caller.org, request.env_name, data, caller.user)
         return to_message(environments.allowlist_view(entry, request.env_name), pb.AllowlistEntry)
+
+    def ListAllowlist(self, request: pb.ListAllowlistRequest, context: grpc.ServicerContext
+                      ) -> pb.ListAllowlistResponse:
+        entries = environments.list_allowlist(current_caller().org)
+        return pb.ListAllowlistResponse(entries=[to_message(e, pb.AllowlistEntry) for e in entries])

@@ -91,6 +91,28 @@ class FlowAlias(BaseModel):
         indexes = ((("organization", "name"), True),)
 
 
+class Repo(BaseModel):
+    """A source repository, learned when trails, artifacts and attestations report repo_info.
+    `repo_id` is the provider's id of the repository (its name when none was reported)."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    repo_id = peewee.CharField()
+    name = peewee.CharField()
+    url = peewee.TextField(default="")
+    provider = peewee.CharField(null=True)
+    description = peewee.TextField(null=True)
+    namespace_path = JSONField(default=list)
+    tags = JSONField(default=dict)
+    created_at = peewee.DoubleField()
+    last_seen_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = (
+            (("organization", "repo_id"), True),
+            (("organization", "name"), False),
+        )
+
+
 class Trail(BaseModel):
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     name = peewee.CharField()
@@ -152,6 +174,7 @@ class Artifact(BaseModel):
     git_commit = peewee.CharField(null=True)
     git_commit_info = JSONField(null=True)
     repo_info = JSONField(null=True)
+    repo = peewee.ForeignKeyField(Repo, null=True, index=False, on_delete="SET NULL")  # or trail's
     build_url = peewee.TextField(null=True)
     commit_url = peewee.TextField(null=True)
     repo_url = peewee.TextField(null=True)
@@ -170,6 +193,7 @@ class Artifact(BaseModel):
             (("flow", "created_at"), False),
             (("flow", "fingerprint"), False),
             (("flow", "git_commit"), False),
+            (("repo", "created_at"), False),
         )
 
 
@@ -302,11 +326,16 @@ class Deployment(BaseModel):
     artifact_name = peewee.TextField()
     fingerprint = peewee.CharField()
     deployed_at = peewee.DoubleField()
+    # From the first artifact reported with the fingerprint, at deployment or when it is reported.
+    repo = peewee.ForeignKeyField(Repo, null=True, index=False, on_delete="SET NULL")
+    lead_time_seconds = peewee.DoubleField(null=True)
 
     class Meta:
         indexes = (
             (("organization", "deployed_at"), False),
             (("organization", "fingerprint"), False),
+            (("environment", "deployed_at"), False),
+            (("repo", "environment", "deployed_at"), False),
         )
 
 
@@ -324,28 +353,7 @@ class AllowlistEntry(BaseModel):
         indexes = ((("environment", "fingerprint"), True),)
 
 
-class Repo(BaseModel):
-    """A source repository, learned from the repo_info reported with trails and artifacts."""
-
-    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
-    repo_id = peewee.CharField()
-    name = peewee.CharField()
-    url = peewee.TextField(default="")
-    provider = peewee.CharField(null=True)
-    description = peewee.TextField(null=True)
-    namespace_path = JSONField(default=list)
-    tags = JSONField(default=dict)
-    created_at = peewee.DoubleField()
-    last_seen_at = peewee.DoubleField()
-
-    class Meta:
-        indexes = (
-            (("organization", "repo_id"), True),
-            (("organization", "name"), False),
-        )
-
-
-ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Trail, TrailEvent, Blob,
+ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Repo, Trail, TrailEvent, Blob,
               BlobChunk,
               Artifact, Attestation, AttestationType, AttestationTypeVersion,
-              Environment, Snapshot, EnvironmentEvent, Deployment, AllowlistEntry, Repo]
+              Environment, Snapshot, EnvironmentEvent, Deployment, AllowlistEntry]

@@ -175,6 +175,8 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     listed = live.kosli_json("list", "repos", "--name", repo_name)
     assert [r["name"] for r in listed["repos"]] == [repo_name]
     assert repo_name in live.kosli("list", "repos").stdout
+    by_repo = live.kosli_json("list", "artifacts", "--repo", repo_name)
+    assert [a["fingerprint"] for a in by_repo] == [sha256_of(binary)]
 
     snapshot = live.kosli_json("get", "snapshot", env)
     assert snapshot["compliant"] is True

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from evidence_grpc.domain import deployments, environments, snapshots
+from evidence_grpc.domain import artifacts, deployments, environments, flows, repos, snapshots, trails
 from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
 from evidence_grpc.domain.presence import presence
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Artifact, Flow, Organization, Trail
+from evidence_grpc.storage.models import Artifact, Organization, User
 
 FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo",
@@ -36,18 +36,26 @@ def make_env(org: Organization, name: str = "prod", env_type: str = "server"):
     return env
 
 
+def alice() -> User:
+    return User.get(User.name == "alice")
+
+
 def built_artifact(org: Organization, fingerprint: str, commit_ts: float,
-                   repo_info: dict | None = None) -> Artifact:
-    """An artifact with provenance (as the artifact endpoints store it)."""
-    stamp = time.time()
-    flow, _ = Flow.get_or_create(organization=org, name="backend-ci",
-                                 defaults={"created_at": stamp, "last_modified_at": stamp})
-    trail = Trail.create(flow=flow, name=f"t-{fingerprint[:6]}", created_at=stamp,
-                         last_modified_at=stamp, repo_info=repo_info)
-    return Artifact.create(organization=org, flow=flow, trail=trail, fingerprint=fingerprint,
-                           name="backend", git_commit="c" * 40,
-                           git_commit_info={"sha1": "c" * 40, "timestamp": commit_ts},
-                           repo_info=repo_info, created_at=stamp, last_modified_at=stamp)
+                   repo_info: dict | None = None, *, on_trail: bool = True) -> Artifact:
+    """An artifact with provenance, reported through the domain: repo_info on its trail
+    (`on_trail`) or on the artifact itself."""
+    flows.upsert_flow(org, "backend-ci", "")
+    trail_name = f"t-{fingerprint[:6]}"
+    trail_data: dict = {"name": trail_name}
+    data: dict = {"fingerprint": fingerprint, "filename": "backend", "trail_name": trail_name,
+                  "git_commit": "c" * 40, "build_url": "https://ci.example/1",
+                  "commit_url": "https://github.com/acme/demo/commit/" + "c" * 40,
+                  "git_commit_info": {"sha1": "c" * 40, "author": "A <a@x>", "message": "m",
+                                      "branch": "main", "timestamp": commit_ts}}
+    if repo_info is not None:
+        (trail_data if on_trail else data)["repo_info"] = repo_info
+    trails.begin_trail(org, "backend-ci", trail_data, alice())
+    return artifacts.report_artifact(org, alice(), "backend-ci", data)
 
 
 def test_create_validates_name_and_type(org):
@@ -152,14 +160,12 @@ def test_presence_follows_snapshots(org):
 
 
 def test_compliance_is_provenance_or_allowlist(org):
-    from evidence_grpc.storage.models import User
-
     make_env(org)
     built_artifact(org, FP1, commit_ts=time.time() - 100)
     snapshots.report_environment(org, "prod", "server", server_report(("app", FP1), ("x", FP2)))
     assert snapshots.get_snapshot(org, "prod", "-1", "")["compliant"] is False
     environments.allow_artifact(org, "prod", {"artifact_name": "x", "artifact_fingerprint": FP2,
-                                              "description": "ok"}, User.get(User.name == "alice"))
+                                              "description": "ok"}, alice())
     view = snapshots.get_snapshot(org, "prod", "-1", "")
     assert view["compliant"] is True
     assert {a["name"]: a["flow_name"] for a in view["artifacts"]} == {"app": "backend-ci", "x": ""}
@@ -184,6 +190,7 @@ def test_deployment_statistics(org):
     assert stats["end_ts"] - stats["start_ts"] == 28 * 86400
     by_name = deployments.deployment_statistics(org, "acme/demo", envs=["lab"])
     assert by_name["environments"] == []
+    # An environment the repo was deployed to stays listed when nothing falls in the window.
     past = deployments.deployment_statistics(org, "r-42", start_ts=0, end_ts=1000)
     assert past["environments"] == [{"env_name": "prod", "deployment_frequency": [],
                                       "lead_times": []}]
@@ -195,10 +202,41 @@ def test_deployment_statistics(org):
 
 def test_repos_are_learned_from_repo_info(org):
     built_artifact(org, FP1, 0, REPO)
-    rows, pagination = deployments.list_repos(org, None, None)
-    assert [deployments.repo_view(r)["name"] for r in rows] == ["acme/demo"]
+    rows, pagination = repos.list_repos(org, None, None)
+    assert [repos.repo_view(r)["name"] for r in rows] == ["acme/demo"]
     assert pagination["total_count"] == 1
-    assert deployments.find_repo(org, name="acme/demo").repo_id == "r-42"
-    assert deployments.find_repo(org, repo_id="r-42").name == "acme/demo"
+    assert repos.find_repo(org, name="acme/demo").repo_id == "r-42"
+    assert repos.find_repo(org, repo_id="r-42").name == "acme/demo"
     with pytest.raises(NotFound):
-        deployments.find_repo(org, name="acme/demo", provider="gitlab")
+        repos.find_repo(org, name="acme/demo", provider="gitlab")
+
+
+def test_repos_are_learned_when_evidence_is_written(org):
+    from evidence_grpc.domain import attestations
+
+    flows.upsert_flow(org, "ci", "")
+    trails.begin_trail(org, "ci", {"name": "t", "repo_info": REPO}, alice())
+    assert [r.name for r in repos.list_repos(org, None, None)[0]] == ["acme/demo"]
+    # Renamed on the provider's side: the same id, a new name.
+    trails.begin_trail(org, "ci", {"name": "t2", "repo_info": {**REPO, "name": "acme/renamed"}},
+                       alice())
+    attestations.create_attestation(
+        org, alice(), "ci", "t", "generic",
+        {"attestation_name": "check", "is_compliant": True,
+         "repo_info": {"name": "acme/no-id", "url": "https://github.com/acme/no-id"}}, None)
+    learned = {r.repo_id: r.name for r in repos.list_repos(org, None, None)[0]}
+    assert learned == {"r-42": "acme/renamed", "acme/no-id": "acme/no-id"}
+    assert repos.find_repo(org, name="acme/no-id").url == "https://github.com/acme/no-id"
+
+
+def test_an_artifact_reported_after_it_deployed_fills_in_its_deployments(org):
+    make_env(org)
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))
+    [early] = deployments.list_deployments(org, None, None)[0]
+    assert (early["repo_name"], early["lead_time_seconds"], early["flow_name"]) == (None, None, None)
+    built_artifact(org, FP1, commit_ts=early["deployed_at"] - 30, repo_info=REPO, on_trail=False)
+    [late] = deployments.list_deployments(org, None, None)[0]
+    assert (late["repo_name"], late["lead_time_seconds"], late["flow_name"]) == \
+        ("acme/demo", 30.0, "backend-ci")
+    stats = deployments.deployment_statistics(org, "r-42")
+    assert stats["environments"][0]["lead_times"] == [{"lead_time_seconds": 30.0}]

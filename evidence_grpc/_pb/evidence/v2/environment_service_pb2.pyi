@@ -284,3 +284,15 @@ class AllowlistEntry(_message.Message):
     user_name: str
     description: str
     def __init__(self, artifact_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., environment_name: _Optional[str] = ..., timestamp: _Optional[float] = ..., user_name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class ListAllowlistRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class ListAllowlistResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[AllowlistEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[AllowlistEntry, _Mapping]]] = ...) -> None: ...

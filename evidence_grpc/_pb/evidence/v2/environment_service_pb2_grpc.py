@@ -85,6 +85,11 @@ class EnvironmentServiceStub:
                 request_serializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.FromString,
                 _registered_method=True)
+        self.ListAllowlist = channel.unary_unary(
+                '/evidence.v2.EnvironmentService/ListAllowlist',
+                request_serializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServiceServicer:
@@ -161,6 +166,13 @@ class EnvironmentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListAllowlist(self, request, context):
+        """The allowlist entries of every environment of the organization.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -213,6 +225,11 @@ def add_EnvironmentServiceServicer_to_server(servicer, server):
                     servicer.AllowArtifact,
                     request_deserializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.SerializeToString,
+            ),
+            'ListAllowlist': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAllowlist,
+                    request_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -486,6 +503,33 @@ class EnvironmentService:
             '/evidence.v2.EnvironmentService/AllowArtifact',
             evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.SerializeToString,
             evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAllowlist(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.EnvironmentService/ListAllowlist',
+            evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.SerializeToString,
+            evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -22,12 +22,13 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import deployment_service_pb2 as evidence_dot_v2_dot_deployment__service__pb2
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x65vidence/v2/repo_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x9d\x02\n\x04Repo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x15\n\x08provider\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x05 \x01(\tH\x01\x88\x01\x01\x12)\n\x04tags\x18\x06 \x03(\x0b\x32\x1b.evidence.v2.Repo.TagsEntry\x12\x1c\n\x0flatest_activity\x18\x07 \x01(\x01H\x02\x88\x01\x01\x12\x16\n\x0enamespace_path\x18\x08 \x03(\t\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0b\n\t_providerB\x0e\n\x0c_descriptionB\x12\n\x10_latest_activity\"\x9e\x02\n\x10ListReposRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\x04name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x13\n\x06search\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x15\n\x08provider\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x14\n\x07repo_id\x18\x07 \x01(\tH\x05\x88\x01\x01\x12\x1b\n\x0esort_direction\x18\x08 \x01(\tH\x06\x88\x01\x01\x12\x0b\n\x03tag\x18\t \x03(\tB\x07\n\x05_pageB\x0b\n\t_per_pageB\x07\n\x05_nameB\t\n\x07_searchB\x0b\n\t_providerB\n\n\x08_repo_idB\x11\n\x0f_sort_direction\"\x7f\n\x11ListReposResponse\x12 \n\x05repos\x18\x01 \x03(\x0b\x32\x11.evidence.v2.Repo\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"l\n\x0eGetRepoRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\trepo_name\x18\x02 \x01(\t\x12\x15\n\x08provider\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02id\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x0b\n\t_providerB\x05\n\x03_id\"\x8c\x01\n\x1eGetDeploymentStatisticsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x0c\n\x04repo\x18\x02 \x01(\t\x12\x0b\n\x03\x65nv\x18\x03 \x03(\t\x12\x15\n\x08start_ts\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x05 \x01(\x01H\x01\x88\x01\x01\x42\x0b\n\t_start_tsB\t\n\x07_end_ts\"!\n\nDeployedAt\x12\x13\n\x0b\x64\x65ployed_at\x18\x01 \x01(\x01\"%\n\x08LeadTime\x12\x19\n\x11lead_time_seconds\x18\x01 \x01(\x01\"\x95\x01\n\x1f\x45nvironmentDeploymentStatistics\x12\x10\n\x08\x65nv_name\x18\x01 \x01(\t\x12\x35\n\x14\x64\x65ployment_frequency\x18\x02 \x03(\x0b\x32\x17.evidence.v2.DeployedAt\x12)\n\nlead_times\x18\x03 \x03(\x0b\x32\x15.evidence.v2.LeadTime\"\xb0\x01\n\x14\x44\x65ploymentStatistics\x12\x10\n\x08start_ts\x18\x01 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x02 \x01(\x01\x12\x42\n\x0c\x65nvironments\x18\x03 \x03(\x0b\x32,.evidence.v2.EnvironmentDeploymentStatistics\x12\x32\n\x05links\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructB\n\x9a\xb5\x18\x06_links\"\xf3\x01\n\x16ListDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x16\n\trepo_name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x15\n\x08\x65nv_name\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x15\n\x08start_ts\x18\x06 \x01(\x01H\x04\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x07 \x01(\x01H\x05\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0c\n\n_repo_nameB\x0b\n\t_env_nameB\x0b\n\t_start_tsB\t\n\x07_end_ts\"\xdd\x02\n\nDeployment\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x18\n\x10\x65nvironment_name\x18\x02 \x01(\t\x12\x16\n\x0esnapshot_index\x18\x03 \x01(\x05\x12\x15\n\rartifact_name\x18\x04 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x05 \x01(\t\x12\x16\n\tflow_name\x18\x06 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ntrail_name\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x17\n\ngit_commit\x18\x08 \x01(\tH\x02\x88\x01\x01\x12\x16\n\trepo_name\x18\t \x01(\tH\x03\x88\x01\x01\x12\x13\n\x0b\x64\x65ployed_at\x18\n \x01(\x01\x12\x1e\n\x11lead_time_seconds\x18\x0b \x01(\x01H\x04\x88\x01\x01\x42\x0c\n\n_flow_nameB\r\n\x0b_trail_nameB\r\n\x0b_git_commitB\x0c\n\n_repo_nameB\x14\n\x12_lead_time_seconds\"\x91\x01\n\x17ListDeploymentsResponse\x12,\n\x0b\x64\x65ployments\x18\x01 \x03(\x0b\x32\x17.evidence.v2.Deployment\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\x32\x87\x04\n\x0bRepoService\x12g\n\tListRepos\x12\x1d.evidence.v2.ListReposRequest\x1a\x1e.evidence.v2.ListReposResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v2/repos/{org}\x12\xa6\x01\n\x17GetDeploymentStatistics\x12+.evidence.v2.GetDeploymentStatisticsRequest\x1a!.evidence.v2.DeploymentStatistics\";\x82\xd3\xe4\x93\x02\x35\x12\x33/api/v2/repos/{org}/{repo=**}/deployment-statistics\x12\x65\n\x07GetRepo\x12\x1b.evidence.v2.GetRepoRequest\x1a\x11.evidence.v2.Repo\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v2/repos/{org}/{repo_name=**}\x12\x7f\n\x0fListDeployments\x12#.evidence.v2.ListDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/deployments/{org}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x65vidence/v2/repo_service.proto\x12\x0b\x65vidence.v2\x1a$evidence/v2/deployment_service.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xda\x02\n\x04Repo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x15\n\x08provider\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x05 \x01(\tH\x01\x88\x01\x01\x12)\n\x04tags\x18\x06 \x03(\x0b\x32\x1b.evidence.v2.Repo.TagsEntry\x12\x1c\n\x0flatest_activity\x18\x07 \x01(\x01H\x02\x88\x01\x01\x12\x16\n\x0enamespace_path\x18\x08 \x03(\t\x12\x0f\n\x07repo_id\x18\t \x01(\t\x12\x19\n\x0cvcs_instance\x18\n \x01(\tH\x03\x88\x01\x01\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0b\n\t_providerB\x0e\n\x0c_descriptionB\x12\n\x10_latest_activityB\x0f\n\r_vcs_instance\"\xf0\x02\n\x10ListReposRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\x04name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x13\n\x06search\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x15\n\x08provider\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x14\n\x07repo_id\x18\x07 \x01(\tH\x05\x88\x01\x01\x12\x1b\n\x0esort_direction\x18\x08 \x01(\tH\x06\x88\x01\x01\x12\x0b\n\x03tag\x18\t \x03(\t\x12\x19\n\x0cvcs_instance\x18\n \x01(\tH\x07\x88\x01\x01\x12\x16\n\tnamespace\x18\x0b \x01(\tH\x08\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x07\n\x05_nameB\t\n\x07_searchB\x0b\n\t_providerB\n\n\x08_repo_idB\x11\n\x0f_sort_directionB\x0f\n\r_vcs_instanceB\x0c\n\n_namespace\"\x7f\n\x11ListReposResponse\x12 \n\x05repos\x18\x01 \x03(\x0b\x32\x11.evidence.v2.Repo\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"l\n\x0eGetRepoRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\trepo_name\x18\x02 \x01(\t\x12\x15\n\x08provider\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02id\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x0b\n\t_providerB\x05\n\x03_id\"\x8c\x01\n\x1eGetDeploymentStatisticsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x0c\n\x04repo\x18\x02 \x01(\t\x12\x0b\n\x03\x65nv\x18\x03 \x03(\t\x12\x15\n\x08start_ts\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x05 \x01(\x01H\x01\x88\x01\x01\x42\x0b\n\t_start_tsB\t\n\x07_end_ts\"%\n\x08LeadTime\x12\x19\n\x11lead_time_seconds\x18\x01 \x01(\x01\"\x95\x01\n\x1f\x45nvironmentDeploymentStatistics\x12\x10\n\x08\x65nv_name\x18\x01 \x01(\t\x12\x35\n\x14\x64\x65ployment_frequency\x18\x02 \x03(\x0b\x32\x17.evidence.v2.DeployedAt\x12)\n\nlead_times\x18\x03 \x03(\x0b\x32\x15.evidence.v2.LeadTime\"\xb0\x01\n\x14\x44\x65ploymentStatistics\x12\x10\n\x08start_ts\x18\x01 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x02 \x01(\x01\x12\x42\n\x0c\x65nvironments\x18\x03 \x03(\x0b\x32,.evidence.v2.EnvironmentDeploymentStatistics\x12\x32\n\x05links\x18\x04 \x01(\x0b\x32\x17.google.protobuf.StructB\n\x9a\xb5\x18\x06_links\"\xc8\x01\n\x1aListRepoDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x0c\n\x04repo\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x0b\n\x03\x65nv\x18\x05 \x03(\t\x12\x15\n\x08start_ts\x18\x06 \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x07 \x01(\x01H\x03\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0b\n\t_start_tsB\t\n\x07_end_ts\"(\n\x19ListRepoTagChoicesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\",\n\rRepoTagChoice\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0e\n\x06values\x18\x02 \x03(\t\":\n\x0eRepoTagChoices\x12(\n\x04tags\x18\x01 \x03(\x0b\x32\x1a.evidence.v2.RepoTagChoice\"\xae\x01\n\x1cListRepoFilterOptionsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x15\n\x08provider\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x19\n\x0cvcs_instance\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x16\n\tnamespace\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x0b\n\x03tag\x18\x05 \x03(\tB\x0b\n\t_providerB\x0f\n\r_vcs_instanceB\x0c\n\n_namespace\"W\n\x11RepoFilterOptions\x12\x11\n\tproviders\x18\x01 \x03(\t\x12\x15\n\rvcs_instances\x18\x02 \x03(\t\x12\x18\n\x10namespace_values\x18\x03 \x03(\t\"\xda\x01\n\x0cLiveArtifact\x12\x16\n\x0e\x65nvironment_id\x18\x01 \x01(\t\x12\x13\n\x0b\x61rtifact_id\x18\x02 \x01(\t\x12\x15\n\rartifact_name\x18\x03 \x01(\t\x12\x16\n\x0esnapshot_index\x18\x04 \x01(\x05\x12\x17\n\ncompliance\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x12\n\nstarted_at\x18\x06 \x01(\x01\x12\x32\n\x05links\x18\x07 \x01(\x0b\x32\x17.google.protobuf.StructB\n\x9a\xb5\x18\x06_linksB\r\n\x0b_compliance\"9\n\x0fLiveEnvironment\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\"\x85\x01\n\x12LiveArtifactOrigin\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x17\n\ncommit_sha\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ncommit_url\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\r\n\x0b_commit_shaB\r\n\x0b_commit_url\"z\n\x10RepoLiveEmbedded\x12\x32\n\tartifacts\x18\x01 \x03(\x0b\x32\x1f.evidence.v2.LiveArtifactOrigin\x12\x32\n\x0c\x65nvironments\x18\x02 \x03(\x0b\x32\x1c.evidence.v2.LiveEnvironment\"\xba\x01\n\x11RepoLiveArtifacts\x12\x31\n\x0elive_artifacts\x18\x01 \x03(\x0b\x32\x19.evidence.v2.LiveArtifact\x12>\n\x08\x65mbedded\x18\x02 \x01(\x0b\x32\x1d.evidence.v2.RepoLiveEmbeddedB\r\x9a\xb5\x18\t_embedded\x12\x32\n\x05links\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructB\n\x9a\xb5\x18\x06_links2\xbf\x07\n\x0bRepoService\x12g\n\tListRepos\x12\x1d.evidence.v2.ListReposRequest\x1a\x1e.evidence.v2.ListReposResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v2/repos/{org}\x12{\n\x12ListRepoTagChoices\x12&.evidence.v2.ListRepoTagChoicesRequest\x1a\x1b.evidence.v2.RepoTagChoices\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/repos/{org}/tags\x12\x8e\x01\n\x15ListRepoFilterOptions\x12).evidence.v2.ListRepoFilterOptionsRequest\x1a\x1e.evidence.v2.RepoFilterOptions\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v2/repos/{org}/filter-options\x12\x8e\x01\n\x14GetRepoLiveArtifacts\x12\x1b.evidence.v2.GetRepoRequest\x1a\x1e.evidence.v2.RepoLiveArtifacts\"9\x82\xd3\xe4\x93\x02\x33\x12\x31/api/v2/repos/{org}/live-artifacts/{repo_name=**}\x12\xa6\x01\n\x17GetDeploymentStatistics\x12+.evidence.v2.GetDeploymentStatisticsRequest\x1a!.evidence.v2.DeploymentStatistics\";\x82\xd3\xe4\x93\x02\x35\x12\x33/api/v2/repos/{org}/{repo=**}/deployment-statistics\x12\x97\x01\n\x13ListRepoDeployments\x12\'.evidence.v2.ListRepoDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"1\x82\xd3\xe4\x93\x02+\x12)/api/v2/repos/{org}/{repo=**}/deployments\x12\x65\n\x07GetRepo\x12\x1b.evidence.v2.GetRepoRequest\x1a\x11.evidence.v2.Repo\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v2/repos/{org}/{repo_name=**}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,40 +39,66 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REPO_TAGSENTRY']._serialized_options = b'8\001'
   _globals['_DEPLOYMENTSTATISTICS'].fields_by_name['links']._loaded_options = None
   _globals['_DEPLOYMENTSTATISTICS'].fields_by_name['links']._serialized_options = b'\232\265\030\006_links'
+  _globals['_LIVEARTIFACT'].fields_by_name['links']._loaded_options = None
+  _globals['_LIVEARTIFACT'].fields_by_name['links']._serialized_options = b'\232\265\030\006_links'
+  _globals['_REPOLIVEARTIFACTS'].fields_by_name['embedded']._loaded_options = None
+  _globals['_REPOLIVEARTIFACTS'].fields_by_name['embedded']._serialized_options = b'\232\265\030\t_embedded'
+  _globals['_REPOLIVEARTIFACTS'].fields_by_name['links']._loaded_options = None
+  _globals['_REPOLIVEARTIFACTS'].fields_by_name['links']._serialized_options = b'\232\265\030\006_links'
   _globals['_REPOSERVICE'].methods_by_name['ListRepos']._loaded_options = None
   _globals['_REPOSERVICE'].methods_by_name['ListRepos']._serialized_options = b'\202\323\344\223\002\025\022\023/api/v2/repos/{org}'
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoTagChoices']._loaded_options = None
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoTagChoices']._serialized_options = b'\202\323\344\223\002\032\022\030/api/v2/repos/{org}/tags'
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoFilterOptions']._loaded_options = None
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoFilterOptions']._serialized_options = b'\202\323\344\223\002$\022\"/api/v2/repos/{org}/filter-options'
+  _globals['_REPOSERVICE'].methods_by_name['GetRepoLiveArtifacts']._loaded_options = None
+  _globals['_REPOSERVICE'].methods_by_name['GetRepoLiveArtifacts']._serialized_options = b'\202\323\344\223\0023\0221/api/v2/repos/{org}/live-artifacts/{repo_name=**}'
   _globals['_REPOSERVICE'].methods_by_name['GetDeploymentStatistics']._loaded_options = None
   _globals['_REPOSERVICE'].methods_by_name['GetDeploymentStatistics']._serialized_options = b'\202\323\344\223\0025\0223/api/v2/repos/{org}/{repo=**}/deployment-statistics'
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoDeployments']._loaded_options = None
+  _globals['_REPOSERVICE'].methods_by_name['ListRepoDeployments']._serialized_options = b'\202\323\344\223\002+\022)/api/v2/repos/{org}/{repo=**}/deployments'
   _globals['_REPOSERVICE'].methods_by_name['GetRepo']._loaded_options = None
   _globals['_REPOSERVICE'].methods_by_name['GetRepo']._serialized_options = b'\202\323\344\223\002$\022\"/api/v2/repos/{org}/{repo_name=**}'
-  _globals['_REPOSERVICE'].methods_by_name['ListDeployments']._loaded_options = None
-  _globals['_REPOSERVICE'].methods_by_name['ListDeployments']._serialized_options = b'\202\323\344\223\002\033\022\031/api/v2/deployments/{org}'
-  _globals['_REPO']._serialized_start=135
-  _globals['_REPO']._serialized_end=420
-  _globals['_REPO_TAGSENTRY']._serialized_start=328
-  _globals['_REPO_TAGSENTRY']._serialized_end=371
-  _globals['_LISTREPOSREQUEST']._serialized_start=423
-  _globals['_LISTREPOSREQUEST']._serialized_end=709
-  _globals['_LISTREPOSRESPONSE']._serialized_start=711
-  _globals['_LISTREPOSRESPONSE']._serialized_end=838
-  _globals['_GETREPOREQUEST']._serialized_start=840
-  _globals['_GETREPOREQUEST']._serialized_end=948
-  _globals['_GETDEPLOYMENTSTATISTICSREQUEST']._serialized_start=951
-  _globals['_GETDEPLOYMENTSTATISTICSREQUEST']._serialized_end=1091
-  _globals['_DEPLOYEDAT']._serialized_start=1093
-  _globals['_DEPLOYEDAT']._serialized_end=1126
-  _globals['_LEADTIME']._serialized_start=1128
-  _globals['_LEADTIME']._serialized_end=1165
-  _globals['_ENVIRONMENTDEPLOYMENTSTATISTICS']._serialized_start=1168
-  _globals['_ENVIRONMENTDEPLOYMENTSTATISTICS']._serialized_end=1317
-  _globals['_DEPLOYMENTSTATISTICS']._serialized_start=1320
-  _globals['_DEPLOYMENTSTATISTICS']._serialized_end=1496
-  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_start=1499
-  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_end=1742
-  _globals['_DEPLOYMENT']._serialized_start=1745
-  _globals['_DEPLOYMENT']._serialized_end=2094
-  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_start=2097
-  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_end=2242
-  _globals['_REPOSERVICE']._serialized_start=2245
-  _globals['_REPOSERVICE']._serialized_end=2764
+  _globals['_REPO']._serialized_start=173
+  _globals['_REPO']._serialized_end=519
+  _globals['_REPO_TAGSENTRY']._serialized_start=410
+  _globals['_REPO_TAGSENTRY']._serialized_end=453
+  _globals['_LISTREPOSREQUEST']._serialized_start=522
+  _globals['_LISTREPOSREQUEST']._serialized_end=890
+  _globals['_LISTREPOSRESPONSE']._serialized_start=892
+  _globals['_LISTREPOSRESPONSE']._serialized_end=1019
+  _globals['_GETREPOREQUEST']._serialized_start=1021
+  _globals['_GETREPOREQUEST']._serialized_end=1129
+  _globals['_GETDEPLOYMENTSTATISTICSREQUEST']._serialized_start=1132
+  _globals['_GETDEPLOYMENTSTATISTICSREQUEST']._serialized_end=1272
+  _globals['_LEADTIME']._serialized_start=1274
+  _globals['_LEADTIME']._serialized_end=1311
+  _globals['_ENVIRONMENTDEPLOYMENTSTATISTICS']._serialized_start=1314
+  _globals['_ENVIRONMENTDEPLOYMENTSTATISTICS']._serialized_end=1463
+  _globals['_DEPLOYMENTSTATISTICS']._serialized_start=1466
+  _globals['_DEPLOYMENTSTATISTICS']._serialized_end=1642
+  _globals['_LISTREPODEPLOYMENTSREQUEST']._serialized_start=1645
+  _globals['_LISTREPODEPLOYMENTSREQUEST']._serialized_end=1845
+  _globals['_LISTREPOTAGCHOICESREQUEST']._serialized_start=1847
+  _globals['_LISTREPOTAGCHOICESREQUEST']._serialized_end=1887
+  _globals['_REPOTAGCHOICE']._serialized_start=1889
+  _globals['_REPOTAGCHOICE']._serialized_end=1933
+  _globals['_REPOTAGCHOICES']._serialized_start=1935
+  _globals['_REPOTAGCHOICES']._serialized_end=1993
+  _globals['_LISTREPOFILTEROPTIONSREQUEST']._serialized_start=1996
+  _globals['_LISTREPOFILTEROPTIONSREQUEST']._serialized_end=2170
+  _globals['_REPOFILTEROPTIONS']._serialized_start=2172
+  _globals['_REPOFILTEROPTIONS']._serialized_end=2259
+  _globals['_LIVEARTIFACT']._serialized_start=2262
+  _globals['_LIVEARTIFACT']._serialized_end=2480
+  _globals['_LIVEENVIRONMENT']._serialized_start=2482
+  _globals['_LIVEENVIRONMENT']._serialized_end=2539
+  _globals['_LIVEARTIFACTORIGIN']._serialized_start=2542
+  _globals['_LIVEARTIFACTORIGIN']._serialized_end=2675
+  _globals['_REPOLIVEEMBEDDED']._serialized_start=2677
+  _globals['_REPOLIVEEMBEDDED']._serialized_end=2799
+  _globals['_REPOLIVEARTIFACTS']._serialized_start=2802
+  _globals['_REPOLIVEARTIFACTS']._serialized_end=2988
+  _globals['_REPOSERVICE']._serialized_start=2991
+  _globals['_REPOSERVICE']._serialized_end=3950
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from . import deployment_service_pb2 as _deployment_service_pb2
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
@@ -10,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Repo(_message.Message):
-    __slots__ = ("id", "name", "url", "provider", "description", "tags", "latest_activity", "namespace_path")
+    __slots__ = ("id", "name", "url", "provider", "description", "tags", "latest_activity", "namespace_path", "repo_id", "vcs_instance")
     class TagsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +27,8 @@ class Repo(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     LATEST_ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_PATH_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    VCS_INSTANCE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     url: str
@@ -34,10 +37,12 @@ class Repo(_message.Message):
     tags: _containers.ScalarMap[str, str]
     latest_activity: float
     namespace_path: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., url: _Optional[str] = ..., provider: _Optional[str] = ..., description: _Optional[str] = ..., tags: _Optional[_Mapping[str, str]] = ..., latest_activity: _Optional[float] = ..., namespace_path: _Optional[_Iterable[str]] = ...) -> None: ...
+    repo_id: str
+    vcs_instance: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., url: _Optional[str] = ..., provider: _Optional[str] = ..., description: _Optional[str] = ..., tags: _Optional[_Mapping[str, str]] = ..., latest_activity: _Optional[float] = ..., namespace_path: _Optional[_Iterable[str]] = ..., repo_id: _Optional[str] = ..., vcs_instance: _Optional[str] = ...) -> None: ...
 
 class ListReposRequest(_message.Message):
-    __slots__ = ("org", "page", "per_page", "name", "search", "provider", "repo_id", "sort_direction", "tag")
+    __slots__ = ("org", "page", "per_page", "name", "search", "provider", "repo_id", "sort_direction", "tag", "vcs_instance", "namespace")
     ORG_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     PER_PAGE_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +52,8 @@ class ListReposRequest(_message.Message):
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     SORT_DIRECTION_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
+    VCS_INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     org: str
     page: int
     per_page: int
@@ -56,7 +63,9 @@ class ListReposRequest(_message.Message):
     repo_id: str
     sort_direction: str
     tag: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., name: _Optional[str] = ..., search: _Optional[str] = ..., provider: _Optional[str] = ..., repo_id: _Optional[str] = ..., sort_direction: _Optional[str] = ..., tag: _Optional[_Iterable[str]] = ...) -> None: ...
+    vcs_instance: str
+    namespace: str
+    def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., name: _Optional[str] = ..., search: _Optional[str] = ..., provider: _Optional[str] = ..., repo_id: _Optional[str] = ..., sort_direction: _Optional[str] = ..., tag: _Optional[_Iterable[str]] = ..., vcs_instance: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
 
 class ListReposResponse(_message.Message):
     __slots__ = ("repos", "page", "per_page", "total_pages", "total_count")
@@ -98,12 +107,6 @@ class GetDeploymentStatisticsRequest(_message.Message):
     end_ts: float
     def __init__(self, org: _Optional[str] = ..., repo: _Optional[str] = ..., env: _Optional[_Iterable[str]] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
 
-class DeployedAt(_message.Message):
-    __slots__ = ("deployed_at",)
-    DEPLOYED_AT_FIELD_NUMBER: _ClassVar[int]
-    deployed_at: float
-    def __init__(self, deployed_at: _Optional[float] = ...) -> None: ...
-
 class LeadTime(_message.Message):
     __slots__ = ("lead_time_seconds",)
     LEAD_TIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -116,9 +119,9 @@ class EnvironmentDeploymentStatistics(_message.Message):
     DEPLOYMENT_FREQUENCY_FIELD_NUMBER: _ClassVar[int]
     LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
     env_name: str
-    deployment_frequency: _containers.RepeatedCompositeFieldContainer[DeployedAt]
+    deployment_frequency: _containers.RepeatedCompositeFieldContainer[_deployment_service_pb2.DeployedAt]
     lead_times: _containers.RepeatedCompositeFieldContainer[LeadTime]
-    def __init__(self, env_name: _Optional[str] = ..., deployment_frequency: _Optional[_Iterable[_Union[DeployedAt, _Mapping]]] = ..., lead_times: _Optional[_Iterable[_Union[LeadTime, _Mapping]]] = ...) -> None: ...
+    def __init__(self, env_name: _Optional[str] = ..., deployment_frequency: _Optional[_Iterable[_Union[_deployment_service_pb2.DeployedAt, _Mapping]]] = ..., lead_times: _Optional[_Iterable[_Union[LeadTime, _Mapping]]] = ...) -> None: ...
 
 class DeploymentStatistics(_message.Message):
     __slots__ = ("start_ts", "end_ts", "environments", "links")
@@ -132,60 +135,122 @@ class DeploymentStatistics(_message.Message):
     links: _struct_pb2.Struct
     def __init__(self, start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ..., environments: _Optional[_Iterable[_Union[EnvironmentDeploymentStatistics, _Mapping]]] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
-class ListDeploymentsRequest(_message.Message):
-    __slots__ = ("org", "page", "per_page", "repo_name", "env_name", "start_ts", "end_ts")
+class ListRepoDeploymentsRequest(_message.Message):
+    __slots__ = ("org", "repo", "page", "per_page", "env", "start_ts", "end_ts")
     ORG_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     PER_PAGE_FIELD_NUMBER: _ClassVar[int]
-    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
-    ENV_NAME_FIELD_NUMBER: _ClassVar[int]
+    ENV_FIELD_NUMBER: _ClassVar[int]
     START_TS_FIELD_NUMBER: _ClassVar[int]
     END_TS_FIELD_NUMBER: _ClassVar[int]
     org: str
+    repo: str
     page: int
     per_page: int
-    repo_name: str
-    env_name: str
+    env: _containers.RepeatedScalarFieldContainer[str]
     start_ts: float
     end_ts: float
-    def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., repo_name: _Optional[str] = ..., env_name: _Optional[str] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
+    def __init__(self, org: _Optional[str] = ..., repo: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., env: _Optional[_Iterable[str]] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
 
-class Deployment(_message.Message):
-    __slots__ = ("id", "environment_name", "snapshot_index", "artifact_name", "fingerprint", "flow_name", "trail_name", "git_commit", "repo_name", "deployed_at", "lead_time_seconds")
-    ID_FIELD_NUMBER: _ClassVar[int]
-    ENVIRONMENT_NAME_FIELD_NUMBER: _ClassVar[int]
-    SNAPSHOT_INDEX_FIELD_NUMBER: _ClassVar[int]
+class ListRepoTagChoicesRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class RepoTagChoice(_message.Message):
+    __slots__ = ("key", "values")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, key: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RepoTagChoices(_message.Message):
+    __slots__ = ("tags",)
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    tags: _containers.RepeatedCompositeFieldContainer[RepoTagChoice]
+    def __init__(self, tags: _Optional[_Iterable[_Union[RepoTagChoice, _Mapping]]] = ...) -> None: ...
+
+class ListRepoFilterOptionsRequest(_message.Message):
+    __slots__ = ("org", "provider", "vcs_instance", "namespace", "tag")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    VCS_INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    provider: str
+    vcs_instance: str
+    namespace: str
+    tag: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, org: _Optional[str] = ..., provider: _Optional[str] = ..., vcs_instance: _Optional[str] = ..., namespace: _Optional[str] = ..., tag: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RepoFilterOptions(_message.Message):
+    __slots__ = ("providers", "vcs_instances", "namespace_values")
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    VCS_INSTANCES_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_VALUES_FIELD_NUMBER: _ClassVar[int]
+    providers: _containers.RepeatedScalarFieldContainer[str]
+    vcs_instances: _containers.RepeatedScalarFieldContainer[str]
+    namespace_values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, providers: _Optional[_Iterable[str]] = ..., vcs_instances: _Optional[_Iterable[str]] = ..., namespace_values: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class LiveArtifact(_message.Message):
+    __slots__ = ("environment_id", "artifact_id", "artifact_name", "snapshot_index", "compliance", "started_at", "links")
+    ENVIRONMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_ID_FIELD_NUMBER: _ClassVar[int]
     ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
-    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
-    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
-    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
-    GIT_COMMIT_FIELD_NUMBER: _ClassVar[int]
-    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
-    DEPLOYED_AT_FIELD_NUMBER: _ClassVar[int]
-    LEAD_TIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    id: int
-    environment_name: str
-    snapshot_index: int
+    SNAPSHOT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    environment_id: str
+    artifact_id: str
     artifact_name: str
-    fingerprint: str
-    flow_name: str
-    trail_name: str
-    git_commit: str
-    repo_name: str
-    deployed_at: float
-    lead_time_seconds: float
-    def __init__(self, id: _Optional[int] = ..., environment_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., artifact_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., git_commit: _Optional[str] = ..., repo_name: _Optional[str] = ..., deployed_at: _Optional[float] = ..., lead_time_seconds: _Optional[float] = ...) -> None: ...
+    snapshot_index: int
+    compliance: str
+    started_at: float
+    links: _struct_pb2.Struct
+    def __init__(self, environment_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., artifact_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., compliance: _Optional[str] = ..., started_at: _Optional[float] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
-class ListDeploymentsResponse(_message.Message):
-    __slots__ = ("deployments", "page", "per_page", "total_pages", "total_count")
-    DEPLOYMENTS_FIELD_NUMBER: _ClassVar[int]
-    PAGE_FIELD_NUMBER: _ClassVar[int]
-    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
-    TOTAL_PAGES_FIELD_NUMBER: _ClassVar[int]
-    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
-    deployments: _containers.RepeatedCompositeFieldContainer[Deployment]
-    page: int
-    per_page: int
-    total_pages: int
-    total_count: int
-    def __init__(self, deployments: _Optional[_Iterable[_Union[Deployment, _Mapping]]] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., total_pages: _Optional[int] = ..., total_count: _Optional[int] = ...) -> None: ...
+class LiveEnvironment(_message.Message):
+    __slots__ = ("id", "name", "type")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    type: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[str] = ...) -> None: ...
+
+class LiveArtifactOrigin(_message.Message):
+    __slots__ = ("id", "fingerprint", "commit_sha", "commit_url")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_SHA_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_URL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    fingerprint: str
+    commit_sha: str
+    commit_url: str
+    def __init__(self, id: _Optional[str] = ..., fingerprint: _Optional[str] = ..., commit_sha: _Optional[str] = ..., commit_url: _Optional[str] = ...) -> None: ...
+
+class RepoLiveEmbedded(_message.Message):
+    __slots__ = ("artifacts", "environments")
+    ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    artifacts: _containers.RepeatedCompositeFieldContainer[LiveArtifactOrigin]
+    environments: _containers.RepeatedCompositeFieldContainer[LiveEnvironment]
+    def __init__(self, artifacts: _Optional[_Iterable[_Union[LiveArtifactOrigin, _Mapping]]] = ..., environments: _Optional[_Iterable[_Union[LiveEnvironment, _Mapping]]] = ...) -> None: ...
+
+class RepoLiveArtifacts(_message.Message):
+    __slots__ = ("live_artifacts", "embedded", "links")
+    LIVE_ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    live_artifacts: _containers.RepeatedCompositeFieldContainer[LiveArtifact]
+    embedded: RepoLiveEmbedded
+    links: _struct_pb2.Struct
+    def __init__(self, live_artifacts: _Optional[_Iterable[_Union[LiveArtifact, _Mapping]]] = ..., embedded: _Optional[_Union[RepoLiveEmbedded, _Mapping]] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...

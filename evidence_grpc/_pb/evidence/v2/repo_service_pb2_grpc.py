@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from . import deployment_service_pb2 as evidence_dot_v2_dot_deployment__service__pb2
 from . import repo_service_pb2 as evidence_dot_v2_dot_repo__service__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -26,8 +27,8 @@ if _version_not_supported:
 
 
 class RepoServiceStub:
-    """Repos (learned from the repo_info of trails, artifacts and attestations) and the
-    deployments of their artifacts.
+    """Repos (learned from the repo_info of trails, artifacts and attestations as they are
+    reported) and the deployments of their artifacts.
     """
 
     def __init__(self, channel):
@@ -41,30 +42,67 @@ class RepoServiceStub:
                 request_serializer=evidence_dot_v2_dot_repo__service__pb2.ListReposRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListReposResponse.FromString,
                 _registered_method=True)
+        self.ListRepoTagChoices = channel.unary_unary(
+                '/evidence.v2.RepoService/ListRepoTagChoices',
+                request_serializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoTagChoicesRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_repo__service__pb2.RepoTagChoices.FromString,
+                _registered_method=True)
+        self.ListRepoFilterOptions = channel.unary_unary(
+                '/evidence.v2.RepoService/ListRepoFilterOptions',
+                request_serializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoFilterOptionsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_repo__service__pb2.RepoFilterOptions.FromString,
+                _registered_method=True)
+        self.GetRepoLiveArtifacts = channel.unary_unary(
+                '/evidence.v2.RepoService/GetRepoLiveArtifacts',
+                request_serializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.FromString,
+                _registered_method=True)
         self.GetDeploymentStatistics = channel.unary_unary(
                 '/evidence.v2.RepoService/GetDeploymentStatistics',
                 request_serializer=evidence_dot_v2_dot_repo__service__pb2.GetDeploymentStatisticsRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_repo__service__pb2.DeploymentStatistics.FromString,
+                _registered_method=True)
+        self.ListRepoDeployments = channel.unary_unary(
+                '/evidence.v2.RepoService/ListRepoDeployments',
+                request_serializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoDeploymentsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_deployment__service__pb2.ListDeploymentsResponse.FromString,
                 _registered_method=True)
         self.GetRepo = channel.unary_unary(
                 '/evidence.v2.RepoService/GetRepo',
                 request_serializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_repo__service__pb2.Repo.FromString,
                 _registered_method=True)
-        self.ListDeployments = channel.unary_unary(
-                '/evidence.v2.RepoService/ListDeployments',
-                request_serializer=evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsRequest.SerializeToString,
-                response_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsResponse.FromString,
-                _registered_method=True)
 
 
 class RepoServiceServicer:
-    """Repos (learned from the repo_info of trails, artifacts and attestations) and the
-    deployments of their artifacts.
+    """Repos (learned from the repo_info of trails, artifacts and attestations as they are
+    reported) and the deployments of their artifacts.
     """
 
     def ListRepos(self, request, context):
         """List the repositories learned from reported evidence.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRepoTagChoices(self, request, context):
+        """The distinct tag keys of the organization's repos, with the values each takes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRepoFilterOptions(self, request, context):
+        """Distinct providers, VCS hosts and next-level namespace values of the repos; each facet
+        applies every filter but its own.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRepoLiveArtifacts(self, request, context):
+        """The repo's artifacts running now in each environment, with their compliance there.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -77,15 +115,15 @@ class RepoServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetRepo(self, request, context):
-        """By name (which may contain `/`), or by id with `?id=`.
+    def ListRepoDeployments(self, request, context):
+        """Deployments of the repo's artifacts, newest first (window as for the statistics).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def ListDeployments(self, request, context):
-        """List deployments of the organization.
+    def GetRepo(self, request, context):
+        """By name (which may contain `/`), or by id with `?id=`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -99,20 +137,35 @@ def add_RepoServiceServicer_to_server(servicer, server):
                     request_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListReposRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_repo__service__pb2.ListReposResponse.SerializeToString,
             ),
+            'ListRepoTagChoices': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRepoTagChoices,
+                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoTagChoicesRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_repo__service__pb2.RepoTagChoices.SerializeToString,
+            ),
+            'ListRepoFilterOptions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRepoFilterOptions,
+                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoFilterOptionsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_repo__service__pb2.RepoFilterOptions.SerializeToString,
+            ),
+            'GetRepoLiveArtifacts': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRepoLiveArtifacts,
+                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.SerializeToString,
+            ),
             'GetDeploymentStatistics': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDeploymentStatistics,
                     request_deserializer=evidence_dot_v2_dot_repo__service__pb2.GetDeploymentStatisticsRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_repo__service__pb2.DeploymentStatistics.SerializeToString,
             ),
+            'ListRepoDeployments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRepoDeployments,
+                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListRepoDeploymentsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_deployment__service__pb2.ListDeploymentsResponse.SerializeToString,
+            ),
             'GetRepo': grpc.unary_unary_rpc_method_handler(
                     servicer.GetRepo,
                     request_deserializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_repo__service__pb2.Repo.SerializeToString,
-            ),
-            'ListDeployments': grpc.unary_unary_rpc_method_handler(
-                    servicer.ListDeployments,
-                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsRequest.FromString,
-                    response_serializer=evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -123,8 +176,8 @@ def add_RepoServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class RepoService:
-    """Repos (learned from the repo_info of trails, artifacts and attestations) and the
-    deployments of their artifacts.
+    """Repos (learned from the repo_info of trails, artifacts and attestations as they are
+    reported) and the deployments of their artifacts.
     """
 
     @staticmethod
@@ -144,6 +197,87 @@ class RepoService:
             '/evidence.v2.RepoService/ListRepos',
             evidence_dot_v2_dot_repo__service__pb2.ListReposRequest.SerializeToString,
             evidence_dot_v2_dot_repo__service__pb2.ListReposResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRepoTagChoices(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.RepoService/ListRepoTagChoices',
+            evidence_dot_v2_dot_repo__service__pb2.ListRepoTagChoicesRequest.SerializeToString,
+            evidence_dot_v2_dot_repo__service__pb2.RepoTagChoices.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRepoFilterOptions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.RepoService/ListRepoFilterOptions',
+            evidence_dot_v2_dot_repo__service__pb2.ListRepoFilterOptionsRequest.SerializeToString,
+            evidence_dot_v2_dot_repo__service__pb2.RepoFilterOptions.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRepoLiveArtifacts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.RepoService/GetRepoLiveArtifacts',
+            evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
+            evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.FromString,
             options,
             channel_credentials,
             insecure,
@@ -182,6 +316,33 @@ class RepoService:
             _registered_method=True)
 
     @staticmethod
+    def ListRepoDeployments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.RepoService/ListRepoDeployments',
+            evidence_dot_v2_dot_repo__service__pb2.ListRepoDeploymentsRequest.SerializeToString,
+            evidence_dot_v2_dot_deployment__service__pb2.ListDeploymentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetRepo(request,
             target,
             options=(),
@@ -198,33 +359,6 @@ class RepoService:
             '/evidence.v2.RepoService/GetRepo',
             evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
             evidence_dot_v2_dot_repo__service__pb2.Repo.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ListDeployments(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/evidence.v2.RepoService/ListDeployments',
-            evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsRequest.SerializeToString,
-            evidence_dot_v2_dot_repo__service__pb2.ListDeploymentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,68 @@
+"""What of a repo runs now: the artifacts built from it in the latest snapshot of each
+environment (physical, not archived), with their compliance there and when they started."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import peewee
+
+from ..storage.models import Artifact, Environment, EnvironmentEvent, Organization
+from .deployments import first_reports
+from .environments import LOGICAL, latest_snapshots
+from .repos import find_repo
+from .snapshots import judge
+
+
+def _started_at(envs: list[Environment], fingerprints: set[str]) -> dict[tuple[int, str], float]:
+    """When each fingerprint last started running in each environment."""
+    if not envs or not fingerprints:
+        return {}
+    last = peewee.fn.MAX(EnvironmentEvent.reported_at)
+    rows = (EnvironmentEvent.select(EnvironmentEvent.environment, EnvironmentEvent.fingerprint,
+                                    last)
+            .where(EnvironmentEvent.environment.in_([e.id for e in envs])
+                   & EnvironmentEvent.fingerprint.in_(sorted(fingerprints))
+                   & (EnvironmentEvent.type == "started"))
+            .group_by(EnvironmentEvent.environment, EnvironmentEvent.fingerprint).tuples())
+    return {(env_id, fp): at for env_id, fp, at in rows}
+
+
+def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | None = None,
+                        repo_id: str | None = None, html_base: str = "") -> dict[str, Any]:
+    repo = find_repo(org, name=repo_name, repo_id=repo_id, provider=provider)
+    built = {fp for (fp,) in Artifact.select(Artifact.fingerprint)
+             .where(Artifact.repo == repo).distinct().tuples()}
+    envs = list(Environment.select().where(
+        (Environment.organization == org) & (Environment.archived == False)  # noqa: E712
+        & (Environment.type != LOGICAL)).order_by(Environment.name))
+    snapshots = latest_snapshots(envs)
+    running = {env.id: sorted({(e["name"], e["fingerprint"]) for e in snapshots[env.id].artifacts
+                               if e["fingerprint"] in built})
+               for env in envs if env.id in snapshots}
+    live_envs = [env for env in envs if running.get(env.id)]
+    fingerprints = {fp for env in live_envs for _, fp in running[env.id]}
+    started = _started_at(live_envs, fingerprints)
+    artifacts = first_reports(org, fingerprints)
+    entries = []
+    for env in live_envs:
+        snapshot = snapshots[env.id]
+        judgement = judge(org, env, {fp for _, fp in running[env.id]}, html_base)
+        for name, fp in running[env.id]:
+            entries.append({
+                "environment_id": str(env.id), "artifact_id": str(artifacts[fp].id),
+                "artifact_name": name, "snapshot_index": snapshot.index,
+                "compliance": "COMPLIANT" if judgement.compliant(fp) else "NON-COMPLIANT",
+                "started_at": started.get((env.id, fp), snapshot.created_at),
+                "links": {"snapshot": f"{html_base}/api/v2/snapshots/{org.name}/{env.name}/"
+                                      f"{snapshot.index}"}})
+    return {
+        "live_artifacts": entries,
+        "embedded": {
+            "environments": [{"id": str(e.id), "name": e.name, "type": e.type} for e in live_envs],
+            "artifacts": [{"id": str(a.id), "fingerprint": a.fingerprint,
+                           "commit_sha": a.git_commit, "commit_url": a.commit_url}
+                          for a in sorted(artifacts.values(), key=lambda a: a.id)],
+        },
+        "links": {"repo": f"{html_base}/api/v2/repos/{org.name}/{repo.name}"},
+    }
