@@ -109,11 +109,17 @@ def fresh_database(engine: str, directory: pathlib.Path,
     if engine == "sqlite":
         yield f"sqlite:///{directory / 'evidence.db'}"
         return
-    template = request.getfixturevalue("postgres_template")
+    with postgres_database(request.getfixturevalue("postgres_template")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_database(template: str | None) -> Iterator[str]:
+    """The URL of a new PostgreSQL database, a copy of `template` or empty; dropped afterwards."""
     name = f"evidence_{uuid.uuid4().hex[:12]}"
     admin = _admin()
     with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        cursor.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     try:
         yield _with_database(POSTGRES_URL, name)
     finally:

@@ -4,7 +4,6 @@ repos of existing evidence and links artifacts and deployments to them (both eng
 from __future__ import annotations
 
 import pathlib
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -20,7 +19,7 @@ from evidence_grpc.storage.models import (
     Repo,
     Trail,
 )
-from tests.conftest import _admin, _close_shared_database, _with_database
+from tests.conftest import _close_shared_database, postgres_database
 
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo"}
 
@@ -31,19 +30,8 @@ def empty_database(engine: str, tmp_path: pathlib.Path) -> Iterator[str]:
     if engine == "sqlite":
         yield f"sqlite:///{tmp_path / 'old.db'}"
         return
-    from tests.conftest import POSTGRES_URL
-
-    name = f"evidence_old_{uuid.uuid4().hex[:12]}"
-    admin = _admin()
-    with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_database(POSTGRES_URL, name)
-    finally:
-        _close_shared_database()
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+    with postgres_database(None) as url:
+        yield url
 
 
 def test_0006_links_existing_evidence_to_repos(empty_database: str):
