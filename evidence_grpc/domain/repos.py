@@ -18,6 +18,9 @@ from .pages import counted, page_of
 
 MAX_PER_PAGE = 50
 SORT_DIRECTIONS = ("asc", "desc")
+# A repo's latest activity moves in steps of this much: reports of an unchanged repo within it
+# do not rewrite its row (every attestation of a busy pipeline would otherwise).
+ACTIVITY_RESOLUTION_SECONDS = 60.0
 
 
 def repo_key(info: Any) -> str | None:
@@ -48,9 +51,10 @@ def remember(org: Organization, info: Any, stamp: float) -> Repo | None:
         return Repo.create(organization=org, repo_id=key, tags={}, created_at=stamp,
                            last_seen_at=stamp, **fields)
     changed = {k: v for k, v in fields.items() if getattr(repo, k) != v}
-    Repo.update(last_seen_at=stamp, **changed).where(Repo.id == repo.id).execute()
-    for name, value in {"last_seen_at": stamp, **changed}.items():
-        setattr(repo, name, value)
+    if changed or stamp - repo.last_seen_at >= ACTIVITY_RESOLUTION_SECONDS:
+        Repo.update(last_seen_at=stamp, **changed).where(Repo.id == repo.id).execute()
+        for name, value in {"last_seen_at": stamp, **changed}.items():
+            setattr(repo, name, value)
     return repo
 
 
