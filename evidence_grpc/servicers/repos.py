@@ -56,7 +56,7 @@ class RepoServicer(pb_grpc.RepoServiceServicer):
             tags=list(request.tag))
         return to_message(options, pb.RepoFilterOptions)
 
-    def GetRepoLiveArtifacts(self, request: pb.GetRepoRequest, context: grpc.ServicerContext
+    def GetRepoLiveArtifacts(self, request: pb.GetRepoLiveArtifactsRequest, context: grpc.ServicerContext
                              ) -> pb.RepoLiveArtifacts:
         view = live.repo_live_artifacts(current_caller().org, request.repo_name,
                                         provider=optional(request, "provider"),

@@ -93,6 +93,18 @@ class GetRepoRequest(_message.Message):
     id: str
     def __init__(self, org: _Optional[str] = ..., repo_name: _Optional[str] = ..., provider: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
 
+class GetRepoLiveArtifactsRequest(_message.Message):
+    __slots__ = ("org", "repo_name", "provider", "id")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    REPO_NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    repo_name: str
+    provider: str
+    id: str
+    def __init__(self, org: _Optional[str] = ..., repo_name: _Optional[str] = ..., provider: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
 class GetDeploymentStatisticsRequest(_message.Message):
     __slots__ = ("org", "repo", "env", "start_ts", "end_ts")
     ORG_FIELD_NUMBER: _ClassVar[int]

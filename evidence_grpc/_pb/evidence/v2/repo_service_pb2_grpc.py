@@ -54,7 +54,7 @@ class RepoServiceStub:
                 _registered_method=True)
         self.GetRepoLiveArtifacts = channel.unary_unary(
                 '/evidence.v2.RepoService/GetRepoLiveArtifacts',
-                request_serializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
+                request_serializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoLiveArtifactsRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.FromString,
                 _registered_method=True)
         self.GetDeploymentStatistics = channel.unary_unary(
@@ -149,7 +149,7 @@ def add_RepoServiceServicer_to_server(servicer, server):
             ),
             'GetRepoLiveArtifacts': grpc.unary_unary_rpc_method_handler(
                     servicer.GetRepoLiveArtifacts,
-                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.FromString,
+                    request_deserializer=evidence_dot_v2_dot_repo__service__pb2.GetRepoLiveArtifactsRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.SerializeToString,
             ),
             'GetDeploymentStatistics': grpc.unary_unary_rpc_method_handler(
@@ -276,7 +276,7 @@ class RepoService:
             request,
             target,
             '/evidence.v2.RepoService/GetRepoLiveArtifacts',
-            evidence_dot_v2_dot_repo__service__pb2.GetRepoRequest.SerializeToString,
+            evidence_dot_v2_dot_repo__service__pb2.GetRepoLiveArtifactsRequest.SerializeToString,
             evidence_dot_v2_dot_repo__service__pb2.RepoLiveArtifacts.FromString,
             options,
             channel_credentials,
