@@ -29,143 +29,60 @@ import argparse
 import dataclasses
 import hashlib
 import http.client
+import itertools
 import json
-import multiprocessing as mp
-import os
 import pathlib
 import random
-import re
-import shutil
-import signal
-import socket
 import sqlite3
-import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from multiprocessing.context import SpawnProcess
-from multiprocessing.queues import Queue
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, quote, urlparse
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from _common import (
+    ROOT,
+    ClientPool,
+    KeepAlive,
+    LatencyRow,
+    LoadSummary,
+    Server,
+    Window,
+    WorkerResult,
+    budget_note,
+    budgeted,
+    describe_machine,
+    expect,
+    explain_statements,
+    http_call,
+    latency_row,
+    load_window,
+    multipart,
+    print_latency,
+    print_latency_header,
+    recording_sql,
+    run_window,
+    running_server,
+    scratch_dir,
+    summarize,
+    use_source,
+)
+
+use_source(ROOT)
 
 ORG = "acme"
 FLOW = "f"
 TRAIL = "t1"
 KEY = "bench-evidence-secret"
-BOUNDARY = "benchevidence9Xq2LmZr"
 MIB = 1024 * 1024
-MAX_REQUESTS_PER_CLIENT = 2_000_000  # a bound on every client loop, far above any real run
 INGEST_TARGET = 500.0
 UPLOAD_TARGET = 3.0
 LOOKUP_TARGET_MS = 5.0
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
-# ---- small helpers -------------------------------------------------------------------------
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    index = min(len(sorted_values) - 1, max(0, round(q * len(sorted_values)) - 1))
-    return sorted_values[index]
-
-
-def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]] | None = None
-              ) -> tuple[bytes, str]:
-    """A multipart/form-data body and its content type."""
-    parts = []
-    for name, value in fields.items():
-        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                     .encode() + value.encode() + b"\r\n")
-    for name, (filename, content) in (files or {}).items():
-        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
-                     f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-                     .encode() + content + b"\r\n")
-    parts.append(f"--{BOUNDARY}--\r\n".encode())
-    return b"".join(parts), f"multipart/form-data; boundary={BOUNDARY}"
-
-
-def http_call(address: str, method: str, path: str, body: bytes | None = None,
-              headers: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, bytes]:
-    """One request on a new connection (setup and checks, not measurements)."""
-    host, port = address.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
-def expect(status: int, body: bytes, wanted: tuple[int, ...], what: str) -> None:
-    if status not in wanted:
-        raise RuntimeError(f"{what} failed: HTTP {status} {body[:400]!r}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # ---- /proc ---------------------------------------------------------------------------------
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _all_stats() -> dict[int, tuple[int, float]]:
-    """{pid: (ppid, utime+stime seconds)} of every process (Linux)."""
-    stats: dict[int, tuple[int, float]] = {}
-    try:
-        entries = [e for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return stats
-    for entry in entries:
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
-    return stats
-
-
-def descendants(root: int) -> list[int]:
-    stats = _all_stats()
-    found = {root}
-    for _ in range(10):  # process trees here are three levels deep
-        more = {pid for pid, (ppid, _) in stats.items() if ppid in found} - found
-        if not more:
-            break
-        found |= more
-    return sorted(found)
-
-
-def children(pid: int) -> list[int]:
-    return sorted(p for p, (ppid, _) in _all_stats().items() if ppid == pid)
-
-
-def tree_cpu_seconds(root: int) -> float:
-    stats = _all_stats()
-    return sum(stats[p][1] for p in descendants(root) if p in stats)
-
-
-def cmdline(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return [a.decode(errors="replace") for a in handle.read().split(b"\0") if a]
-    except OSError:
-        return []
-
 
 def memory_kib(pid: int) -> dict[str, int]:
     """VmRSS / VmHWM (kiB) of a process; empty when it is gone."""
@@ -191,118 +108,6 @@ def reset_peak(pid: int) -> bool:
         return False
 
 
-def box_busy() -> tuple[float, float]:
-    """(busy, total) jiffies of the whole machine."""
-    try:
-        with open("/proc/stat") as handle:
-            values = [float(v) for v in handle.readline().split()[1:]]
-    except OSError:
-        return 0.0, 0.0
-    idle = values[3] + (values[4] if len(values) > 4 else 0.0)
-    return sum(values) - idle, sum(values)
-
-
-def load_average() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return None
-
-
-# ---- servers -------------------------------------------------------------------------------
-
-@dataclasses.dataclass
-class Server:
-    rest: str
-    grpc: str
-    database_path: pathlib.Path
-    process: subprocess.Popen
-    log_path: pathlib.Path
-
-    @property
-    def database_url(self) -> str:
-        return f"sqlite:///{self.database_path}"
-
-    def shim_master(self) -> int | None:
-        for pid in children(self.process.pid):
-            if "shim" in cmdline(pid):
-                return pid
-        return None
-
-    def shim_workers(self) -> list[int]:
-        master = self.shim_master()
-        return children(master) if master else []
-
-    def log_tail(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-4000:]
-        except OSError:
-            return ""
-
-
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evidence_grpc.cli", *args]
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EVIDENCE_")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    return env
-
-
-@contextmanager
-def running_server(workdir: pathlib.Path, workers: int | None) -> Iterator[Server]:
-    database_path = workdir / "bench.db"
-    boot = workdir / "bootstrap.json"
-    boot.write_text(json.dumps({"organizations": [{"name": ORG}], "users": [
-        {"name": "alice", "organizations": [ORG], "api_keys": [{"key": KEY}]}]}))
-    subprocess.run(_cli("bootstrap", str(boot), "--database-url", f"sqlite:///{database_path}"),
-                   check=True, capture_output=True, timeout=120, cwd=ROOT, env=_env())
-    rest, grpc_addr = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
-    worker_args = ["--workers", str(workers)] if workers else []
-    log_path = workdir / "server.log"
-    with open(log_path, "wb") as log:
-        # Its own session, so whatever it leaves behind can be killed by process group.
-        process = subprocess.Popen(
-            _cli("serve", "--http-addr", rest, "--grpc-addr", grpc_addr,
-                 "--database-url", f"sqlite:///{database_path}", *worker_args),
-            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=_env(), start_new_session=True)
-        try:
-            server = Server(rest, grpc_addr, database_path, process, log_path)
-            _wait_ready(server)
-            yield server
-        finally:
-            _stop(process)
-
-
-def _wait_ready(server: Server, deadline_seconds: float = 60) -> None:
-    deadline = time.monotonic() + deadline_seconds
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"the server exited early:\n{server.log_tail()}")
-        try:
-            if http_call(server.rest, "GET", "/ready", timeout=2)[0] == 200 and server.shim_workers():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"server not ready in time:\n{server.log_tail()}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
-    try:  # anything of its session left behind (gunicorn master/workers, the gRPC child)
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def create_flow_and_trail(server: Server) -> None:
     status, body = http_call(server.rest, "PUT", f"/api/v2/flows/{ORG}", json.dumps(
         {"name": FLOW, "description": "bench flow", "template": []}).encode(),
@@ -319,21 +124,14 @@ def create_flow_and_trail(server: Server) -> None:
 @dataclasses.dataclass(frozen=True)
 class IngestJob:
     address: str
-    index: int
-    start_at: float  # time.monotonic() values, system-wide on Linux
-    measure_from: float
-    end_at: float
+    window: Window
 
 
 @dataclasses.dataclass
 class IngestResult:
-    latencies: list[float]  # of successes inside the measurement window
+    load: WorkerResult
     acknowledged: list[str]  # bench_seq of every 201, warm-up included
     uncertain: list[str]  # bench_seq of requests that failed without an answer
-    ok_in_window: int = 0
-    errors: int = 0
-    first_error: str = ""
-    cpu_seconds: float = 0.0
 
 
 def user_data_padding(size: int = 1000) -> dict[str, str]:
@@ -352,112 +150,42 @@ def ingest_body(seq: str, padding: dict[str, str], index: int) -> dict[str, Any]
             "user_data": {"bench_seq": seq, **padding}}
 
 
-def run_ingest_job(job: IngestJob) -> IngestResult:
-    host, port = job.address.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+def run_ingest_job(index: int, job: IngestJob) -> IngestResult:
+    conn = KeepAlive(job.address, timeout=30)
     path = f"/api/v2/attestations/{ORG}/{FLOW}/trail/{TRAIL}/generic"
     padding = user_data_padding()
-    result = IngestResult(latencies=[], acknowledged=[], uncertain=[])
-    cpu_start: float | None = None
+    acknowledged: list[str] = []
+    uncertain: list[str] = []
+    sequence = itertools.count()
+
+    def call() -> tuple[bool, str]:
+        seq = f"w{index}-{next(sequence)}"
+        body, content_type = multipart(
+            {"data_json": json.dumps(ingest_body(seq, padding, index))})
+        answered, status, payload, error = conn.checked(
+            "POST", path, body, {**AUTH, "Content-Type": content_type})
+        if not answered:
+            uncertain.append(seq)
+            return False, error
+        if status != 201:
+            return False, f"HTTP {status}: {payload[:200]!r}"
+        acknowledged.append(seq)
+        return True, ""
+
     try:
-        while time.monotonic() < job.start_at:
-            time.sleep(0.001)
-        for i in range(MAX_REQUESTS_PER_CLIENT):
-            started = time.monotonic()
-            if started >= job.end_at:
-                break
-            if cpu_start is None and started >= job.measure_from:
-                cpu_start = time.process_time()
-            seq = f"w{job.index}-{i}"
-            body, content_type = multipart(
-                {"data_json": json.dumps(ingest_body(seq, padding, job.index))})
-            ok, error = False, ""
-            try:
-                conn.request("POST", path, body=body,
-                             headers={**AUTH, "Content-Type": content_type})
-                response = conn.getresponse()
-                payload = response.read()
-                if response.status == 201:
-                    ok = True
-                    result.acknowledged.append(seq)
-                else:
-                    error = f"HTTP {response.status}: {payload[:200]!r}"
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                conn = http.client.HTTPConnection(host, int(port), timeout=30)
-                result.uncertain.append(seq)
-                error = f"{type(exc).__name__}: {exc}"
-            finished = time.monotonic()
-            if job.measure_from <= started and finished <= job.end_at:
-                if ok:
-                    result.ok_in_window += 1
-                    result.latencies.append(finished - started)
-            if not ok:
-                result.errors += 1
-                result.first_error = result.first_error or error
-        result.cpu_seconds = time.process_time() - cpu_start if cpu_start is not None else 0.0
+        load = run_window(call, job.window)
     finally:
         conn.close()
-    return result
+    return IngestResult(load, acknowledged, uncertain)
 
 
-def _ingest_worker(index: int, inbox: Queue, outbox: Queue) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    outbox.put(("ready", index, None))
-    job = inbox.get(timeout=300)
-    if job is None:
-        return
-    try:
-        outbox.put(("done", index, run_ingest_job(job)))
-    except Exception as exc:  # report instead of dying silently
-        outbox.put(("done", index, IngestResult([], [], [], errors=1,
-                                                first_error=f"client crashed: {exc!r}")))
-
-
-class ClientPool:
-    """Spawned client processes, each running one job."""
-
-    def __init__(self, size: int) -> None:
-        ctx = mp.get_context("spawn")
-        self.outbox: Queue = ctx.Queue()
-        self.inboxes: list[Queue] = [ctx.Queue() for _ in range(size)]
-        self.processes: list[SpawnProcess] = [
-            ctx.Process(target=_ingest_worker, args=(i, q, self.outbox), daemon=True)
-            for i, q in enumerate(self.inboxes)]
-        try:
-            for process in self.processes:
-                process.start()
-            for _ in self.processes:
-                self.outbox.get(timeout=120)  # ("ready", index, None)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        for inbox in self.inboxes:
-            try:
-                inbox.put(None)
-            except (OSError, ValueError):
-                pass
-        for process in self.processes:
-            process.join(5)
-            if process.is_alive():
-                process.kill()
-                process.join(5)
+def _crashed(message: str) -> IngestResult:
+    return IngestResult(WorkerResult(latencies=[], errors=1, first_error=message), [], [])
 
 
 @dataclasses.dataclass
-class IngestReport:
-    rate: float
-    p50_ms: float
-    p99_ms: float
-    ok_in_window: int
+class IngestReport(LoadSummary):
     acknowledged: int
-    errors: int
-    first_error: str
-    server_ms_per_request: float
-    client_cpu_share: float
-    box_busy: float
     stored_sqlite: int
     stored_rest: int
     lost: int
@@ -465,43 +193,24 @@ class IngestReport:
 
 
 def measure_ingest(server: Server, concurrency: int, warmup: float, seconds: float) -> IngestReport:
-    pool = ClientPool(concurrency)
+    pool: ClientPool[IngestJob, IngestResult] = ClientPool(concurrency, run_ingest_job)
     try:
-        start_at = time.monotonic() + 0.3
-        measure_from = start_at + warmup
-        end_at = measure_from + seconds
-        for index, inbox in enumerate(pool.inboxes):
-            inbox.put(IngestJob(server.rest, index, start_at, measure_from, end_at))
-        time.sleep(max(0.0, measure_from - time.monotonic()))
-        cpu_before, (busy_before, total_before) = tree_cpu_seconds(server.process.pid), box_busy()
-        time.sleep(max(0.0, end_at - time.monotonic()))
-        cpu_after, (busy_after, total_after) = tree_cpu_seconds(server.process.pid), box_busy()
-        results: list[IngestResult] = []
-        for _ in range(concurrency):
-            kind, _, result = pool.outbox.get(timeout=120)
-            results.append(result)
+        window = Window.starting(warmup, seconds)
+        load = load_window(pool, [IngestJob(server.rest, window)] * concurrency, window,
+                           [server.process.pid], _crashed)
     finally:
         pool.close()
-    latencies = sorted(x for r in results for x in r.latencies)
-    ok = sum(r.ok_in_window for r in results)
+    results = load.results
     acknowledged = {s for r in results for s in r.acknowledged}
     uncertain = {s for r in results for s in r.uncertain}
     in_sqlite = stored_seqs_sqlite(server.database_path)
     in_rest = stored_seqs_rest(server, len(in_sqlite))
     stored = in_sqlite | in_rest
-    cores = os.cpu_count() or 1
     return IngestReport(
-        rate=ok / seconds, p50_ms=percentile(latencies, 0.5) * 1000,
-        p99_ms=percentile(latencies, 0.99) * 1000, ok_in_window=ok,
-        acknowledged=len(acknowledged), errors=sum(r.errors for r in results),
-        first_error=next((r.first_error for r in results if r.first_error), ""),
-        server_ms_per_request=(cpu_after - cpu_before) * 1000 / ok if ok else float("nan"),
-        client_cpu_share=sum(r.cpu_seconds for r in results) / (seconds * cores),
-        box_busy=(busy_after - busy_before) / (total_after - total_before)
-        if total_after > total_before else float("nan"),
-        stored_sqlite=len(in_sqlite), stored_rest=len(in_rest),
+        acknowledged=len(acknowledged), stored_sqlite=len(in_sqlite), stored_rest=len(in_rest),
         lost=len(acknowledged - in_sqlite) + len(acknowledged - in_rest),
-        unexpected=len(stored - acknowledged - uncertain))
+        unexpected=len(stored - acknowledged - uncertain),
+        **vars(summarize([r.load for r in results], load, seconds)))
 
 
 def stored_seqs_sqlite(database_path: pathlib.Path) -> set[str]:
@@ -545,7 +254,7 @@ def stored_seqs_rest(server: Server, expected: int) -> set[str]:
 
 def print_ingest(report: IngestReport, concurrency: int) -> None:
     print(f"  c={concurrency}: {report.rate:,.0f} attestations/s, p50 {report.p50_ms:.1f} ms, "
-          f"p99 {report.p99_ms:.1f} ms ({report.ok_in_window} in window, {report.errors} errors)")
+          f"p99 {report.p99_ms:.1f} ms ({report.ok} in window, {report.errors} errors)")
     print(f"  server CPU {report.server_ms_per_request:.2f} ms/attestation, clients "
           f"{report.client_cpu_share * 100:.0f} % of the box, box busy {report.box_busy * 100:.0f} %")
     if report.first_error:
@@ -843,79 +552,26 @@ def lookup_ok(kind: str, sample: Sample, payload: bytes) -> bool:
     return any(a.get("fingerprint") == sample.fingerprint for a in data.get("artifacts", []))
 
 
-@dataclasses.dataclass
-class LatencyRow:
-    label: str
-    n: int
-    p50_ms: float
-    p99_ms: float
-    mean_ms: float
-    errors: int = 0
-    note: str = ""
-
-
-def latency_row(label: str, latencies: list[float], errors: int = 0, note: str = "") -> LatencyRow:
-    ordered = sorted(latencies)
-    return LatencyRow(label, len(ordered), percentile(ordered, 0.5) * 1000,
-                      percentile(ordered, 0.99) * 1000,
-                      statistics.fmean(ordered) * 1000 if ordered else float("nan"), errors, note)
-
-
-def budgeted(call: Callable[[int], bool], warmup: int, requests: int, budget: float
-             ) -> tuple[list[float], int, bool]:
-    """Run call(i) `warmup` times (within a fifth of the budget, not timed), then `requests`
-    times timed, stopping at the budget. Returns (latencies of successes, failures, stopped)."""
-    warm_deadline = time.monotonic() + budget * 0.2
-    for i in range(warmup):
-        if time.monotonic() > warm_deadline:
-            break
-        call(i)
-    latencies: list[float] = []
-    failures = 0
-    deadline = time.monotonic() + budget
-    for i in range(warmup, warmup + requests):
-        if time.monotonic() > deadline:
-            return latencies, failures, True
-        started = time.perf_counter()
-        ok = call(i)
-        elapsed = time.perf_counter() - started
-        if ok:
-            latencies.append(elapsed)
-        else:
-            failures += 1
-    return latencies, failures, False
-
-
 def measure_rest_lookup(server: Server, kind: str, samples: list[Sample], requests: int,
                         warmup: int, budget: float) -> LatencyRow:
-    host, port = server.rest.rsplit(":", 1)
-    conns = [http.client.HTTPConnection(host, int(port), timeout=60)]
+    conn = KeepAlive(server.rest)
     first_error: list[str] = []
 
     def call(i: int) -> bool:
         sample = samples[i % len(samples)]
-        try:
-            conns[0].request("GET", lookup_path(kind, sample), headers=AUTH)
-            response = conns[0].getresponse()
-            payload = response.read()
-        except (OSError, http.client.HTTPException) as exc:
-            conns[0].close()
-            conns[0] = http.client.HTTPConnection(host, int(port), timeout=60)
-            first_error.append(f"{type(exc).__name__}: {exc}")
-            return False
-        if response.status != 200 or not lookup_ok(kind, sample, payload):
-            first_error.append(f"HTTP {response.status}: {payload[:200]!r}")
-            return False
-        return True
+        answered, status, payload, error = conn.checked("GET", lookup_path(kind, sample),
+                                                        headers=AUTH)
+        if answered and status == 200 and lookup_ok(kind, sample, payload):
+            return True
+        first_error.append(error or f"HTTP {status}: {payload[:200]!r}")
+        return False
 
     try:
         latencies, errors, stopped = budgeted(call, warmup, requests, budget)
     finally:
-        conns[0].close()
-    note = f"stopped at the {budget:g} s budget" if stopped else ""
-    if first_error:
-        note = f"{note}; first error: {first_error[0]}".lstrip("; ")
-    return latency_row(f"REST  {LOOKUP_LABELS[kind]}", latencies, errors, note)
+        conn.close()
+    return latency_row(f"REST  {LOOKUP_LABELS[kind]}", latencies, errors,
+                       budget_note(stopped, budget, first_error))
 
 
 def domain_calls(kind: str, org: Any, html_base: str) -> tuple[Callable[[Sample], Any],
@@ -981,38 +637,6 @@ def connection_cost(repeat: int = 300) -> LatencyRow:
     return latency_row("in-process open+pragmas+1 query+close", latencies)
 
 
-@contextmanager
-def recording_sql() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
-    """Every (sql, params) peewee runs inside the block."""
-    from evidence_grpc.storage.db import database
-
-    db = database.obj
-    original = db.execute_sql
-    statements: list[tuple[str, tuple[Any, ...]]] = []
-
-    def execute_sql(sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
-        statements.append((sql, tuple(params or ())))
-        return original(sql, params, *args, **kwargs)
-
-    db.execute_sql = execute_sql
-    try:
-        yield statements
-    finally:
-        del db.execute_sql
-
-
-def shorten_sql(sql: str, limit: int = 400) -> str:
-    """The statement with long select lists folded, so its FROM / WHERE / ORDER BY show."""
-    def fold(match: re.Match) -> str:
-        columns = match.group(2)
-        if len(columns) <= 80:
-            return match.group(0)
-        return f"{match.group(1)}<{columns.count(',') + 1} columns> FROM "
-
-    shown = re.sub(r"^(SELECT (?:DISTINCT )?)(.*?) FROM ", fold, sql, count=1, flags=re.S)
-    return shown if len(shown) <= limit else shown[:limit] + " ..."
-
-
 def explain(database_path: pathlib.Path, kind: str, sample: Sample, repeat: int = 20) -> None:
     """The SQL one in-process lookup runs, with each statement's plan and median time."""
     from evidence_grpc.storage.db import database
@@ -1023,33 +647,8 @@ def explain(database_path: pathlib.Path, kind: str, sample: Sample, repeat: int 
         _, with_views = domain_calls(kind, org, "http://127.0.0.1")
         with recording_sql() as statements:
             with_views(sample)
-    conn = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True, timeout=30)
-    try:
-        print(f"\n  {LOOKUP_LABELS[kind]}: {len(statements)} statements per lookup (with its answer)")
-        for sql, params in statements:
-            timings = []
-            for _ in range(repeat):
-                started = time.perf_counter()
-                conn.execute(sql, params).fetchall()
-                timings.append(time.perf_counter() - started)
-                if timings[-1] > 0.5:
-                    break
-            plan = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
-            shown = shorten_sql(sql)
-            print(f"    [{statistics.median(timings) * 1000:8.3f} ms] {shown}")
-            for row in plan:
-                print(f"        plan: {row[-1]}")
-    finally:
-        conn.close()
-
-
-def print_latency_header() -> None:
-    print(f"  {'lookup':<50} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8} {'errors':>6}")
-
-
-def print_latency(row: LatencyRow) -> None:
-    print(f"  {row.label:<50} {row.n:>6} {row.p50_ms:>8.2f} {row.p99_ms:>8.2f} {row.mean_ms:>8.2f}"
-          f" {row.errors:>6}{'  (' + row.note + ')' if row.note else ''}", flush=True)
+    print(f"\n  {LOOKUP_LABELS[kind]}: {len(statements)} statements per lookup (with its answer)")
+    explain_statements(database_path, statements, repeat)
 
 
 # ---- main ----------------------------------------------------------------------------------
@@ -1128,48 +727,41 @@ def run_lookups(server: Server, args: argparse.Namespace) -> list[LatencyRow]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-evidence-"))
-    try:
-        load = load_average()
-        print(f"bench_evidence: {os.cpu_count()} cores, 1-min load {load if load is not None else '?'}"
-              f", sqlite {sqlite3.sqlite_version}, workdir {workdir}", flush=True)
-        if load is not None and load > 0.5:
-            print(f"WARNING: the machine is already busy (load {load:.2f}); rates will be low and noisy.",
-                  flush=True)
-        with running_server(workdir, args.workers) as server:
-            create_flow_and_trail(server)
-            print(f"server: REST {server.rest} (shim workers {server.shim_workers()}), "
-                  f"gRPC {server.grpc}, {server.database_path}", flush=True)
-            if "ingest" in args.parts:
-                body_size = len(json.dumps(ingest_body("w0-0", user_data_padding(), 0)))
-                print(f"\n[1] ingest: generic attestations, ~{body_size} B data_json, "
-                      f"{args.concurrency} clients, {args.warmup:g} s warm-up + "
-                      f"{args.seconds:g} s", flush=True)
-                print_ingest(measure_ingest(server, args.concurrency, args.warmup, args.seconds),
-                             args.concurrency)
-            if "upload" in args.parts:
-                size = int(args.upload_mib * MIB)
-                print(f"\n[2] upload: {size / MIB:g} MiB attachment_file on a generic attestation, "
-                      f"peak RSS growth of the shim worker that handled it", flush=True)
-                points = measure_upload(server, args.uploads, size)
-                worst = max(points, key=lambda p: p.growth_kib)
-                ratio = worst.growth_kib * 1024 / size
-                print(f"  target peak growth < {UPLOAD_TARGET:g}x the file: "
-                      f"{'MET' if ratio < UPLOAD_TARGET else 'MISSED'} (worst {ratio:.2f}x)",
-                      flush=True)
-            if "lookup" in args.parts:
-                print(f"\n[3] lookups with {args.artifacts:,} artifacts in {args.trails:,} trails",
-                      flush=True)
-                run_lookups(server, args)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    finally:
-        if args.keep:
-            print(f"kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+    with scratch_dir("bench-evidence-", args.keep) as workdir:
+        describe_machine("bench_evidence", f"workdir {workdir}")
+        try:
+            with running_server(workdir, args.workers, ORG, KEY) as server:
+                create_flow_and_trail(server)
+                print(server.describe(), flush=True)
+                run_parts(server, args)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
     return 0
+
+
+def run_parts(server: Server, args: argparse.Namespace) -> None:
+    if "ingest" in args.parts:
+        body_size = len(json.dumps(ingest_body("w0-0", user_data_padding(), 0)))
+        print(f"\n[1] ingest: generic attestations, ~{body_size} B data_json, "
+              f"{args.concurrency} clients, {args.warmup:g} s warm-up + "
+              f"{args.seconds:g} s", flush=True)
+        print_ingest(measure_ingest(server, args.concurrency, args.warmup, args.seconds),
+                     args.concurrency)
+    if "upload" in args.parts:
+        size = int(args.upload_mib * MIB)
+        print(f"\n[2] upload: {size / MIB:g} MiB attachment_file on a generic attestation, "
+              f"peak RSS growth of the shim worker that handled it", flush=True)
+        points = measure_upload(server, args.uploads, size)
+        worst = max(points, key=lambda p: p.growth_kib)
+        ratio = worst.growth_kib * 1024 / size
+        print(f"  target peak growth < {UPLOAD_TARGET:g}x the file: "
+              f"{'MET' if ratio < UPLOAD_TARGET else 'MISSED'} (worst {ratio:.2f}x)",
+              flush=True)
+    if "lookup" in args.parts:
+        print(f"\n[3] lookups with {args.artifacts:,} artifacts in {args.trails:,} trails",
+              flush=True)
+        run_lookups(server, args)
 
 
 if __name__ == "__main__":
