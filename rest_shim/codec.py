@@ -10,6 +10,7 @@ import base64
 import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import descriptor, json_format
@@ -32,72 +33,83 @@ class BodyError(ValueError):
         self.field = field
 
 
-def _scalar(field: descriptor.FieldDescriptor, value: Any) -> Any:
-    if field.type == FD.TYPE_ENUM:
-        return field.enum_type.values_by_number[value].name if value in \
-            field.enum_type.values_by_number else value
-    if field.type == FD.TYPE_BYTES:
-        return base64.b64encode(value).decode("ascii")
-    return value
+Convert = Callable[[Any], Any]
+_OMIT = object()  # a step's answer for "leave the key out"
 
 
-def _value(field: descriptor.FieldDescriptor, value: Any) -> Any:
+def _enum_name(enum: descriptor.EnumDescriptor) -> Convert:
+    names = {number: value.name for number, value in enum.values_by_number.items()}
+    return lambda value: names.get(value, value)
+
+
+def _base64(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+def _converter(field: descriptor.FieldDescriptor) -> Convert | None:
+    """How one value of the field becomes JSON; None when it is already its JSON form."""
     if field.type == FD.TYPE_MESSAGE:
-        return message_to_json(value)
-    return _scalar(field, value)
+        return message_to_json
+    if field.type == FD.TYPE_ENUM:
+        return _enum_name(field.enum_type)
+    if field.type == FD.TYPE_BYTES:
+        return _base64
+    return None
+
+
+def _step(field: descriptor.FieldDescriptor, omit_unset: bool) -> Callable[[Message], Any]:
+    """Reads the field of a message as JSON (or _OMIT)."""
+    name = field.name
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        convert = _converter(field.message_type.fields_by_name["value"])
+        if convert is None:
+            return lambda message: dict(getattr(message, name))
+        return lambda message: {k: convert(v) for k, v in getattr(message, name).items()}
+    convert = _converter(field)
+    if field.is_repeated:
+        if convert is None:
+            return lambda message: list(getattr(message, name))
+        return lambda message: [convert(v) for v in getattr(message, name)]
+    plain = (lambda message: getattr(message, name)) if convert is None else \
+        (lambda message: convert(getattr(message, name)))
+    if not field.has_presence:
+        return plain
+    unset = _OMIT if omit_unset and field.message_type is None else None
+    return lambda message: plain(message) if message.HasField(name) else unset
 
 
 @functools.cache
-def _plan(message_descriptor: descriptor.Descriptor) -> list[tuple[descriptor.FieldDescriptor, str, str]]:
-    """(field, JSON key, how to render) for each field of a message type, computed once."""
-    plan = []
+def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
+    """The JSON renderer of a message type, built once: (key, step) per field."""
+    full_name = message_descriptor.full_name
+    if full_name in _STRUCT_TYPES:
+        return lambda message: integral_numbers(json_format.MessageToDict(message))
+    if full_name in _WRAPPER_TYPES:
+        return lambda message: message.value
     omit_unset = message_descriptor.GetOptions().Extensions[options_pb2.omit_unset]
-    for field in message_descriptor.fields:
-        key = field.GetOptions().Extensions[options_pb2.json_key] or field.name
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            how = "map"
-        elif field.is_repeated:
-            how = "list"
-        elif field.has_presence:
-            how = "omit" if omit_unset and field.message_type is None else "optional"
-        else:
-            how = "plain"
-        plan.append((field, key, how))
-    return plan
+    steps = [(field.GetOptions().Extensions[options_pb2.json_key] or field.name,
+              _step(field, omit_unset)) for field in message_descriptor.fields]
+
+    def render(message: Message) -> dict[str, Any]:
+        out = {}
+        for key, step in steps:
+            value = step(message)
+            if value is not _OMIT:
+                out[key] = value
+        return out
+
+    return render
 
 
 def message_to_json(message: Message) -> Any:
     """A message as the contract's JSON value (dict, or the plain value of a well-known type)."""
-    full_name = message.DESCRIPTOR.full_name
-    if full_name in _STRUCT_TYPES:
-        return integral_numbers(json_format.MessageToDict(message))
-    if full_name in _WRAPPER_TYPES:
-        return message.value
-    out: dict[str, Any] = {}
-    for field, key, how in _plan(message.DESCRIPTOR):
-        value = getattr(message, field.name)
-        if how == "map":
-            value_field = field.message_type.fields_by_name["value"]
-            out[key] = {k: _value(value_field, v) for k, v in value.items()}
-        elif how == "list":
-            out[key] = [_value(field, v) for v in value]
-        elif how in ("optional", "omit") and not message.HasField(field.name):
-            if how == "optional":
-                out[key] = None
-        else:
-            out[key] = _value(field, value)
-    return out
+    return _renderer(message.DESCRIPTOR)(message)
 
 
 def field_to_json(message: Message, name: str) -> Any:
     """One field of a message as JSON (google.api.http response_body)."""
-    field = message.DESCRIPTOR.fields_by_name[name]
-    value = getattr(message, name)
-    if field.is_repeated:
-        return [_value(field, v) for v in value]
-    if field.has_presence and not message.HasField(name):
-        return None
-    return _value(field, value)
+    value = _step(message.DESCRIPTOR.fields_by_name[name], omit_unset=False)(message)
+    return None if value is _OMIT else value
 
 
 def dumps(value: Any) -> str:
