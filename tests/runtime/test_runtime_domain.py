@@ -183,17 +183,16 @@ def test_deployment_statistics(org):
     snapshots.report_environment(org, "lab", "server", server_report(("app", FP2)))
 
     stats = deployments.deployment_statistics(org, "r-42")
-    assert [e["env_name"] for e in stats["environments"]] == ["prod"]
-    prod = stats["environments"][0]
-    assert len(prod["deployment_frequency"]) == 1
-    assert 3590 < prod["lead_times"][0]["lead_time_seconds"] < 3700
-    assert stats["end_ts"] - stats["start_ts"] == 28 * 86400
+    assert [e.env_name for e in stats.environments] == ["prod"]
+    prod = stats.environments[0]
+    assert len(prod.deployed_at) == 1
+    assert 3590 < prod.lead_times[0] < 3700
+    assert stats.end_ts - stats.start_ts == 28 * 86400
     by_name = deployments.deployment_statistics(org, "acme/demo", envs=["lab"])
-    assert by_name["environments"] == []
+    assert by_name.environments == []
     # An environment the repo was deployed to stays listed when nothing falls in the window.
     past = deployments.deployment_statistics(org, "r-42", start_ts=0, end_ts=1000)
-    assert past["environments"] == [{"env_name": "prod", "deployment_frequency": [],
-                                      "lead_times": []}]
+    assert past.environments == [deployments.EnvironmentSeries("prod", [], [])]
     with pytest.raises(InvalidArgument):
         deployments.deployment_statistics(org, "r-42", start_ts=10, end_ts=5)
     with pytest.raises(NotFound, match="not found"):
@@ -239,4 +238,4 @@ def test_an_artifact_reported_after_it_deployed_fills_in_its_deployments(org):
     assert (late["repo_name"], late["lead_time_seconds"], late["flow_name"]) == \
         ("acme/demo", 30.0, "backend-ci")
     stats = deployments.deployment_statistics(org, "r-42")
-    assert stats["environments"][0]["lead_times"] == [{"lead_time_seconds": 30.0}]
+    assert stats.environments[0].lead_times == [30.0]
