@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import peewee
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .pages import page_of
@@ -65,11 +65,15 @@ def check_env_name(field: str, name: str) -> str:
 
 # ---- lookups -------------------------------------------------------------------------------
 
+_ENVIRONMENT_BY_NAME = Prepared(lambda org, name: Environment.select().where(
+    (Environment.organization == org) & (Environment.name == name)), org=int, name=str)
+
+
 def find_environment(org: Organization, name: str) -> Environment:
-    env = Environment.get_or_none((Environment.organization == org) & (Environment.name == name))
-    if env is None:
+    found = _ENVIRONMENT_BY_NAME.models(Environment, org=org.id, name=name)
+    if not found:
         raise NotFound(f"Environment '{name}' not found")
-    return env
+    return found[0]
 
 
 def locked_environment(org: Organization, name: str) -> Environment:

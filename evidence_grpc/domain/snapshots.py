@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
@@ -165,15 +165,23 @@ class Judgement:
                 for r in reports if r["compliance_state"] != COMPLIANT]
 
 
+# Every snapshot read judges its artifacts: compiled once (see storage.db.Prepared).
+_REPORTED = Prepared(lambda org, fingerprints: (
+    Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
+    .where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints))
+    .order_by(Artifact.created_at)), org=int, fingerprints=list[str])
+_ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEntry.fingerprint).where(
+    (AllowlistEntry.environment == env) & AllowlistEntry.fingerprint.in_(fingerprints)),
+    env=int, fingerprints=list[str])
+
+
 def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = ""
           ) -> Judgement:
     """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
     policies, when they arrive, are applied here."""
     provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     wanted = sorted(f for f in fingerprints if f)
-    reported = list(Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
-                    .where((Artifact.organization == org) & (Artifact.fingerprint.in_(wanted)))
-                    .order_by(Artifact.created_at)) if wanted else []
+    reported = _REPORTED.objects(org=org.id, fingerprints=wanted) if wanted else []
     states = states_of(reported)
     for a in reported:
         flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
@@ -187,8 +195,7 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
         })
-    allowed = {e.fingerprint for e in AllowlistEntry.select(AllowlistEntry.fingerprint).where(
-        (AllowlistEntry.environment == env) & (AllowlistEntry.fingerprint.in_(wanted)))} \
+    allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
         if wanted else set()
     return Judgement(dict(provenance), allowed)
 
@@ -242,20 +249,38 @@ def resolve_index(env: Environment, expression: str, field: str = "snapshot_expr
         return env.latest_index - int(back)
     if when is None:  # NOW
         return env.latest_index
-    at = _point_in_time(when)
+    return _index_at(env, _point_in_time(when))
+
+
+def _index_at(env: Environment, at: float) -> int:
+    """The index of the snapshot in effect at `at` (0 before the first)."""
+    # Ordered by created_at first so the (environment, created_at) index answers it with one
+    # probe; ordering by index alone walks every snapshot up to `at`.
     found = (Snapshot.select(Snapshot.index)
              .where((Snapshot.environment == env) & (Snapshot.created_at <= at))
-             .order_by(Snapshot.index.desc()).first())
+             .order_by(Snapshot.created_at.desc(), Snapshot.index.desc()).first())
     return found.index if found else 0
 
 
-def find_snapshot(env: Environment, expression: str) -> Snapshot:
+_SNAPSHOTS_AROUND = Prepared(lambda env, low, high: Snapshot.select().where(
+    (Snapshot.environment == env) & Snapshot.index.between(low, high)), env=int, low=int, high=int)
+
+
+def _snapshots_around(env: Environment, expression: str, reach: int
+                      ) -> tuple[int, dict[int, Snapshot]]:
+    """The index an expression names, and that snapshot and those up to `reach` indexes either
+    side of it by index, read in one prepared query; NotFound when the named one is missing."""
     index = resolve_index(env, expression)
-    snapshot = Snapshot.get_or_none((Snapshot.environment == env) & (Snapshot.index == index)) \
-        if index >= 1 else None
-    if snapshot is None:
+    found = {s.index: s for s in _SNAPSHOTS_AROUND.models(
+        Snapshot, env=env.id, low=index - reach, high=index + reach)} if index >= 1 else {}
+    if index not in found:
         raise NotFound(f"Snapshot '{expression}' of environment '{env.name}' not found")
-    return snapshot
+    return index, found
+
+
+def find_snapshot(env: Environment, expression: str) -> Snapshot:
+    index, found = _snapshots_around(env, expression, 0)
+    return found[index]
 
 
 def _interval(env: Environment, interval: str | None) -> tuple[int, int]:
@@ -303,14 +328,15 @@ def _next_starts(env: Environment, indexes: list[int]) -> dict[int, float]:
 def get_snapshot(org: Organization, env_name: str, expression: str, html_base: str
                  ) -> dict[str, Any]:
     env = find_environment(org, env_name)
-    snapshot = find_snapshot(env, expression)
-    return snapshot_view(org, env, snapshot, html_base)
+    index, near = _snapshots_around(env, expression, 1)
+    return snapshot_view(org, env, near[index], near.get(index - 1), near.get(index + 1),
+                         html_base)
 
 
-def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot, html_base: str
+def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
+                  previous: Snapshot | None, following: Snapshot | None, html_base: str
                   ) -> dict[str, Any]:
-    previous = Snapshot.get_or_none((Snapshot.environment == env)
-                                    & (Snapshot.index == snapshot.index - 1))
+    """A snapshot with its artifacts marked against the previous one (started, exited)."""
     before = {(e["name"], e["fingerprint"]): e for e in (previous.artifacts if previous else [])}
     current = {(e["name"], e["fingerprint"]): e for e in snapshot.artifacts}
     judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
@@ -327,8 +353,6 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot, html_
     for a in artifacts:
         if a["annotation"]["now"]:
             counts["true" if a["compliant"] else "false"] += 1
-    following = Snapshot.get_or_none((Snapshot.environment == env)
-                                     & (Snapshot.index == snapshot.index + 1))
     return {
         "index": snapshot.index,
         "is_latest": snapshot.index == env.latest_index,
@@ -439,11 +463,7 @@ def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[
 def _bound(env: Environment, text: str, field: str) -> int:
     short = _SHORT_RELATIVE.match(text.strip())
     if short:
-        at = time.time() - int(short.group(1)) * _UNITS[short.group(2).lower()]
-        found = (Snapshot.select(Snapshot.index)
-                 .where((Snapshot.environment == env) & (Snapshot.created_at <= at))
-                 .order_by(Snapshot.index.desc()).first())
-        return found.index if found else 0
+        return _index_at(env, time.time() - int(short.group(1)) * _UNITS[short.group(2).lower()])
     return resolve_index(env, text, field)
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, database, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .deployments import link_artifact
@@ -129,31 +128,19 @@ def _artifacts_query() -> peewee.ModelSelect:
                             Artifact.template_reference_name).order_by(Artifact.id))
 
 
-# The single-trail forms run on every `get trail`: compiled once (see storage.db.Prepared).
-_EVENTS_OF_ONE = Prepared(lambda trail: _events_query().where(TrailEvent.trail == trail), trail=int)
-_ATTESTATIONS_OF_ONE = Prepared(lambda trail: _attestations_query().where(Attestation.trail == trail),
-                                trail=int)
-_ARTIFACTS_OF_ONE = Prepared(lambda trail: _artifacts_query().where(Artifact.trail == trail),
-                             trail=int)
-
-
-def _rows_of(trails: list[Trail], one: Prepared, many: Callable[[], peewee.ModelSelect],
-             field: peewee.Field) -> list[tuple]:
-    """Unconverted rows of one trail (prepared statement) or of several."""
-    ids = [t.id for t in trails]
-    if len(ids) == 1:
-        return one.rows(trail=ids[0])
-    if not ids:
-        return []
-    sql, params = many().where(field.in_(ids)).sql()
-    return list(database.execute_sql(sql, params))  # raw rows, as the prepared form gives
+# Run on every `get trail` and every snapshot judged: compiled once (see storage.db.Prepared).
+_EVENTS_OF = Prepared(lambda trails: _events_query().where(TrailEvent.trail.in_(trails)),
+                      trails=list[int])
+_ATTESTATIONS_OF = Prepared(lambda trails: _attestations_query().where(
+    Attestation.trail.in_(trails)), trails=list[int])
+_ARTIFACTS_OF = Prepared(lambda trails: _artifacts_query().where(Artifact.trail.in_(trails)),
+                         trails=list[int])
 
 
 def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
     """Events of trails, oldest first."""
     by_trail: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for trail_id, timestamp, type_, payload in _rows_of(trails, _EVENTS_OF_ONE, _events_query,
-                                                        TrailEvent.trail):
+    for trail_id, timestamp, type_, payload in _EVENTS_OF.rows(trails=[t.id for t in trails]):
         by_trail[trail_id].append({"timestamp": timestamp, "type": type_,
                                    **(TrailEvent.payload.python_value(payload) or {})})
     return by_trail
@@ -165,13 +152,13 @@ Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
     """(attestations, artifacts) of trails, as compliance reads them."""
     by_trail: dict[int, Evidence] = defaultdict(lambda: ([], []))
-    for trail_id, seq, uid, name, type_, compliant, created_at, target, overrides in _rows_of(
-            trails, _ATTESTATIONS_OF_ONE, _attestations_query, Attestation.trail):
+    ids = [t.id for t in trails]
+    for trail_id, seq, uid, name, type_, compliant, created_at, target, overrides in \
+            _ATTESTATIONS_OF.rows(trails=ids):
         by_trail[trail_id][0].append({
             "id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
             "created_at": created_at, "seq": seq, "target": target, "overrides": overrides})
-    for trail_id, artifact_id, fingerprint, template_name in _rows_of(
-            trails, _ARTIFACTS_OF_ONE, _artifacts_query, Artifact.trail):
+    for trail_id, artifact_id, fingerprint, template_name in _ARTIFACTS_OF.rows(trails=ids):
         by_trail[trail_id][1].append({"id": str(artifact_id), "fingerprint": fingerprint,
                                       "template_reference_name": template_name})
     return by_trail

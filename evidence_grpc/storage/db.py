@@ -7,7 +7,7 @@ import pathlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 from urllib.parse import urlparse
 
 import peewee
@@ -132,27 +132,54 @@ class Prepared:
 
     `build` receives a stand-in for each named parameter (a unique string or integer that the
     field's conversion leaves alone) and returns the query; at run time the stand-ins in the
-    compiled parameter list are replaced by the real values."""
+    compiled parameter list are replaced by the real values.
+
+    A parameter of kind `list[int]` or `list[str]` is an IN list: one form is compiled per
+    power-of-two length, and the values are padded to that length by repeating the last one
+    (a value repeated in an IN list changes nothing), so any length reuses a few forms."""
 
     _next_number = -7_300_000_000
 
-    def __init__(self, build: Callable[..., peewee.Query], **kinds: type) -> None:
+    def __init__(self, build: Callable[..., peewee.Query], **kinds: Any) -> None:
         self._build = build
-        self._standins: dict[str, Any] = {}
-        for name, kind in kinds.items():
-            Prepared._next_number -= 1
-            self._standins[name] = Prepared._next_number if kind is int else f"\x00{name}\x00"
-        self._compiled: dict[type, tuple[str, list[Any]]] = {}
+        self._kinds = kinds
+        self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, dict[str, Any]]] = {}
+
+    @staticmethod
+    def _standin(kind: type, name: str) -> Any:
+        Prepared._next_number -= 1
+        return Prepared._next_number if kind is int else f"\x00{name}{Prepared._next_number}\x00"
+
+    def _form(self, sizes: dict[str, int]) -> tuple[str, list[Any], peewee.Query, dict[str, Any]]:
+        key = (type(database.obj), tuple(sorted(sizes.items())))
+        if key not in self._forms:
+            standins = {name: [self._standin(get_args(kind)[0], name) for _ in range(sizes[name])]
+                        if name in sizes else self._standin(kind, name)
+                        for name, kind in self._kinds.items()}
+            query = self._build(**standins)
+            self._forms[key] = (*query.sql(), query, standins)
+        return self._forms[key]
+
+    def _compiled(self, values: dict[str, Any]) -> tuple[str, list[Any], peewee.Query]:
+        sizes = {name: 0 if not values[name] else 1 << (len(values[name]) - 1).bit_length()
+                 for name, kind in self._kinds.items() if get_origin(kind) is list}
+        sql, template, query, standins = self._form(sizes)
+        by_standin = {}
+        for name, value in values.items():
+            if name in sizes:
+                padded = [*value, *[value[-1]] * (sizes[name] - len(value))] if value else []
+                by_standin.update(zip(standins[name], padded, strict=True))
+            else:
+                by_standin[standins[name]] = value
+        params = [by_standin.get(p, p) if isinstance(p, (str, int)) else p for p in template]
+        return sql, params, query
 
     def sql(self, **values: Any) -> tuple[str, list[Any]]:
-        dialect = type(database.obj)
-        if dialect not in self._compiled:
-            self._compiled[dialect] = self._build(**self._standins).sql()
-        sql, template = self._compiled[dialect]
-        by_standin = {self._standins[name]: value for name, value in values.items()}
-        return sql, [by_standin.get(p, p) if isinstance(p, (str, int)) else p for p in template]
+        sql, params, _ = self._compiled(values)
+        return sql, params
 
     def rows(self, **values: Any) -> list[tuple]:
+        """Unconverted rows."""
         sql, params = self.sql(**values)
         return list(database.execute_sql(sql, params))
 
@@ -160,6 +187,12 @@ class Prepared:
         """Rows as instances of `model` (its columns selected, values converted)."""
         sql, params = self.sql(**values)
         return list(model.raw(sql, *params))
+
+    def objects(self, **values: Any) -> list[Any]:
+        """Rows as the built query itself gives them (models with their joined models). Uses
+        the query's cursor wrapper: peewee's private API, hence peewee's exact pin."""
+        sql, params, query = self._compiled(values)
+        return list(query._get_cursor_wrapper(database.execute_sql(sql, params)))
 
 
 def now() -> float:
