@@ -663,3 +663,31 @@ def test_default_organization_and_experimental_features(acme, alice):
     assert (view["name"], view["kind"]) == ("acme", "shared")
     assert organizations.organization_has_feature(acme, "controls") is True
     assert organizations.organization_has_feature(acme, "beta") is False
+
+
+# ---- prepared queries ----------------------------------------------------------------------
+
+def test_prepared_in_lists_of_every_length_answer_as_the_built_query(acme):
+    names_list = [f"f-{i}" for i in range(6)]
+    for name in names_list:
+        flows.upsert_flow(acme, name, "")
+    by_names = storage.Prepared(lambda org, wanted: Flow.select(Flow.name).where(
+        (Flow.organization == org) & Flow.name.in_(wanted)).order_by(Flow.name),
+        org=int, wanted=list[str])
+    # 0..6 values hit the forms of length 0, 1, 2, 4 and 8 (the padding repeats the last).
+    for count in range(len(names_list) + 1):
+        wanted = names_list[:count] + ["missing"]
+        expected = [(n,) for n in sorted(names_list[:count])]
+        assert by_names.rows(org=acme.id, wanted=wanted) == expected
+    assert by_names.rows(org=acme.id, wanted=[]) == []
+    sql, params = by_names.sql(org=acme.id, wanted=["f-0", "f-1", "f-2"])
+    assert sql.count("?") + sql.count("%s") == 5 and params[1:] == ["f-0", "f-1", "f-2", "f-2"]
+
+
+def test_prepared_objects_carry_their_joined_models(acme, alice):
+    flows.upsert_flow(acme, "joined", "")
+    trails.begin_trail(acme, "joined", {"name": "t-1"}, alice)
+    of_flows = storage.Prepared(lambda ids: Trail.select(Trail, Flow).join(Flow)
+                                .where(Flow.id.in_(ids)), ids=list[int])
+    [trail] = of_flows.objects(ids=[Flow.get(Flow.name == "joined").id])
+    assert (trail.name, trail.flow.name) == ("t-1", "joined")
