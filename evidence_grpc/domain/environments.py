@@ -12,8 +12,10 @@ import json
 import math
 import pathlib
 import re
+from collections.abc import Callable
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 import peewee
 
@@ -42,8 +44,22 @@ def has_schema(key: str) -> bool:
     return key in _schemas()
 
 
+@functools.cache
+def _fast_check(key: str) -> Callable[[Any], Any]:
+    # The schemas use draft-07 keywords only, which fastjsonschema compiles to plain Python;
+    # use_default=False: checking must never fill in `default` values.
+    return fastjsonschema.compile(_schemas()[key], use_default=False)
+
+
 def validate(key: str, payload: Any) -> None:
-    """The contract's 400, one entry per offending field (dotted path)."""
+    """The contract's 400, one entry per offending field (dotted path). A compiled check
+    passes the valid payloads (a 500-pod report in a few ms, where jsonschema takes tens);
+    jsonschema, the authority, reads the rest and says everything that is wrong."""
+    try:
+        _fast_check(key)(payload)
+        return
+    except fastjsonschema.JsonSchemaException:
+        pass
     errors = sorted(_validator(key).iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         raise InvalidArgument("Input payload validation failed", {

@@ -239,3 +239,43 @@ def test_an_artifact_reported_after_it_deployed_fills_in_its_deployments(org):
         ("acme/demo", 30.0, "backend-ci")
     stats = deployments.deployment_statistics(org, "r-42")
     assert stats.environments[0].lead_times == [30.0]
+
+
+FP = "a" * 64
+TRICKY_REPORTS = [
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1700000000}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1.0}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1.5}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": True}]},
+    {"artifacts": [{"digests": {"app": FP.upper()}, "creationTimestamp": 1}]},
+    {"artifacts": [{"digests": {"app": FP + "\n"}, "creationTimestamp": 1}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1, "extra": 1}]},
+    {"artifacts": [{"digests": {"app": FP}}]},
+    {"artifacts": [{"digests": [FP], "creationTimestamp": 1}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1, "owners": None}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1, "podName": "p",
+                    "namespace": "n", "owners": [{"apiVersion": "v1", "kind": "K", "name": "x",
+                                                   "uid": "u", "controller": None}]}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1, "podName": "p",
+                    "namespace": "n", "owners": [{"kind": "K"}]}]},
+    {"artifacts": [{"digests": {"app": FP}, "creationTimestamp": 1, "taskArn": "arn",
+                    "cluster_name": "c", "service_name": "s"}]},
+    {"artifacts": "nope"}, {"artifacts": []}, {}, {"type": "server", "artifacts": []},
+    {"type": "K8S", "artifacts": []}, {"artifacts": [], "extra": True}, [], None, "text",
+]
+
+
+@pytest.mark.parametrize("key", [k for k in environments._schemas() if k.startswith("report:")]
+                         + ["create_env", "update_env", "allow_artifact_for_env"])
+def test_compiled_schema_check_never_passes_what_jsonschema_refuses(key):
+    """The fast path may only accept what the authoritative validator accepts (what it refuses
+    falls through to jsonschema, which decides); nor may it fill in defaults."""
+    for payload in TRICKY_REPORTS:
+        refused = list(environments._validator(key).iter_errors(payload))
+        before = repr(payload)
+        try:
+            environments._fast_check(key)(payload)
+            assert not refused, (payload, [e.message for e in refused])
+        except environments.fastjsonschema.JsonSchemaException:
+            pass
+        assert repr(payload) == before
