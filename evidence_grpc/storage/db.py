@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import pathlib
 import threading
 import time
@@ -138,7 +139,8 @@ class Prepared:
     power-of-two length, and the values are padded to that length by repeating the last one
     (a value repeated in an IN list changes nothing), so any length reuses a few forms."""
 
-    _next_number = -7_300_000_000
+    # Forms are compiled lazily, possibly by two threads at once: next() on a count is atomic.
+    _numbers = itertools.count(-7_300_000_001, -1)
 
     def __init__(self, build: Callable[..., peewee.Query], **kinds: Any) -> None:
         self._build = build
@@ -147,8 +149,8 @@ class Prepared:
 
     @staticmethod
     def _standin(kind: type, name: str) -> Any:
-        Prepared._next_number -= 1
-        return Prepared._next_number if kind is int else f"\x00{name}{Prepared._next_number}\x00"
+        number = next(Prepared._numbers)
+        return number if kind is int else f"\x00{name}{number}\x00"
 
     def _form(self, sizes: dict[str, int]) -> tuple[str, list[Any], peewee.Query, dict[str, Any]]:
         key = (type(database.obj), tuple(sorted(sizes.items())))
