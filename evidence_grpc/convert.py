@@ -3,6 +3,7 @@ through protobuf's JSON mapping with the proto (snake_case) field names."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 from google.protobuf import json_format
@@ -20,20 +21,32 @@ def to_message(data: dict[str, Any], message_class: type[M]) -> M:
     return json_format.ParseDict(data, message_class(), ignore_unknown_fields=True)
 
 
-def integral_numbers(value: Any) -> Any:
-    """Struct stores every number as a double: give integral ones back as integers."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: integral_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [integral_numbers(v) for v in value]
-    return value
+def _plain(value: Message, field: str) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return {k: _plain(v, field) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_plain(v, field) for v in value.list_value.values]
+    if kind == "number_value":
+        number = value.number_value
+        if not math.isfinite(number):
+            raise validation_error(field, "Numbers must be finite (JSON has no NaN or Infinity)")
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
+    if kind in ("string_value", "bool_value"):
+        return getattr(value, kind)
+    return None  # null_value, or a Value with nothing set
 
 
-def struct_data(struct: Message) -> dict[str, Any]:
-    """A Struct request field as plain JSON data."""
-    return integral_numbers(json_format.MessageToDict(struct))
+def plain_data(message: Message, field: str) -> Any:
+    """A Struct, ListValue or Value as plain JSON data. Struct stores every number as a double:
+    integral ones come back as ints; NaN and infinities, which JSON cannot carry, are refused
+    (`field` names the culprit). Several times faster than json_format on large documents."""
+    name = message.DESCRIPTOR.full_name
+    if name == "google.protobuf.Struct":
+        return {k: _plain(v, field) for k, v in message.fields.items()}
+    if name == "google.protobuf.ListValue":
+        return [_plain(v, field) for v in message.values]
+    return _plain(message, field)
 
 
 def upload_of(upload: Any, field: str) -> tuple[str, bytes] | None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +19,7 @@ from google.protobuf import descriptor, json_format
 from google.protobuf.message import Message
 
 from evidence_grpc._pb.evidence.v2 import options_pb2
-from evidence_grpc.convert import integral_numbers
+from evidence_grpc.convert import plain_data
 
 FD = descriptor.FieldDescriptor
 _STRUCT_TYPES = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
@@ -83,7 +85,7 @@ def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
     """The JSON renderer of a message type, built once: (key, step) per field."""
     full_name = message_descriptor.full_name
     if full_name in _STRUCT_TYPES:
-        return lambda message: integral_numbers(json_format.MessageToDict(message))
+        return lambda message: plain_data(message, full_name)
     if full_name in _WRAPPER_TYPES:
         return lambda message: message.value
     omit_unset = message_descriptor.GetOptions().Extensions[options_pb2.omit_unset]
@@ -120,6 +122,22 @@ _FIELD_IN_ERROR = re.compile(r"Failed to parse (\w+) field")
 _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 
 
+# JSON levels a free-form (Struct) value may nest. Each level is three protobuf messages (Struct,
+# map entry, Value) and upb's decoder stops at 100, so deeper documents could not cross the
+# shim -> gRPC hop (and Python's recursion would give out on the way).
+MAX_DOCUMENT_DEPTH = 30
+
+
+def _check_depth(value: Any, field: str) -> None:
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if depth > MAX_DOCUMENT_DEPTH:
+            raise BodyError(f"Nested deeper than {MAX_DOCUMENT_DEPTH} levels", field)
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
 def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) -> None:
     """Refuse anything but a JSON object where a message goes: protobuf's parser, told to ignore
     unknown fields, reads a string there as an empty message (its characters as unknown keys)."""
@@ -134,6 +152,10 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
             items = list(value.values()) if isinstance(value, dict) else []
         elif field.is_repeated:
             items = value if isinstance(value, list) else []
+        if target is not None and target.full_name in _STRUCT_TYPES:
+            if isinstance(value, (dict, list)):
+                _check_depth(value, field.name)
+            continue
         if target is None or target.full_name.startswith("google.protobuf."):
             continue  # scalars, and well-known types with JSON forms of their own
         for item in items:
@@ -142,8 +164,37 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
             _check_objects(item, target)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"number {text} is out of range")
+    return number
+
+
+def _double_sized_int(text: str) -> int:
+    number = int(text)
+    if abs(number) > sys.float_info.max:  # Struct would store it as a double
+        raise ValueError(f"number {text[:20]}... is out of range")
+    return number
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse a JSON body. Python's parser also takes NaN, Infinity and numbers beyond a double
+    (1e999 becomes inf), which protobuf cannot hold or render: they raise ValueError here."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                      parse_int=_double_sized_int)
+
+
 def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
     """Merge a parsed JSON object into `message`; type mismatches raise BodyError."""
+    if message.DESCRIPTOR.full_name == "google.protobuf.Struct":
+        _check_depth(data, "body")
+        message.update(data)  # a whole free-form body (a report): ~5x faster than ParseDict
+        return
     _check_objects(data, message.DESCRIPTOR)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=not strict)

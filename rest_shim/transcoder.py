@@ -6,7 +6,6 @@ from the method options declared in protos/."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from typing import Any
 from urllib.parse import quote
@@ -18,7 +17,7 @@ from google.protobuf.message import Message
 
 from evidence_grpc._pb.evidence.v2 import options_pb2
 
-from .codec import BodyError, dumps, field_to_json, merge_json, message_to_json
+from .codec import BodyError, dumps, field_to_json, loads, merge_json, message_to_json
 
 FD = descriptor.FieldDescriptor
 UPLOADED_FILE = "evidence.v2.UploadedFile"
@@ -116,7 +115,7 @@ def _json_body(request: Request) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        return loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BodyError(f"Malformed JSON: {exc}", "body") from None
 
@@ -129,7 +128,7 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
             continue
         if field.type == FD.TYPE_MESSAGE and field.message_type.full_name != UPLOADED_FILE:
             try:
-                data = json.loads(text) if text.strip() else None
+                data = loads(text) if text.strip() else None
             except (ValueError, RecursionError) as exc:
                 raise BodyError(f"Malformed JSON: {exc}", name) from None
             if data is not None:

@@ -7,6 +7,7 @@ import io
 import json
 
 import flask
+import grpc
 import pytest
 
 from evidence_grpc.convert import upload_of
@@ -339,3 +340,92 @@ def test_literal_template_file_segment_beats_the_flow_name_variable(client):
     assert put_flow(client, {"name": "template_file", "description": "odd"}).status_code == 201
     found = client.get("/api/v2/flows/acme/template_file", headers=bearer())
     assert (found.status_code, found.get_json()["description"]) == (200, "odd")
+
+
+def test_numbers_json_cannot_carry_are_400_and_write_nothing(client):
+    """Python's parser takes NaN, Infinity and 1e999 (infinite); protobuf can neither store an
+    integer beyond a double in a Struct nor render a non-finite number: all are refused."""
+    assert put_flow(client, {"name": "f", "description": ""}).status_code == 201
+    assert client.put("/api/v2/environments/acme", data=json.dumps(
+        {"name": "prod", "type": "server", "description": ""}), content_type=JSON,
+        headers=bearer()).status_code == 201
+    report = "/api/v2/environments/acme/prod/report/server"
+    for number in ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 400):
+        artifact = '{"digests": {"app": "' + "a" * 64 + '"}, "creationTimestamp": ' + number + "}"
+        assert_error(client.put(report, data='{"artifacts": [' + artifact + "]}",
+                                content_type=JSON, headers=bearer()), 400, "body")
+        assert_error(client.put("/api/v2/flows/acme", data='{"name": "g", "description": ' +
+                                number + "}", content_type=JSON, headers=bearer()), 400, "body")
+        data_json = '{"name": "t", "user_data": {"n": ' + number + "}}"
+        assert_error(multipart(client, "/api/v2/trails/acme/f", {"data_json": data_json}), 400,
+                     "data_json")
+    assert flow_names(client) == ["f"]
+    assert trail_names(client) == []
+    assert client.get("/api/v2/snapshots/acme/prod", headers=bearer()).get_json() == []
+
+
+@SHIM_ONLY
+def test_free_form_documents_nest_at_most_30_levels(client):
+    """Deeper Struct values could not cross the shim -> gRPC hop (upb decodes 100 message
+    levels, three a JSON level): the shim refuses them, and what it accepts crosses it."""
+    from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as env_pb
+    from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
+    from rest_shim.codec import MAX_DOCUMENT_DEPTH, merge_json
+
+    def nested(levels: int, inner: str = "1") -> str:  # `levels` objects, the outer included
+        return '{"a": ' * levels + inner + "}" * levels
+
+    assert put_flow(client, {"name": "f", "description": ""}).status_code == 201
+    assert client.put("/api/v2/environments/acme", data=json.dumps(
+        {"name": "prod", "type": "server", "description": ""}), content_type=JSON,
+        headers=bearer()).status_code == 201
+    report = "/api/v2/environments/acme/prod/report/server"
+    too_deep = nested(MAX_DOCUMENT_DEPTH + 1)
+    assert_error(client.put(report, data=too_deep, content_type=JSON, headers=bearer()), 400,
+                 "body")
+    assert_error(client.put(report, data=nested(2, "[" * MAX_DOCUMENT_DEPTH + "]" * MAX_DOCUMENT_DEPTH),
+                            content_type=JSON, headers=bearer()), 400, "body")
+    assert_error(multipart(client, "/api/v2/trails/acme/f", {
+        "data_json": '{"name": "t", "user_data": ' + nested(MAX_DOCUMENT_DEPTH + 1) + "}"}),
+        400, "user_data")
+    # The deepest accepted documents survive serialization inside their request messages.
+    deepest = json.loads(nested(MAX_DOCUMENT_DEPTH))
+    reported = env_pb.ReportEnvironmentRequest()
+    merge_json(deepest, reported.report, strict=False)
+    assert env_pb.ReportEnvironmentRequest.FromString(reported.SerializeToString()) == reported
+    begun = trail_pb.BeginTrailRequest()
+    merge_json({"name": "t", "user_data": deepest}, begun.data_json, strict=False)
+    assert trail_pb.BeginTrailRequest.FromString(begun.SerializeToString()) == begun
+    assert flow_names(client) == ["f"]
+    assert trail_names(client) == []
+    assert client.get("/api/v2/snapshots/acme/prod", headers=bearer()).get_json() == []
+
+
+def test_struct_numbers_sent_over_grpc_must_be_finite(db):
+    from google.protobuf import struct_pb2
+
+    from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as env_pb
+    from evidence_grpc._pb.evidence.v2 import environment_service_pb2_grpc as env_grpc
+    from evidence_grpc.config import Settings
+    from evidence_grpc.server import build_server
+    from tests.test_servicers import details_of
+
+    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = env_grpc.EnvironmentServiceStub(channel)
+            auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+            stub.UpsertEnvironment(env_pb.UpsertEnvironmentRequest(
+                org="acme", name="prod", type="server"), metadata=auth, timeout=10)
+            report = struct_pb2.Struct()
+            report.update({"artifacts": [{"digests": {"app": "a" * 64},
+                                          "creationTimestamp": float("nan")}]})
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ReportEnvironment(env_pb.ReportEnvironmentRequest(
+                    org="acme", env_name="prod", type="server", report=report),
+                    metadata=auth, timeout=10)
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+            assert "finite" in details_of(refused.value)[1]["report"]
+    finally:
+        server.stop(None)

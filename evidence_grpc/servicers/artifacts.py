@@ -10,7 +10,7 @@ from .._pb.evidence.v2 import artifact_service_pb2_grpc as pb_grpc
 from .._pb.evidence.v2 import tag_service_pb2 as tag_pb
 from .._pb.evidence.v2 import tag_service_pb2_grpc as tag_pb_grpc
 from ..config import Settings
-from ..convert import optional, page_of_request, struct_data, to_message
+from ..convert import optional, page_of_request, plain_data, to_message
 from ..domain import artifacts, tags
 from ..domain.organizations import current_caller
 
@@ -23,7 +23,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
                        ) -> pb.ReportArtifactResponse:
         caller = current_caller()
         artifact = artifacts.report_artifact(caller.org, caller.user, request.flow_name,
-                                             struct_data(request.artifact))
+                                             plain_data(request.artifact, "artifact"))
         return pb.ReportArtifactResponse(
             message=f"artifact '{artifact.name}' was reported with fingerprint {artifact.fingerprint}",
             fingerprint=artifact.fingerprint)

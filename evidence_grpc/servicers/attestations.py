@@ -13,7 +13,7 @@ from .._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
 from .._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
 from .._pb.evidence.v2 import common_pb2
 from ..config import Settings
-from ..convert import optional, page_of_request, present_fields, struct_data, text_of, to_message, upload_of
+from ..convert import optional, page_of_request, plain_data, present_fields, text_of, to_message, upload_of
 from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
 from ..storage.models import Attestation
@@ -37,7 +37,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         caller = current_caller()
         attestation = attestations.create_attestation(
             caller.org, caller.user, request.flow_name, request.trail_name, request.kind,
-            struct_data(request.data_json), upload_of(request.attachment_file, "attachment_file"))
+            plain_data(request.data_json, "data_json"), upload_of(request.attachment_file, "attachment_file"))
         return pb.CreateAttestationResponse(
             message=f"{request.kind} attestation '{attestation.name}' was reported",
             attestation_id=attestation.uid)
@@ -47,7 +47,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         caller = current_caller()
         attestation = attestations.override_attestation(
             caller.org, caller.user, request.flow_name, request.trail_name,
-            struct_data(request.data_json))
+            plain_data(request.data_json, "data_json"))
         return pb.CreateAttestationResponse(
             message=f"attestation '{attestation.name}' was overridden",
             attestation_id=attestation.uid)
@@ -113,7 +113,7 @@ class AttestationTypeServicer(type_pb_grpc.AttestationTypeServiceServicer):
                               ) -> type_pb.CreateAttestationTypeResponse:
         caller = current_caller()
         type_, created = attestation_types.create_type(
-            caller.org, caller.user, struct_data(request.data_json),
+            caller.org, caller.user, plain_data(request.data_json, "data_json"),
             text_of(request.type_schema, "type_schema"))
         verb = "created" if created else "updated"
         return type_pb.CreateAttestationTypeResponse(

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import grpc
-from google.protobuf import json_format
 
 from .._pb.evidence.v2 import environment_service_pb2 as pb
 from .._pb.evidence.v2 import environment_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import optional, present_fields, to_message
+from ..convert import optional, plain_data, present_fields, to_message
 from ..domain import environments, snapshots
 from ..domain.organizations import current_caller
 from ..storage.models import Environment, Organization
@@ -64,7 +63,7 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
             data.pop(field, None)
         for field in ("included_environments", "policies"):
             if request.HasField(field):
-                data[field] = json_format.MessageToDict(getattr(request, field))
+                data[field] = plain_data(getattr(request, field), field)
         env = environments.update_environment(org, request.env_name, data)
         return _environments(org, [env])[0]
 
@@ -89,7 +88,7 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
 
     def ReportEnvironment(self, request: pb.ReportEnvironmentRequest,
                           context: grpc.ServicerContext) -> pb.EnvironmentMessage:
-        report = json_format.MessageToDict(request.report)
+        report = plain_data(request.report, "report")
         snapshot = snapshots.report_environment(current_caller().org, request.env_name,
                                                 request.type, report)
         return pb.EnvironmentMessage(message=snapshots.report_message(request.env_name, snapshot))
