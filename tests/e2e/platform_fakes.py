@@ -11,6 +11,7 @@ import json
 import pathlib
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,19 +51,18 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        reply = self.server.fake.answer(self.command, path, query)
+        body = self.rfile.read(length) if length else b""
+        reply = self.server.fake.answer(self.command, path, query, body, self.headers)
         self.server.fake.record(Request(self.command, path, query, reply.status))
-        body = reply.payload()
+        payload = reply.payload()
         self.send_response(reply.status)
         headers = {"Content-Type": "application/json", **reply.headers}
         for name, value in headers.items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(body)
+            self.wfile.write(payload)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve
 
@@ -93,7 +93,8 @@ class FakeApi:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> Reply:
+    def answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes,
+               headers: Mapping[str, str]) -> Reply:
         raise NotImplementedError
 
     def record(self, request: Request) -> None:
@@ -177,7 +178,8 @@ class FakeDocker(FakeApi):
         """Have `image` locally; without repo digests it was built here, never pushed."""
         self.repo_digests[image] = list(repo_digests)
 
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> Reply:
+    def answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes,
+               request_headers: Mapping[str, str]) -> Reply:
         headers = {"Api-Version": DOCKER_API_VERSION, "Docker-Experimental": "false",
                    "Ostype": "linux", "Server": "Docker/27.5.1 (linux)"}
         versioned = _VERSIONED.match(path)
@@ -266,7 +268,8 @@ class FakeKubernetes(FakeApi):
         return Reply(200, {"apiVersion": "v1", "kind": kind,
                            "metadata": {"resourceVersion": "1"}, "items": items})
 
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> Reply:
+    def answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes,
+               headers: Mapping[str, str]) -> Reply:
         if method != "GET":
             return Reply(405, {"kind": "Status", "message": f"{method} {path} is not served"})
         if path == "/api/v1/pods":
