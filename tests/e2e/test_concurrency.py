@@ -1,5 +1,6 @@
-"""Many `begin trail` requests at once against a real server, on every engine: create-or-update
-must stay one trail with one history, and never surface a server error."""
+"""Many requests at once against a real server, on every engine: `begin trail` create-or-update
+must stay one trail with one history, environment reports one snapshot per change, and no
+request may surface a server error."""
 
 from __future__ import annotations
 
@@ -75,3 +76,36 @@ def test_concurrent_begin_of_different_trails(live: RunningServer):
     for name in (names[0], names[-1]):
         trail = live.kosli_json("get", "trail", name, "--flow", "wide")
         assert [e["type"] for e in trail["events"]] == ["trail_reported"]
+
+
+def report(server: RunningServer, env: str, fingerprint: str) -> requests.Response:
+    """A `kosli snapshot server` report of one artifact."""
+    body = {"artifacts": [{"digests": {"app": fingerprint}, "creationTimestamp": 1_700_000_000}]}
+    with requests.Session() as session:
+        return session.put(f"{server.http_url}/api/v2/environments/acme/{env}/report/server",
+                           headers=bearer(), json=body, timeout=60)
+
+
+def test_concurrent_reports_of_one_environment(live: RunningServer):
+    """Reports are serialized per environment across the server's worker processes: each
+    change is one snapshot with its own index, and a repeated state makes none."""
+    for env in ("changing", "steady"):
+        live.kosli("create", "environment", env, "--type", "server")
+    fingerprints = [f"{n:064x}" for n in range(1, CLIENTS + 1)]
+    answers = all_at_once(
+        [lambda fp=fp: report(live, "changing", fp) for fp in fingerprints]
+        + [lambda: report(live, "steady", "f" * 64) for _ in range(CLIENTS)])
+    assert [a.status_code for a in answers] == [200] * (2 * CLIENTS), \
+        [(a.status_code, a.text) for a in answers if a.status_code != 200]
+
+    changing = live.kosli_json("list", "snapshots", "changing", "--page-limit", "100")
+    assert sorted(s["index"] for s in changing) == list(range(1, CLIENTS + 1))
+    # Every snapshot runs exactly one of the reported fingerprints, each once.
+    seen = [live.kosli_json("get", "snapshot", f"changing#{n}")["artifacts"]
+            for n in range(1, CLIENTS + 1)]
+    running_now = [[a["fingerprint"] for a in artifacts if a["annotation"]["now"]]
+                   for artifacts in seen]
+    assert sorted(fp for [fp] in running_now) == fingerprints
+    assert [s["index"] for s in live.kosli_json("list", "snapshots", "steady")] == [1]
+    created = [a.text for a in answers[CLIENTS:] if "Snapshot #" in a.text]
+    assert len(created) == 1, created
