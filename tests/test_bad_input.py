@@ -342,14 +342,19 @@ def test_literal_template_file_segment_beats_the_flow_name_variable(client):
     assert (found.status_code, found.get_json()["description"]) == (200, "odd")
 
 
-def test_numbers_json_cannot_carry_are_400_and_write_nothing(client):
-    """Python's parser takes NaN, Infinity and 1e999 (infinite); protobuf can neither store an
-    integer beyond a double in a Struct nor render a non-finite number: all are refused."""
+def flow_and_server_environment(client) -> str:
+    """Flow `f` and server environment `prod`; answers the environment's report path."""
     assert put_flow(client, {"name": "f", "description": ""}).status_code == 201
     assert client.put("/api/v2/environments/acme", data=json.dumps(
         {"name": "prod", "type": "server", "description": ""}), content_type=JSON,
         headers=bearer()).status_code == 201
-    report = "/api/v2/environments/acme/prod/report/server"
+    return "/api/v2/environments/acme/prod/report/server"
+
+
+def test_numbers_json_cannot_carry_are_400_and_write_nothing(client):
+    """Python's parser takes NaN, Infinity and 1e999 (infinite); protobuf can neither store an
+    integer beyond a double in a Struct nor render a non-finite number: all are refused."""
+    report = flow_and_server_environment(client)
     for number in ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 400):
         artifact = '{"digests": {"app": "' + "a" * 64 + '"}, "creationTimestamp": ' + number + "}"
         assert_error(client.put(report, data='{"artifacts": [' + artifact + "]}",
@@ -375,11 +380,7 @@ def test_free_form_documents_nest_at_most_30_levels(client):
     def nested(levels: int, inner: str = "1") -> str:  # `levels` objects, the outer included
         return '{"a": ' * levels + inner + "}" * levels
 
-    assert put_flow(client, {"name": "f", "description": ""}).status_code == 201
-    assert client.put("/api/v2/environments/acme", data=json.dumps(
-        {"name": "prod", "type": "server", "description": ""}), content_type=JSON,
-        headers=bearer()).status_code == 201
-    report = "/api/v2/environments/acme/prod/report/server"
+    report = flow_and_server_environment(client)
     too_deep = nested(MAX_DOCUMENT_DEPTH + 1)
     assert_error(client.put(report, data=too_deep, content_type=JSON, headers=bearer()), 400,
                  "body")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import pathlib
 from collections.abc import Iterator
+from typing import TypeVar
 
 import pytest
 
@@ -19,35 +20,33 @@ from tests.e2e.test_cli_platforms import annotations, running, snapshot_indexes
 pytestmark = pytest.mark.e2e
 
 MODIFIED = 1_704_164_645  # 2024-01-02T03:04:05Z
+F = TypeVar("F", bound=FakeApi)
 
 
-def aws(fake: FakeApi, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in aws_environment(fake.url).items():
-        monkeypatch.setenv(name, value)
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_CONFIG_FILE",
-                 "AWS_SHARED_CREDENTIALS_FILE"):
-        monkeypatch.delenv(name, raising=False)
+def served(fake_type: type[F], monkeypatch: pytest.MonkeyPatch) -> Iterator[F]:
+    """A running fake, the CLI's AWS calls pointed at it (no other AWS configuration)."""
+    with fake_type() as fake:
+        for name, value in aws_environment(fake.url).items():
+            monkeypatch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_CONFIG_FILE",
+                     "AWS_SHARED_CREDENTIALS_FILE"):
+            monkeypatch.delenv(name, raising=False)
+        yield fake
 
 
 @pytest.fixture
 def lambdas(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLambda]:
-    with FakeLambda() as fake:
-        aws(fake, monkeypatch)
-        yield fake
+    yield from served(FakeLambda, monkeypatch)
 
 
 @pytest.fixture
 def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeS3]:
-    with FakeS3() as fake:
-        aws(fake, monkeypatch)
-        yield fake
+    yield from served(FakeS3, monkeypatch)
 
 
 @pytest.fixture
 def ecs(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEcs]:
-    with FakeEcs() as fake:
-        aws(fake, monkeypatch)
-        yield fake
+    yield from served(FakeEcs, monkeypatch)
 
 
 def answered(fake: FakeApi) -> list[tuple[str, str]]:
