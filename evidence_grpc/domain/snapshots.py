@@ -377,6 +377,17 @@ def _annotation(was: int, count: int, compliant: bool) -> str:
     return "unchanged"
 
 
+def _pods(entry: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """K8S: pod name -> {namespace, creationTimestamp, owners}, the map `kosli get snapshot`
+    reads; rebuilt from each instance's report context (null for other types)."""
+    if entry["pods"] is None:
+        return None
+    return {context["podName"]: {"namespace": context.get("namespace"), "creationTimestamp": stamp,
+                                 "owners": context.get("owners") or []}
+            for context, stamp in zip(entry.get("context") or [], entry["creationTimestamp"],
+                                      strict=False)}
+
+
 def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
                    flows: list[dict[str, Any]], reasons: list[dict[str, str]]) -> dict[str, Any]:
     first = flows[0] if flows else None
@@ -389,7 +400,7 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
         "deployments": [],
         "reasons_for_incompliance": reasons,
         "creationTimestamp": entry["creationTimestamp"],
-        "pods": entry["pods"],
+        "pods": _pods(entry),
         "instance_count": count,
         "context": entry.get("context") or [],
         "annotation": {"type": _annotation(was, count, compliant), "was": was, "now": count},

@@ -139,3 +139,7 @@ def test_ecs_snapshot_reports_tasks_of_every_cluster_and_service(live: RunningSe
     assert narrowed["index"] == 2
     assert annotations(narrowed)[("acme/api:7", api)] == "exited"
     assert set(running(narrowed)) == {"acme/web:1.0", "acme/sidecar:2"}
+    # The CLI's table outputs unmarshal these answers into its typed structs.
+    assert "Fingerprint: " + web in live.kosli("get", "snapshot", env).stdout
+    assert "acme/api:7" in live.kosli("diff", "snapshots", f"{env}#1", f"{env}#2").stdout
+    assert "acme/api:7" in live.kosli("log", "environment", env).stdout

@@ -195,11 +195,16 @@ def test_k8s_snapshot_of_the_whole_cluster(live: RunningServer, cluster: FakeKub
     assert sorted(web["pods"]) == ["web-7d9f-a", "web-7d9f-b"]
     assert sorted(web["creationTimestamp"]) == [CREATED, CREATED + 5]
     assert sorted(by_name["ghcr.io/acme/api:3"]["pods"]) == ["api-0", "pay-0"]
-    assert by_name["fluent/fluent-bit:3.0"]["pods"] == ["api-0"]
+    assert list(by_name["fluent/fluent-bit:3.0"]["pods"]) == ["api-0"]
     owners = {(c["podName"], c["namespace"]): c["owners"] for c in web["context"]}
-    assert owners == {(pod, "shop"): [{
-        "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f", "uid": "uid-web-7d9f",
-        "controller": True, "blockOwnerDeletion": True}] for pod in ("web-7d9f-a", "web-7d9f-b")}
+    owner = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f",
+              "uid": "uid-web-7d9f", "controller": True, "blockOwnerDeletion": True}]
+    assert owners == {(pod, "shop"): owner for pod in ("web-7d9f-a", "web-7d9f-b")}
+    assert web["pods"]["web-7d9f-b"] == {"namespace": "shop", "creationTimestamp": CREATED + 5,
+                                         "owners": owner}
+    # The table output unmarshals the snapshot into the CLI's typed structs.
+    table = live.kosli("get", "snapshot", env).stdout
+    assert "Fingerprint: " + digest("web 1.0") in table and "REPLICAS" in table
 
     cluster.pods[4].phase = "Running"  # a third web replica: scaling alone is no new snapshot
     snapshot_k8s(live, cluster, env)

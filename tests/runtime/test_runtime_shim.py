@@ -106,7 +106,10 @@ def test_reports_of_every_type(client):
         again = report(client, name, env_type, body)
         assert again.json == "Report processed, no new snapshot was created"
     k8s = client.get("/api/v2/snapshots/acme/env-k8s/-1", headers=H).json
-    assert k8s["artifacts"][0]["pods"] == ["p1", "p2"]
+    # The map `kosli get snapshot` unmarshals: pod name -> namespace, start, owners.
+    assert k8s["artifacts"][0]["pods"] == {
+        "p1": {"namespace": "default", "creationTimestamp": 1, "owners": []},
+        "p2": {"namespace": "default", "creationTimestamp": 2, "owners": []}}
     assert k8s["artifacts"][0]["annotation"] == {"type": "started-non-compliant", "was": 0,
                                                  "now": 2}
     assert k8s["artifacts"][0]["creationTimestamp"] == [1, 2]
