@@ -177,6 +177,9 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     assert repo_name in live.kosli("list", "repos").stdout
     by_repo = live.kosli_json("list", "artifacts", "--repo", repo_name)
     assert [a["fingerprint"] for a in by_repo] == [sha256_of(binary)]
+    # The table outputs, which unmarshal into the CLI's typed structs, of what now runs.
+    assert sha[:7] in live.kosli("list", "artifacts", "--repo", repo_name).stdout
+    assert env in live.kosli("get", "artifact", f"{flow}@{sha256_of(binary)}").stdout
 
     snapshot = live.kosli_json("get", "snapshot", env)
     assert snapshot["compliant"] is True
