@@ -274,6 +274,10 @@ def _snapshots_around(env: Environment, expression: str, reach: int
     found = {s.index: s for s in _SNAPSHOTS_AROUND.models(
         Snapshot, env=env.id, low=index - reach, high=index + reach)} if index >= 1 else {}
     if index not in found:
+        if env.type == LOGICAL:
+            members = ", ".join(env.included_environments or []) or "none yet"
+            raise NotFound(f"Environment '{env.name}' is logical and has no snapshots of its "
+                           f"own: ask the environments it includes ({members})")
         raise NotFound(f"Snapshot '{expression}' of environment '{env.name}' not found")
     return index, found
 

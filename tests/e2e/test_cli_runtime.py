@@ -44,6 +44,9 @@ def test_environment_lifecycle(live: RunningServer) -> None:
     live.kosli("create", "environment", logical, "--type", "logical")
     live.kosli("join", "environment", "--physical", env, "--logical", logical)
     assert live.kosli_json("get", "environment", logical)["included_environments"] == [env]
+    no_snapshot = failure(live.kosli("get", "snapshot", logical, check=False))
+    assert "is logical and has no snapshots of its own: ask the environments it includes " \
+        f"({env})" in no_snapshot
 
     renamed = unique("production")
     live.kosli("rename", "environment", env, renamed)
