@@ -1,5 +1,6 @@
-"""Proto <-> domain values. Domain views are contract-shaped dicts, so both directions go
-through protobuf's JSON mapping with the proto (snake_case) field names."""
+"""Proto <-> domain values. Domain views are contract-shaped dicts, so messages go through
+protobuf's JSON mapping with the proto (snake_case) field names; free-form Struct data is read
+by one walk of its own (`plain_data`), and hot responses may be built field by field."""
 
 from __future__ import annotations
 

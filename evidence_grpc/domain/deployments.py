@@ -143,24 +143,22 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
         & peewee.fn.EXISTS(deployed_to))
     if envs:
         physical = physical.where(Environment.name.in_(envs))
-    names = dict(physical.order_by(Environment.name).tuples())
-    times: dict[int, list[float]] = {env_id: [] for env_id in names}
-    leads: dict[int, list[float]] = {env_id: [] for env_id in names}
-    if names:
+    series = {env_id: EnvironmentSeries(name, [], [])
+              for env_id, name in physical.order_by(Environment.name).tuples()}
+    if series:
         sql, params = (Deployment.select(Deployment.environment, Deployment.deployed_at,
                                          Deployment.lead_time_seconds)
-                       .where((Deployment.repo == repo) & Deployment.environment.in_(list(names))
+                       .where((Deployment.repo == repo) & Deployment.environment.in_(list(series))
                               & Deployment.deployed_at.between(start, end))
                        .order_by(Deployment.environment, Deployment.deployed_at, Deployment.id)
                        .sql())
         # Raw rows (ids and floats need no conversion): peewee's row wrapping would cost more
         # than the query on a series of 100,000.
         for env_id, at, lead in database.execute_sql(sql, params):
-            times[env_id].append(at)
+            series[env_id].deployed_at.append(at)
             if lead is not None:
-                leads[env_id].append(lead)
-    return Statistics(start, end, [EnvironmentSeries(name, times[env_id], leads[env_id])
-                                   for env_id, name in names.items()])
+                series[env_id].lead_times.append(lead)
+    return Statistics(start, end, list(series.values()))
 
 
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None

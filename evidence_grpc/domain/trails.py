@@ -140,6 +140,8 @@ _ARTIFACTS_OF = Prepared(lambda trails: _artifacts_query().where(Artifact.trail.
 def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
     """Events of trails, oldest first."""
     by_trail: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    if not trails:
+        return by_trail
     for trail_id, timestamp, type_, payload in _EVENTS_OF.rows(trails=[t.id for t in trails]):
         by_trail[trail_id].append({"timestamp": timestamp, "type": type_,
                                    **(TrailEvent.payload.python_value(payload) or {})})
@@ -153,6 +155,8 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
     """(attestations, artifacts) of trails, as compliance reads them."""
     by_trail: dict[int, Evidence] = defaultdict(lambda: ([], []))
     ids = [t.id for t in trails]
+    if not ids:  # e.g. a snapshot of artifacts without provenance: no queries
+        return by_trail
     for trail_id, seq, uid, name, type_, compliant, created_at, target, overrides in \
             _ATTESTATIONS_OF.rows(trails=ids):
         by_trail[trail_id][0].append({
