@@ -56,13 +56,14 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
         check_name("template_reference_name", template_name)
     flow = find_flow(org, flow_name)
     trail_name = data.get("trail_name")
-    if trail_name is None:
-        trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint}, user)[0]
-    else:
-        trail = trails.find_trail(org, flow.name, trail_name)
 
     def write() -> Artifact:
-        with write_transaction():
+        with write_transaction():  # a trail begun here goes if the report fails
+            if trail_name is None:
+                trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint},
+                                           user)[0]
+            else:
+                trail = trails.find_trail(org, flow.name, trail_name)
             stamp = now()
             artifact = Artifact.get_or_none((Artifact.trail == trail)
                                             & (Artifact.fingerprint == fingerprint))

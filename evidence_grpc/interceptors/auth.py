@@ -10,19 +10,16 @@ import functools
 from typing import Any
 
 import grpc
-from google.protobuf import descriptor_pool
 
 from ..domain import organizations
-from .base import Behavior, UnaryInterceptor
+from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
 @functools.cache
 def _is_anonymous(method: str) -> bool:
     from .._pb.evidence.v2 import options_pb2
 
-    full_name = method.lstrip("/").replace("/", ".")
-    descriptor = descriptor_pool.Default().FindMethodByName(full_name)
-    return descriptor.GetOptions().Extensions[options_pb2.http_options].anonymous
+    return method_descriptor(method).GetOptions().Extensions[options_pb2.http_options].anonymous
 
 
 def _authorization(context: grpc.ServicerContext) -> str | None:

@@ -6,9 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor, descriptor_pool
 
 PACKAGE_PREFIX = "/evidence.v2."
 Behavior = Callable[[Any, grpc.ServicerContext], Any]
+
+
+def method_descriptor(method: str) -> descriptor.MethodDescriptor:
+    """The descriptor of `/package.Service/Method`, whose options declare what it is."""
+    return descriptor_pool.Default().FindMethodByName(method.lstrip("/").replace("/", "."))
 
 
 class UnaryInterceptor(grpc.ServerInterceptor):
