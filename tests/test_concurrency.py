@@ -5,15 +5,18 @@ updates and renames lose nothing), and "newest" decided by one sequence, not the
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+import requests
 
 from evidence_grpc import services  # noqa: F401  (loads the evidence.v2 descriptors)
 from evidence_grpc.domain import artifacts as artifact_domain
 from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
-from tests.conftest import bearer
+from tests.conftest import RunningServer, bearer
 
 H = bearer()
 COMMIT = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
@@ -53,3 +56,86 @@ def test_a_failed_artifact_report_leaves_no_trail(client, monkeypatch: pytest.Mo
     assert answer.json["message"] == "refused after the trail was begun"
     assert client.get("/api/v2/trails/acme/payments", headers=H).json == []
     assert client.get("/api/v2/artifacts/acme?flow_name=payments", headers=H).json == []
+
+
+# ---- concurrent read-modify-write against a real server (several HTTP workers) -----------------
+
+CLIENTS = 24
+
+
+def call(server: RunningServer, method: str, path: str, body: dict[str, Any]
+         ) -> Callable[[], requests.Response]:
+    return lambda: requests.request(method, f"{server.http_url}/api/v2{path}", headers=H,
+                                    json=body, timeout=120)
+
+
+def all_at_once(calls: list[Callable[[], requests.Response]]) -> None:
+    """Run the calls together; every one must succeed."""
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        answers = list(pool.map(lambda c: c(), calls))
+    failed = [(a.status_code, a.text) for a in answers if not a.ok]
+    assert not failed, failed
+
+
+def environment(server: RunningServer, name: str) -> dict[str, Any]:
+    answer = requests.get(f"{server.http_url}/api/v2/environments/acme/{name}", headers=H,
+                          timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def create_environments(server: RunningServer, *bodies: dict[str, Any]) -> None:
+    for body in bodies:
+        answer = call(server, "PUT", "/environments/acme", {"description": "", **body})()
+        assert answer.status_code == 201, answer.text
+
+
+def tag(server: RunningServer, env: str, key: str) -> Callable[[], requests.Response]:
+    return call(server, "PATCH", f"/tags/acme/env/{env}",
+                {"set_tags": {key: "v"}, "remove_tags": []})
+
+
+def test_concurrent_tags_and_updates_lose_nothing(server: RunningServer):
+    create_environments(server, {"name": "web", "type": "K8S"})
+    all_at_once([tag(server, "web", f"key-{n}") for n in range(CLIENTS)]
+                + [call(server, "PATCH", "/environments/acme/web", {"description": f"d{n}"})
+                   for n in range(CLIENTS // 2)])
+
+    web = environment(server, "web")
+    assert sorted(web["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS))
+    assert web["description"] in {f"d{n}" for n in range(CLIENTS // 2)}
+
+
+def test_concurrent_joins_lose_nothing(server: RunningServer):
+    members = [f"member-{n:02d}" for n in range(CLIENTS)]
+    create_environments(server, {"name": "all", "type": "logical"},
+                        *({"name": name, "type": "server"} for name in members))
+    all_at_once([call(server, "PUT", "/environments/acme/all/join", {"physical_env_name": name})
+                 for name in members]
+                + [tag(server, "all", f"key-{n}") for n in range(CLIENTS // 2)])
+
+    logical = environment(server, "all")
+    assert logical["included_environments"] == members
+    assert sorted(logical["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS // 2))
+
+
+def test_concurrent_renames_keep_every_member(server: RunningServer):
+    """Members renamed, logical environments renamed, and members joining, all at once."""
+    members = [f"old-{n:02d}" for n in range(CLIENTS // 2)]
+    joiners = [f"joiner-{n:02d}" for n in range(CLIENTS // 2)]
+    create_environments(server, *({"name": name, "type": "server"} for name in members + joiners))
+    renamed, joined = ["group-a", "group-b"], "group-c"
+    create_environments(server, *({"name": name, "type": "logical",
+                                   "included_environments": members}
+                                  for name in [*renamed, joined]))
+    all_at_once([call(server, "PUT", f"/environments/acme/{name}/rename",
+                      {"new_name": name.replace("old", "new")}) for name in members]
+                + [call(server, "PUT", f"/environments/acme/{name}/rename",
+                        {"new_name": f"{name}-renamed"}) for name in renamed]
+                + [call(server, "PUT", f"/environments/acme/{joined}/join",
+                        {"physical_env_name": name}) for name in joiners])
+
+    new_names = [name.replace("old", "new") for name in members]
+    for name in renamed:
+        assert environment(server, f"{name}-renamed")["included_environments"] == new_names
+    assert environment(server, joined)["included_environments"] == sorted(joiners + new_names)

@@ -8,7 +8,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
 from . import contract, trails
 from .compliance import artifact_state
@@ -65,8 +65,8 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             else:
                 trail = trails.find_trail(org, flow.name, trail_name)
             stamp = now()
-            artifact = Artifact.get_or_none((Artifact.trail == trail)
-                                            & (Artifact.fingerprint == fingerprint))
+            artifact = for_update(Artifact.select().where(
+                (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
             if artifact is None:
                 artifact = Artifact(organization=org, flow=flow, trail=trail,
                                     fingerprint=fingerprint, created_at=stamp, created_by=user.name)

@@ -9,7 +9,7 @@ from typing import Any
 import jq
 import jsonschema
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import locked, now, retry_on_conflict, write_transaction
 from ..storage.models import AttestationType, AttestationTypeVersion, Organization, User
 from . import contract
 from .errors import InvalidArgument, NotFound, validation_error
@@ -55,6 +55,7 @@ def create_type(org: Organization, user: User, data: dict[str, Any], schema_text
             type_, created = AttestationType.get_or_create(
                 organization=org, name=name,
                 defaults={"created_by": user.name, "created_at": stamp, "last_modified_at": stamp})
+            type_ = locked(type_)  # one new version at a time
             latest = (AttestationTypeVersion.select().where(AttestationTypeVersion.type == type_)
                       .order_by(AttestationTypeVersion.version.desc()).first())
             AttestationTypeVersion.create(
@@ -112,7 +113,7 @@ def list_types(org: Organization) -> list[AttestationType]:
 
 def archive_type(org: Organization, name: str) -> AttestationType:
     with write_transaction():
-        type_ = find_type(org, name)
+        type_ = locked(find_type(org, name))
         type_.archived = True
         type_.last_modified_at = now()
         type_.save()

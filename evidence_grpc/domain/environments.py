@@ -17,9 +17,8 @@ from typing import Any
 
 import fastjsonschema
 import jsonschema
-import peewee
 
-from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, for_update, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .pages import page_of
@@ -92,19 +91,6 @@ def find_environment(org: Organization, name: str) -> Environment:
     return found[0]
 
 
-def locked_environment(org: Organization, name: str) -> Environment:
-    """The environment row, locked until the end of the transaction (PostgreSQL row lock;
-    SQLite's IMMEDIATE write transaction already serializes writers)."""
-    query = Environment.select().where((Environment.organization == org)
-                                       & (Environment.name == name))
-    if isinstance(Environment._meta.database.obj, peewee.PostgresqlDatabase):
-        query = query.for_update()
-    env = query.first()
-    if env is None:
-        raise NotFound(f"Environment '{name}' not found")
-    return env
-
-
 # ---- writes --------------------------------------------------------------------------------
 
 def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environment, bool]:
@@ -118,8 +104,8 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
     def write() -> tuple[Environment, bool]:
         with write_transaction():
             stamp = now()
-            env = Environment.get_or_none((Environment.organization == org)
-                                          & (Environment.name == name))
+            env = for_update(Environment.select().where((Environment.organization == org)
+                                                        & (Environment.name == name))).first()
             created = env is None
             if created:
                 env = Environment(organization=org, name=name, type=env_type, created_at=stamp,
@@ -161,7 +147,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
     """Change the fields sent; an empty (or null) description clears it."""
     validate("update_env", data)
     with write_transaction():
-        env = find_environment(org, name)
+        env = locked(find_environment(org, name))
         if "description" in data:
             env.description = data["description"] or ""
         if data.get("include_scaling") is False:
@@ -180,7 +166,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
 
 def archive_environment(org: Organization, name: str) -> Environment:
     with write_transaction():
-        env = find_environment(org, name)
+        env = locked(find_environment(org, name))
         env.archived = True
         env.last_modified_at = now()
         env.save()
@@ -190,13 +176,16 @@ def archive_environment(org: Organization, name: str) -> Environment:
 def rename_environment(org: Organization, name: str, new_name: str) -> Environment:
     check_env_name("new_name", new_name)
     with write_transaction():
-        env = find_environment(org, name)
+        # Logical environments name their members: lock them all first, in one order (two
+        # renames then queue instead of deadlocking), and keep them pointing at this one.
+        logicals = list(for_update(Environment.select().where(
+            (Environment.organization == org) & (Environment.type == LOGICAL)
+        ).order_by(Environment.id)))
+        env = locked(find_environment(org, name))
         if Environment.select().where((Environment.organization == org)
                                       & (Environment.name == new_name)).exists():
             raise AlreadyExists(f"An environment named '{new_name}' already exists")
-        # Logical environments name their members: keep them pointing at this one.
-        for logical in Environment.select().where((Environment.organization == org)
-                                                  & (Environment.type == LOGICAL)):
+        for logical in logicals:
             if name in (logical.included_environments or []):
                 logical.included_environments = sorted(
                     new_name if n == name else n for n in logical.included_environments)
@@ -211,7 +200,7 @@ def join_environment(org: Organization, logical_name: str, physical_name: str) -
     if not physical_name:
         raise validation_error("physical_env_name", "Field cannot be empty")
     with write_transaction():
-        logical = find_environment(org, logical_name)
+        logical = locked(find_environment(org, logical_name))
         if logical.type != LOGICAL:
             raise FailedPrecondition(f"Environment '{logical_name}' is not a logical environment")
         names = _physical_names(org, [physical_name])
@@ -228,8 +217,9 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
 
     def write() -> AllowlistEntry:
         with write_transaction():
-            entry = AllowlistEntry.get_or_none((AllowlistEntry.environment == env)
-                                               & (AllowlistEntry.fingerprint == data["artifact_fingerprint"]))
+            entry = for_update(AllowlistEntry.select().where(
+                (AllowlistEntry.environment == env)
+                & (AllowlistEntry.fingerprint == data["artifact_fingerprint"]))).first()
             if entry is None:
                 entry = AllowlistEntry(environment=env, fingerprint=data["artifact_fingerprint"])
             entry.artifact_name = data["artifact_name"]

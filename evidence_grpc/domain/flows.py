@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..storage.db import Prepared, contains, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    contains,
+    for_update,
+    locked,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import Flow, FlowAlias, Organization
 from .errors import AlreadyExists, NotFound, validation_error
 from .names import check_name
@@ -37,7 +45,8 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
     def write() -> tuple[Flow, bool]:
         with write_transaction():
             stamp = now()
-            flow = Flow.get_or_none((Flow.organization == org) & (Flow.name == name))
+            flow = for_update(Flow.select().where((Flow.organization == org)
+                                                  & (Flow.name == name))).first()
             created = flow is None
             if created:
                 # A flow taking a name ends that name's life as an alias of a renamed flow.
@@ -90,7 +99,7 @@ def list_flows(org: Organization, page: Page, search: str | None = None,
 
 def archive_flow(org: Organization, name: str) -> Flow:
     with write_transaction():
-        flow = find_flow(org, name)
+        flow = locked(find_flow(org, name))
         flow.archived = True
         flow.last_modified_at = now()
         flow.save()
@@ -100,7 +109,7 @@ def archive_flow(org: Organization, name: str) -> Flow:
 def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
     check_name("new_name", new_name)
     with write_transaction():
-        flow = find_flow(org, name)
+        flow = locked(find_flow(org, name))
         if Flow.select().where((Flow.organization == org) & (Flow.name == new_name)).exists():
             raise AlreadyExists(f"A flow named '{new_name}' already exists")
         old_name = flow.name

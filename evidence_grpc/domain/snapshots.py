@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
@@ -34,7 +34,7 @@ from ..storage.models import (
 from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployments import record
-from .environments import LOGICAL, find_environment, has_schema, locked_environment, validate
+from .environments import LOGICAL, find_environment, has_schema, validate
 from .errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .pages import page_of
 from .repos import built_from
@@ -83,7 +83,7 @@ def report_environment(org: Organization, env_name: str, env_type: str,
 
     def write() -> Snapshot | None:
         with write_transaction():
-            env = locked_environment(org, env_name)
+            env = locked(find_environment(org, env_name))
             if env.archived:
                 raise FailedPrecondition(f"Environment '{env.name}' is archived")
             if env.type == LOGICAL:

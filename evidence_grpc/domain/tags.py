@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import peewee
 
-from ..storage.db import write_transaction
+from ..storage.db import locked, write_transaction
 from ..storage.models import Organization, Repo
 from .environments import find_environment
 from .errors import NotFound, validation_error
@@ -44,7 +44,7 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
             raise validation_error(f"set_tags.{key}", "Tag keys start with a letter or digit and "
                                                       "contain only letters, digits, '-', '_', '.', '~'")
     with write_transaction():
-        resource = finder(org, resource_id)
+        resource = locked(finder(org, resource_id))
         tags = dict(resource.tags or {})
         tags.update(set_tags)
         for key in remove_tags:

@@ -7,7 +7,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .deployments import link_artifact
@@ -35,7 +35,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
     def write() -> tuple[Trail, bool]:
         with write_transaction():
             stamp = now()
-            trail = Trail.get_or_none((Trail.flow == flow) & (Trail.name == name))
+            trail = for_update(Trail.select().where((Trail.flow == flow)
+                                                    & (Trail.name == name))).first()
             created = trail is None
             if created:
                 trail = Trail(flow=flow, name=name, created_by=user.name, created_at=stamp,

@@ -94,6 +94,25 @@ def write_transaction() -> Iterator[None]:
             yield
 
 
+M = TypeVar("M", bound=peewee.Model)
+
+
+def for_update(query: peewee.ModelSelect) -> peewee.ModelSelect:
+    """The rows of `query`, locked until the write transaction ends, for a read followed by a
+    write: `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite the write transaction (IMMEDIATE)
+    already admits one writer at a time and reads inside it see every committed write."""
+    return query.for_update() if isinstance(database.obj, peewee.PostgresqlDatabase) else query
+
+
+def locked(row: M) -> M:
+    """`row` read again under a lock (see for_update), for a finder that cannot lock itself.
+    Saving the stale copy would write back every column another writer changed since."""
+    if not isinstance(database.obj, peewee.PostgresqlDatabase):
+        return row
+    model = type(row)
+    return for_update(model.select().where(model._meta.primary_key == row.get_id())).get()
+
+
 @contextlib.contextmanager
 def call_scope() -> Iterator[None]:
     """The connection of one call. PostgreSQL connections go back to the pool after each
