@@ -14,9 +14,18 @@ import requests
 
 from evidence_grpc import services  # noqa: F401  (loads the evidence.v2 descriptors)
 from evidence_grpc.domain import artifacts as artifact_domain
+from evidence_grpc.domain import attestations as attestation_domain
 from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
 from tests.conftest import RunningServer, bearer
+from tests.test_evidence_shim import (
+    attest,
+    begin_trail,
+    get_trail,
+    report_artifact,
+    trail_attestations,
+)
+from tests.test_evidence_shim import create_flow as create_flow_with_template
 
 H = bearer()
 COMMIT = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
@@ -56,6 +65,48 @@ def test_a_failed_artifact_report_leaves_no_trail(client, monkeypatch: pytest.Mo
     assert answer.json["message"] == "refused after the trail was begun"
     assert client.get("/api/v2/trails/acme/payments", headers=H).json == []
     assert client.get("/api/v2/artifacts/acme?flow_name=payments", headers=H).json == []
+
+
+# ---- "newest" is report order, whatever the clocks say ---------------------------------------
+
+def clock_running_backwards(monkeypatch: pytest.MonkeyPatch, module: Any) -> None:
+    """Each write of `module` stamped earlier than the one before (clocks of two server
+    processes disagree)."""
+    times = iter(range(2_000_000_000, 0, -1000))
+    monkeypatch.setattr(module, "now", lambda: float(next(times)))
+
+
+def test_compliance_and_reads_agree_on_the_newest_attestation(client,
+                                                              monkeypatch: pytest.MonkeyPatch):
+    create_flow_with_template(client)
+    begin_trail(client)
+    clock_running_backwards(monkeypatch, attestation_domain)
+    for compliant in (True, False):
+        answer = attest(client, "generic", {"attestation_name": "manual-check",
+                                            "is_compliant": compliant})
+        assert answer.status_code == 201, answer.json
+
+    newest = trail_attestations(client, "manual-check")[0]
+    assert newest["is_compliant"] is False
+    [entry] = [e for e in get_trail(client)["compliance_status"]["attestations_statuses"]
+               if e["attestation_name"] == "manual-check"]
+    assert entry["attestation_id"] == newest["attestation_id"]
+    assert entry["is_compliant"] is False
+
+
+def test_the_latest_commit_is_the_last_reported(client, monkeypatch: pytest.MonkeyPatch):
+    create_flow_with_template(client)
+    begin_trail(client)
+    clock_running_backwards(monkeypatch, artifact_domain)
+    first, last = "1" * 40, "2" * 40
+    for n, commit in enumerate((first, last)):
+        answer = report_artifact(client, fingerprint=hashlib.sha256(bytes([n])).hexdigest(),
+                                 commit=commit)
+        assert answer.status_code == 201, answer.json
+
+    got = client.get(f"/api/v2/artifacts/acme/payments/{FINGERPRINT}/latest_commit", headers=H)
+    assert got.status_code == 200, got.json
+    assert got.json == {"latest_commit": last}
 
 
 # ---- concurrent read-modify-write against a real server (several HTTP workers) -----------------

@@ -155,7 +155,7 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
              .where((Artifact.flow == flow) & _prefix_range(Artifact.git_commit, prefix)))
     if trail_name:
         query = query.where(Trail.name == trail_name)
-    found = list(query.order_by(Artifact.created_at.desc(), Artifact.id.desc()))
+    found = list(query.order_by(Artifact.id.desc()))
     if not found:
         raise NotFound(f"No artifacts for commit '{commit}' in flow '{flow.name}'")
     return found
@@ -166,7 +166,7 @@ def latest_commit(org: Organization, flow_name: str, branch: str | None) -> str 
     flow = find_flow(org, flow_name)
     rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
             .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
-            .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(500))
+            .order_by(Artifact.id.desc()).limit(500))
     for artifact in rows:
         if branch is None or _branch_of(artifact) == branch:
             return artifact.git_commit
@@ -191,7 +191,7 @@ def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
         query = query.where(Artifact.flow == find_flow(org, flow_name))
     if repo_name:
         query = query.where(Artifact.repo.in_([r.id for r in repos_named(org, [repo_name])]))
-    rows = query.order_by(Artifact.created_at.desc(), Artifact.id.desc())
+    rows = query.order_by(Artifact.id.desc())
     return list(rows.paginate(page.number, page.size))
 
 
@@ -278,7 +278,7 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     if condition is not None:
         found = list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
                      .where((Artifact.organization == org) & condition)
-                     .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(100))
+                     .order_by(Artifact.id.desc()).limit(100))
     views = artifact_views(org, found, html_base)
     return {
         "resolved_to": {

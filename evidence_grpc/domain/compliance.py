@@ -5,6 +5,8 @@ A requirement `{name, type}` is met by the newest attestation of that name at th
 `*`. An attestation nobody required is listed as `unexpected`. A trail or artifact is
 NON-COMPLIANT when any of its attestations is non-compliant, INCOMPLETE when something required
 is missing, COMPLIANT otherwise. An override is simply the newest attestation of that name.
+"Newest" is report order (the attestation id), as every read orders them; wall-clock times can
+disagree between processes.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def _status_entry(name: str, type_: str, attestation: dict[str, Any] | None,
 
 def _newest_by_name(attestations: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     newest: dict[str, dict[str, Any]] = {}
-    for attestation in sorted(attestations, key=lambda a: (a["created_at"], a["seq"])):
+    for attestation in sorted(attestations, key=lambda a: a["seq"]):
         newest[attestation["name"]] = attestation
     return newest
 
@@ -68,9 +70,9 @@ def evaluate_trail(template: dict[str, Any], evaluated_at: float,
                    artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The compliance_status object of a trail.
 
-    attestations: {id, name, type, is_compliant, created_at, seq, target (template name of
-    the artifact it is about, or None), overrides}; artifacts: {id, fingerprint,
-    template_reference_name}."""
+    attestations: {id, name, type, is_compliant, seq (report order: the newest has the highest),
+    target (template name of the artifact it is about, or None), overrides}; artifacts: {id,
+    fingerprint, template_reference_name}."""
     attestations = attestations or []
     artifacts = artifacts or []
     trail_level = [a for a in attestations if a["target"] is None]

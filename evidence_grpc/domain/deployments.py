@@ -46,7 +46,7 @@ def first_reports(org: Organization, fingerprints: set[str]) -> dict[str, Artifa
         return out
     rows = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
             .where((Artifact.organization == org) & Artifact.fingerprint.in_(sorted(fingerprints)))
-            .order_by(Artifact.created_at, Artifact.id))
+            .order_by(Artifact.id))
     for artifact in rows:
         out.setdefault(artifact.fingerprint, artifact)
     return out
@@ -150,7 +150,7 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
                                          Deployment.lead_time_seconds)
                        .where((Deployment.repo == repo) & Deployment.environment.in_(list(series))
                               & Deployment.deployed_at.between(start, end))
-                       .order_by(Deployment.environment, Deployment.deployed_at, Deployment.id)
+                       .order_by(Deployment.environment, Deployment.id)
                        .sql())
         # Raw rows (ids and floats need no conversion): peewee's row wrapping would cost more
         # than the query on a series of 100,000.
@@ -187,7 +187,7 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
 
 def _page(org: Organization, query: peewee.ModelSelect, paging: Page
           ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    rows = list(query.order_by(Deployment.deployed_at.desc(), Deployment.id.desc())
+    rows = list(query.order_by(Deployment.id.desc())
                 .paginate(paging.number, paging.size))
     return views(org, rows), counted(paging, query.count())
 
@@ -247,7 +247,7 @@ def get_deployment(org: Organization, env_name: str, fingerprint: str) -> dict[s
     env = find_environment(org, env_name)
     row = (_selected().where((Deployment.environment == env)
                              & (Deployment.fingerprint == fingerprint))
-           .order_by(Deployment.deployed_at.desc(), Deployment.id.desc()).first())
+           .order_by(Deployment.id.desc()).first())
     if row is None:
         raise NotFound(f"No deployment of artifact '{fingerprint}' to environment '{env.name}'")
     return views(org, [row])[0]

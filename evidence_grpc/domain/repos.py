@@ -69,7 +69,7 @@ def find_repo(org: Organization, name: str | None = None, repo_id: str | None = 
         by_name = query.where(Repo.name == name)
         if provider:
             by_name = by_name.where(Repo.provider == provider)
-        repo = (by_name.order_by(Repo.created_at.desc(), Repo.id.desc()).first()
+        repo = (by_name.order_by(Repo.id.desc()).first()
                 or (query.where(Repo.repo_id == name).first() if name else None))
     if repo is None:
         raise NotFound(f"Repo '{repo_id or name}' not found")

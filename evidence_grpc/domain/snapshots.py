@@ -169,7 +169,7 @@ class Judgement:
 _REPORTED = Prepared(lambda org, fingerprints: (
     Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
     .where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints))
-    .order_by(Artifact.created_at)), org=int, fingerprints=list[str])
+    .order_by(Artifact.id)), org=int, fingerprints=list[str])
 _ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEntry.fingerprint).where(
     (AllowlistEntry.environment == env) & AllowlistEntry.fingerprint.in_(fingerprints)),
     env=int, fingerprints=list[str])

@@ -97,7 +97,7 @@ def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
     flow = find_flow(org, flow_name)
     query = Trail.select(Trail, Flow).join(Flow).where(Trail.flow == flow)
-    return page.apply(query.order_by(Trail.created_at.desc(), Trail.id.desc()))
+    return page.apply(query.order_by(Trail.id.desc()))
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
@@ -109,7 +109,7 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     flow_ids = [f.id for f in flows
                 if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
     query = Trail.select(Trail, Flow).join(Flow).where(Trail.flow.in_(flow_ids))
-    return page.apply(query.order_by(Trail.created_at.desc(), Trail.id.desc()))
+    return page.apply(query.order_by(Trail.id.desc()))
 
 
 def _events_query() -> peewee.ModelSelect:
@@ -120,7 +120,7 @@ def _events_query() -> peewee.ModelSelect:
 def _attestations_query() -> peewee.ModelSelect:
     return Attestation.select(
         Attestation.trail, Attestation.id, Attestation.uid, Attestation.name, Attestation.type,
-        Attestation.is_compliant, Attestation.created_at, Attestation.target_artifact,
+        Attestation.is_compliant, Attestation.target_artifact,
         Attestation.overrides)
 
 
@@ -158,11 +158,11 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
     ids = [t.id for t in trails]
     if not ids:  # e.g. a snapshot of artifacts without provenance: no queries
         return by_trail
-    for trail_id, seq, uid, name, type_, compliant, created_at, target, overrides in \
+    for trail_id, seq, uid, name, type_, compliant, target, overrides in \
             _ATTESTATIONS_OF.rows(trails=ids):
         by_trail[trail_id][0].append({
             "id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
-            "created_at": created_at, "seq": seq, "target": target, "overrides": overrides})
+            "seq": seq, "target": target, "overrides": overrides})
     for trail_id, artifact_id, fingerprint, template_name in _ARTIFACTS_OF.rows(trails=ids):
         by_trail[trail_id][1].append({"id": str(artifact_id), "fingerprint": fingerprint,
                                       "template_reference_name": template_name})
