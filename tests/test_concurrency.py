@@ -15,28 +15,24 @@ import requests
 from evidence_grpc import services  # noqa: F401  (loads the evidence.v2 descriptors)
 from evidence_grpc.domain import artifacts as artifact_domain
 from evidence_grpc.domain import attestations as attestation_domain
+from evidence_grpc.domain import flows as flow_domain
 from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Organization, Trail, User
 from tests.conftest import RunningServer, bearer
 from tests.test_evidence_shim import (
     attest,
     begin_trail,
+    create_flow,
     get_trail,
     report_artifact,
     trail_attestations,
 )
-from tests.test_evidence_shim import create_flow as create_flow_with_template
 
 H = bearer()
 COMMIT = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
 FINGERPRINT = hashlib.sha256(b"build 1").hexdigest()
-
-
-def create_flow(client, name: str = "payments") -> None:
-    answer = client.put("/api/v2/flows/acme", headers=H,
-                        json={"name": name, "description": "", "visibility": "private",
-                              "template": []})
-    assert answer.status_code in (200, 201), answer.json
 
 
 # ---- one transaction per write RPC ---------------------------------------------------------
@@ -67,6 +63,24 @@ def test_a_failed_artifact_report_leaves_no_trail(client, monkeypatch: pytest.Mo
     assert client.get("/api/v2/artifacts/acme?flow_name=payments", headers=H).json == []
 
 
+def test_the_domain_report_alone_leaves_no_trail(db, monkeypatch: pytest.MonkeyPatch):
+    """Called without the interceptor's transaction (e.g. from a script), the report is still
+    one unit: the trail it begins goes with it."""
+    def fail(*_: Any) -> None:
+        raise InvalidArgument("refused after the trail was begun")
+
+    monkeypatch.setattr(artifact_domain, "link_artifact", fail)
+    with storage.database.connection_context():
+        acme = Organization.get(Organization.name == "acme")
+        alice = User.get(User.name == "alice")
+        flow_domain.upsert_flow(acme, "payments", "")
+        with pytest.raises(InvalidArgument):
+            artifact_domain.report_artifact(acme, alice, "payments", {
+                "fingerprint": FINGERPRINT, "filename": "app.tgz", "git_commit": COMMIT,
+                "build_url": "b", "commit_url": "c"})
+        assert Trail.select().count() == 0
+
+
 # ---- "newest" is report order, whatever the clocks say ---------------------------------------
 
 def clock_running_backwards(monkeypatch: pytest.MonkeyPatch, module: Any) -> None:
@@ -78,7 +92,7 @@ def clock_running_backwards(monkeypatch: pytest.MonkeyPatch, module: Any) -> Non
 
 def test_compliance_and_reads_agree_on_the_newest_attestation(client,
                                                               monkeypatch: pytest.MonkeyPatch):
-    create_flow_with_template(client)
+    create_flow(client)
     begin_trail(client)
     clock_running_backwards(monkeypatch, attestation_domain)
     for compliant in (True, False):
@@ -95,7 +109,7 @@ def test_compliance_and_reads_agree_on_the_newest_attestation(client,
 
 
 def test_the_latest_commit_is_the_last_reported(client, monkeypatch: pytest.MonkeyPatch):
-    create_flow_with_template(client)
+    create_flow(client)
     begin_trail(client)
     clock_running_backwards(monkeypatch, artifact_domain)
     first, last = "1" * 40, "2" * 40
@@ -155,6 +169,19 @@ def test_concurrent_tags_and_updates_lose_nothing(server: RunningServer):
     web = environment(server, "web")
     assert sorted(web["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS))
     assert web["description"] in {f"d{n}" for n in range(CLIENTS // 2)}
+
+
+def test_concurrent_flow_upserts_and_tags_lose_nothing(server: RunningServer):
+    flow = {"name": "busy", "description": "", "visibility": "private", "template": []}
+    assert call(server, "PUT", "/flows/acme", flow)().status_code == 201
+    all_at_once([call(server, "PATCH", "/tags/acme/flow/busy",
+                      {"set_tags": {f"key-{n}": "v"}, "remove_tags": []}) for n in range(CLIENTS)]
+                + [call(server, "PUT", "/flows/acme", {**flow, "description": f"d{n}"})
+                   for n in range(CLIENTS // 2)])
+
+    got = requests.get(f"{server.http_url}/api/v2/flows/acme/busy", headers=H, timeout=30).json()
+    assert sorted(got["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS))
+    assert got["description"] in {f"d{n}" for n in range(CLIENTS // 2)}
 
 
 def test_concurrent_joins_lose_nothing(server: RunningServer):
