@@ -123,6 +123,21 @@ def test_the_latest_commit_is_the_last_reported(client, monkeypatch: pytest.Monk
     assert got.json == {"latest_commit": last}
 
 
+def test_the_newest_artifact_of_a_fingerprint_is_the_last_reported(
+        client, monkeypatch: pytest.MonkeyPatch):
+    create_flow(client)
+    begin_trail(client, trail="release-1")
+    begin_trail(client, trail="release-2")
+    clock_running_backwards(monkeypatch, artifact_domain)
+    for trail in ("release-1", "release-2"):
+        answer = report_artifact(client, fingerprint=FINGERPRINT, trail=trail)
+        assert answer.status_code == 201, answer.json
+
+    got = client.get(f"/api/v2/artifacts/acme/payments/fingerprint/{FINGERPRINT}", headers=H)
+    assert got.status_code == 200, got.json
+    assert got.json["trail_name"] == "release-2"
+
+
 # ---- concurrent read-modify-write against a real server (several HTTP workers) -----------------
 
 CLIENTS = 24

@@ -140,7 +140,7 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
         query = query.where(Trail.name == trail_name)
     # Few rows share a fingerprint; sorting them here keeps the planner on the
     # (flow, fingerprint) index instead of walking the flow by creation time.
-    artifact = max(query, key=lambda a: (a.created_at, a.id), default=None)
+    artifact = max(query, key=lambda a: a.id, default=None)
     if artifact is None:
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in trail '{trail_name}'")
     artifact.flow = flow
