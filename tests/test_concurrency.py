@@ -5,6 +5,7 @@ updates and renames lose nothing), and "newest" decided by one sequence, not the
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -232,3 +233,37 @@ def test_concurrent_renames_keep_every_member(server: RunningServer):
     for name in renamed:
         assert environment(server, f"{name}-renamed")["included_environments"] == new_names
     assert environment(server, joined)["included_environments"] == sorted(joiners + new_names)
+
+
+def test_concurrent_artifact_reports_and_attestations_on_one_trail(server: RunningServer):
+    """Both write the trail and its repo (a new description each time): one locking order,
+    so no request dies in a deadlock, and every report is kept."""
+    flow = {"name": "ci", "description": "", "visibility": "private", "template": []}
+    assert call(server, "PUT", "/flows/acme", flow)().status_code == 201
+    repo = {"id": "r-42", "name": "acme/demo", "url": "https://git.example/acme/demo",
+            "provider": "github"}
+    begun = requests.put(f"{server.http_url}/api/v2/trails/acme/ci", headers=H, timeout=30,
+                         files={"data_json": (None, json.dumps({"name": "t", "repo_info": repo}))})
+    assert begun.status_code == 201, begun.text
+
+    def attestation(n: int) -> Callable[[], requests.Response]:
+        data = {"attestation_name": f"check-{n}", "is_compliant": True,
+                "repo_info": {**repo, "description": f"a{n}"}}
+        return lambda: requests.post(
+            f"{server.http_url}/api/v2/attestations/acme/ci/trail/t/generic", headers=H,
+            files={"data_json": (None, json.dumps(data))}, timeout=120)
+
+    half = CLIENTS // 2
+    all_at_once([call(server, "POST", "/artifacts/acme/ci", {
+        "fingerprint": hashlib.sha256(bytes([n])).hexdigest(), "filename": f"app-{n}",
+        "build_url": "b", "commit_url": "c", "trail_name": "t",
+        "repo_info": {**repo, "description": f"r{n}"}}) for n in range(half)]
+                + [attestation(n) for n in range(half)])
+
+    listed = requests.get(f"{server.http_url}/api/v2/artifacts/acme?flow_name=ci", headers=H,
+                          timeout=30).json()
+    assert len(listed) == half
+    trail = requests.get(f"{server.http_url}/api/v2/trails/acme/ci/t", headers=H, timeout=30)
+    names = {e["attestation_name"] for e in trail.json()["compliance_status"]
+             ["attestations_statuses"]}
+    assert names == {f"check-{n}" for n in range(half)}

@@ -8,7 +8,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import for_update, now, retry_on_conflict, write_transaction
+from ..storage.db import for_update, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
 from . import contract, trails
 from .compliance import artifact_state
@@ -58,12 +58,15 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     trail_name = data.get("trail_name")
 
     def write() -> Artifact:
-        with write_transaction():  # a trail begun here goes if the report fails
+        # A trail begun here goes if the report fails. The trail is locked first (begin_trail
+        # locks it too), as beginning a trail and attesting do: one locking order, trail then
+        # repo, so no two writers deadlock.
+        with write_transaction():
             if trail_name is None:
                 trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint},
                                            user)[0]
             else:
-                trail = trails.find_trail(org, flow.name, trail_name)
+                trail = locked(trails.find_trail(org, flow.name, trail_name))
             stamp = now()
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
