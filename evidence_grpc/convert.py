@@ -64,9 +64,11 @@ def optional(message: Message, name: str) -> Any:
     return getattr(message, name) if message.HasField(name) else None
 
 
-def page_of_request(message: Message, default_size: int = 20) -> Page:
+def page_of_request(message: Message, default_size: int = 20, *,
+                    whole_when_unpaged: bool = False) -> Page:
     """The page a list request asks for (its optional `page` and `per_page`)."""
-    return page_of(optional(message, "page"), optional(message, "per_page"), default_size)
+    return page_of(optional(message, "page"), optional(message, "per_page"), default_size,
+                   whole_when_unpaged=whole_when_unpaged)
 
 
 def present_fields(message: Message) -> dict[str, Any]:

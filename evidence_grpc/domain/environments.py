@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import math
 import pathlib
 import re
 from collections.abc import Callable
@@ -263,9 +262,8 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
                       tags: list[str] | None = None, sort: str | None = None,
                       sort_direction: str | None = None) -> tuple[list[Environment], dict[str, int]]:
     """Active environments, filtered; `name` is a substring match."""
-    paging = page_of(page, per_page, default_size=MAX_ENVIRONMENTS_PER_PAGE)
-    if paging.size > MAX_ENVIRONMENTS_PER_PAGE:
-        raise validation_error("per_page", f"Must be between 1 and {MAX_ENVIRONMENTS_PER_PAGE}")
+    paging = page_of(page, per_page, MAX_ENVIRONMENTS_PER_PAGE, MAX_ENVIRONMENTS_PER_PAGE,
+                     whole_when_unpaged=True)
     if sort is not None and sort not in SORT_FIELDS:
         raise validation_error("sort", f"'{sort}' is not one of {list(SORT_FIELDS)}")
     if sort_direction is not None and sort_direction not in ("asc", "desc"):
@@ -284,11 +282,7 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
         rows.sort(key=lambda e: (getattr(e, field) is None, getattr(e, field) or 0))
     if sort_direction == "desc":
         rows.reverse()
-    total = len(rows)
-    start = (paging.number - 1) * paging.size
-    pagination = {"page": paging.number, "per_page": paging.size, "total_count": total,
-                  "total_pages": max(1, math.ceil(total / paging.size))}
-    return (rows[start:start + paging.size] if paging.requested else rows), pagination
+    return paging.slice(rows)
 
 
 def has_tag(tags: dict[str, Any], wanted: str) -> bool:
@@ -300,15 +294,16 @@ def has_tag(tags: dict[str, Any], wanted: str) -> bool:
 
 
 def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
-    """The newest snapshot of each environment that has one, in one query."""
-    wanted = [(e.id, e.latest_index) for e in envs if e.latest_index]
-    if not wanted:
+    """The newest snapshot of each environment that has one, in one query: snapshots joined to
+    their environment's `latest_index` (one IN list of ids, however many environments)."""
+    ids = [e.id for e in envs if e.latest_index]
+    if not ids:
         return {}
-    condition = None
-    for env_id, index in wanted:
-        term = (Snapshot.environment == env_id) & (Snapshot.index == index)
-        condition = term if condition is None else (condition | term)
-    return {s.environment_id: s for s in Snapshot.select().where(condition)}
+    newest = (Snapshot.select(Snapshot)
+              .join(Environment, on=(Snapshot.environment == Environment.id)
+                    & (Snapshot.index == Environment.latest_index))
+              .where(Environment.id.in_(ids)))
+    return {s.environment_id: s for s in newest}
 
 
 def environment_view(env: Environment, org_name: str, state: bool | None) -> dict[str, Any]:

@@ -208,12 +208,10 @@ def environment_states(org: Organization, envs: list[Environment]) -> dict[int, 
     """Compliance of each environment's latest snapshot (absent: no snapshot yet)."""
     from .environments import latest_snapshots
 
-    states = {}
-    for env_id, snapshot in latest_snapshots(envs).items():
-        env = next(e for e in envs if e.id == env_id)
-        fps = {e["fingerprint"] for e in snapshot.artifacts}
-        states[env_id] = snapshot_compliant(snapshot, judge(org, env, fps))
-    return states
+    by_id = {e.id: e for e in envs}
+    return {env_id: snapshot_compliant(snapshot, judge(org, by_id[env_id],
+                                                       {e["fingerprint"] for e in snapshot.artifacts}))
+            for env_id, snapshot in latest_snapshots(envs).items()}
 
 
 # ---- snapshot expressions ------------------------------------------------------------------
