@@ -155,8 +155,8 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
                 target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
                 data=data, summary=summary, attachment=blob,
                 attachment_name=attachment[0] if attachment else None,
-                overrides=overrides.uid if overrides else None, created_by=user.name,
-                created_at=stamp)
+                overrides=overrides.uid if overrides else None,
+                git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
             remember(org, data.get("repo_info"), stamp)
             TrailEvent.create(
@@ -336,12 +336,17 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]) -> li
     query = _filtered(_query(org), org, {
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
         "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
-    commits = set(criteria.get("commit_list") or [])
-    rows = query.order_by(Attestation.id.desc())
-    if not commits:
-        return list(rows.limit(1000))
-    return [a for a in rows.limit(10000)
-            if ((a.data or {}).get("git_commit_info") or {}).get("sha1") in commits]
+    commits = sorted(set(criteria.get("commit_list") or []))
+    if commits:
+        query = query.where(Attestation.git_commit.in_(commits))
+    return list(query.order_by(Attestation.id.desc()))
+
+
+def _commit_of(data: dict[str, Any]) -> str | None:
+    """The commit an attestation names (data.git_commit_info.sha1), kept in its own column."""
+    info = data.get("git_commit_info")
+    sha1 = info.get("sha1") if isinstance(info, dict) else None
+    return sha1 if isinstance(sha1, str) else None
 
 
 def evidence_file(org: Organization, flow_name: str, trail_name: str, uid: str

@@ -216,6 +216,7 @@ class Attestation(BaseModel):
     attachment = peewee.ForeignKeyField(Blob, null=True, on_delete="SET NULL")
     attachment_name = peewee.TextField(null=True)
     overrides = peewee.CharField(null=True)  # uid of the attestation this one re-judges
+    git_commit = peewee.CharField(null=True)  # data.git_commit_info.sha1, for commit searches
     created_by = peewee.CharField(default="")
     created_at = peewee.DoubleField()
 
@@ -224,6 +225,7 @@ class Attestation(BaseModel):
             (("trail", "name"), False),
             (("organization", "created_at"), False),
             (("flow", "created_at"), False),
+            (("organization", "git_commit"), False),
         )
 
 
