@@ -31,7 +31,7 @@ from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
-from evidence_grpc.server import build_server
+from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     AllowlistEntry,
@@ -287,9 +287,11 @@ def test_deployment_pages(sized: Sized) -> None:
 
 @pytest.fixture(scope="module")
 def channel(sized: Sized) -> Iterator[grpc.Channel]:
-    server, port = build_server(Settings(database_url=sized.url, grpc_addr="127.0.0.1:0"))
+    settings = Settings(database_url=sized.url, grpc_addr="127.0.0.1:0")
+    server, port = build_server(settings)
     server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as opened:
+    # The message limits the REST shim's channel has too: a whole list can pass 4 MiB.
+    with grpc.insecure_channel(f"127.0.0.1:{port}", options=grpc_options(settings)) as opened:
         yield opened
     server.stop(None)
 
@@ -311,6 +313,16 @@ def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
         attestation_pb.ListAttestationsForCriteriaRequest(
             org="acme", commit_list=[commit(i) for i in range(N)]), metadata=AUTH)
     assert len(found.data) == N
+
+
+def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:
+    commits = [commit(i) for i in range(OLD_ATTESTATIONS)]
+    assert len(commits) > 2 * storage.IN_CHUNK
+    found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
+        attestation_pb.ListAttestationsForCriteriaRequest(org="acme", commit_list=commits),
+        metadata=AUTH)
+    shas = [a["git_commit_info"]["sha1"] for a in found.data]
+    assert shas == list(reversed(commits))  # newest first across the chunks
 
 
 def test_grpc_pages(channel: grpc.Channel) -> None:

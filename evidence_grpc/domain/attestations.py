@@ -14,7 +14,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -337,9 +337,11 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]) -> li
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
         "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
     commits = sorted(set(criteria.get("commit_list") or []))
-    if commits:
-        query = query.where(Attestation.git_commit.in_(commits))
-    return list(query.order_by(Attestation.id.desc()))
+    if not commits:
+        return list(query.order_by(Attestation.id.desc()))
+    found = [a for chunk in in_chunks(commits)
+             for a in query.where(Attestation.git_commit.in_(chunk))]
+    return sorted(found, key=lambda a: a.id, reverse=True)
 
 
 def _commit_of(data: dict[str, Any]) -> str | None:

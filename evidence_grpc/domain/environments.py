@@ -18,7 +18,7 @@ import fastjsonschema
 import jsonschema
 import peewee
 
-from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .pages import page_of
@@ -294,16 +294,16 @@ def has_tag(tags: dict[str, Any], wanted: str) -> bool:
 
 
 def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
-    """The newest snapshot of each environment that has one, in one query: snapshots joined to
-    their environment's `latest_index` (one IN list of ids, however many environments)."""
+    """The newest snapshot of each environment that has one: snapshots joined to their
+    environment's `latest_index`, one query per IN_CHUNK environments."""
     ids = [e.id for e in envs if e.latest_index]
     if not ids:
         return {}
     newest = (Snapshot.select(Snapshot)
               .join(Environment, on=(Snapshot.environment == Environment.id)
-                    & (Snapshot.index == Environment.latest_index))
-              .where(Environment.id.in_(ids)))
-    return {s.environment_id: s for s in newest}
+                    & (Snapshot.index == Environment.latest_index)))
+    return {s.environment_id: s for chunk in in_chunks(ids)
+            for s in newest.where(Environment.id.in_(chunk))}
 
 
 def environment_view(env: Environment, org_name: str, state: bool | None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ..storage.db import Prepared, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
@@ -179,11 +179,36 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
           ) -> Judgement:
     """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
     policies, when they arrive, are applied here."""
-    provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     wanted = sorted(f for f in fingerprints if f)
-    reported = _REPORTED.objects(org=org.id, fingerprints=wanted) if wanted else []
+    allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
+        if wanted else set()
+    return Judgement(_provenance(org, wanted, html_base), allowed)
+
+
+def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = ""
+               ) -> dict[int, Judgement]:
+    """`judge` for many environments (by id) at once: one provenance read for all their
+    fingerprints and one allowlist read, however many environments."""
+    wanted = sorted({f for fps in fingerprints.values() for f in fps if f})
+    provenance = _provenance(org, wanted, html_base)
+    allowed: dict[int, set[str]] = defaultdict(set)
+    for ids in in_chunks(sorted(fingerprints) if wanted else []):
+        for env_id, fingerprint in (AllowlistEntry
+                                    .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
+                                    .where(AllowlistEntry.environment.in_(ids)).tuples()):
+            allowed[env_id].add(fingerprint)
+    return {env_id: Judgement(provenance, allowed[env_id] & fps)
+            for env_id, fps in fingerprints.items()}
+
+
+def _provenance(org: Organization, wanted: list[str], html_base: str
+                ) -> dict[str, list[dict[str, Any]]]:
+    """The reports of each fingerprint, oldest first."""
+    reported = [a for chunk in in_chunks(wanted)
+                for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
     states = states_of(reported)
-    for a in reported:
+    provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in sorted(reported, key=lambda a: (a.created_at, a.id)):
         flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
         provenance[a.fingerprint].append({
             "flow_name": a.flow.name, "trail_name": a.trail.name,
@@ -195,9 +220,7 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
         })
-    allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
-        if wanted else set()
-    return Judgement(dict(provenance), allowed)
+    return dict(provenance)
 
 
 def snapshot_compliant(snapshot: Snapshot, judgement: Judgement) -> bool:
@@ -208,10 +231,11 @@ def environment_states(org: Organization, envs: list[Environment]) -> dict[int, 
     """Compliance of each environment's latest snapshot (absent: no snapshot yet)."""
     from .environments import latest_snapshots
 
-    by_id = {e.id: e for e in envs}
-    return {env_id: snapshot_compliant(snapshot, judge(org, by_id[env_id],
-                                                       {e["fingerprint"] for e in snapshot.artifacts}))
-            for env_id, snapshot in latest_snapshots(envs).items()}
+    snapshots = latest_snapshots(envs)
+    judgements = judge_each(org, {env_id: {e["fingerprint"] for e in snapshot.artifacts}
+                                  for env_id, snapshot in snapshots.items()})
+    return {env_id: snapshot_compliant(snapshot, judgements[env_id])
+            for env_id, snapshot in snapshots.items()}
 
 
 # ---- snapshot expressions ------------------------------------------------------------------
