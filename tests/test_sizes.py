@@ -61,6 +61,8 @@ FLOW = "flow-0000"
 OTHER_FLOW = "flow-0001"
 BUSY_ENV = "env-0000"  # has N snapshots and N deployments
 REPO = "acme/app"
+SHARED_COMMIT = "c" * 40
+SHARING = 150  # artifacts built from SHARED_COMMIT, more than search used to answer
 
 
 def fingerprint(i: int) -> str:
@@ -96,8 +98,14 @@ def populate() -> None:
         _insert(Artifact, [{"organization": org.id, "flow": flow.id,
                             "trail": trails[f"trail-{i:04d}"], "fingerprint": fingerprint(i),
                             "name": f"app-{i}", "git_commit": commit(i), "repo": repo.id,
+                            "git_commit_info": {"sha1": commit(i),
+                                                "branch": "release" if i == 0 else "main"},
                             "created_at": stamp + i, "last_modified_at": stamp + i}
                            for i in range(N)])
+        _insert(Artifact, [{"organization": org.id, "flow": other.id, "trail": old_trail,
+                            "fingerprint": fingerprint(N + i), "name": f"lib-{i}",
+                            "git_commit": SHARED_COMMIT, "created_at": stamp,
+                            "last_modified_at": stamp} for i in range(SHARING)])
         _insert(Attestation, [{"uid": str(uuid.uuid4()), "organization": org.id, "flow": other.id,
                                "trail": old_trail, "name": "old", "type": "generic",
                                "is_compliant": True, "created_at": stamp,
@@ -233,6 +241,19 @@ def test_artifact_pages(sized: Sized) -> None:
     assert get(sized, f"/artifacts/acme?repo_name={REPO}&page=67&per_page=15") == \
         get(sized, f"/artifacts/acme?flow_name={FLOW}&page=67&per_page=15")
     assert len(get(sized, f"/artifacts/acme?flow_name={FLOW}&page=67&per_page=15")) == 10
+
+
+def test_latest_commit_of_a_branch_behind_many_others(sized: Sized) -> None:
+    path = f"/artifacts/acme/{FLOW}/{fingerprint(0)}/latest_commit"
+    assert get(sized, f"{path}?branch=release") == {"latest_commit": commit(0)}
+    assert get(sized, f"{path}?branch=main") == {"latest_commit": commit(N - 1)}
+    assert get(sized, f"{path}?branch=none") == {"latest_commit": None}
+
+
+def test_search_answers_every_artifact_of_a_commit(sized: Sized) -> None:
+    found = get(sized, f"/search/acme/sha/{SHARED_COMMIT}")
+    assert found["resolved_to"]["full_match"] == SHARED_COMMIT
+    assert len(found["artifacts"]) == SHARING
 
 
 def test_attestation_pages_of_a_flow(sized: Sized) -> None:

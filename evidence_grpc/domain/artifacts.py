@@ -23,6 +23,8 @@ from .repos import remember, repos_named
 HEX = re.compile(r"^[a-f0-9]+$")
 MIN_PREFIX, FINGERPRINT_LENGTH, COMMIT_LENGTH = 5, 64, 40
 MAX_CANDIDATES = 10
+# Artifacts read at a time while looking for the newest commit on a branch (filtered in Python).
+LATEST_COMMIT_BATCH = 500
 
 
 def _prefix_range(field: peewee.Field, prefix: str) -> peewee.Expression:
@@ -163,12 +165,15 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
 def latest_commit(org: Organization, flow_name: str, branch: str | None) -> str | None:
     """The commit of the flow's newest artifact on `branch` (any branch when not given)."""
     flow = find_flow(org, flow_name)
-    rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
-            .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
-            .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(500))
-    for artifact in rows:
-        if branch is None or _branch_of(artifact) == branch:
-            return artifact.git_commit
+    newest_first = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
+                    .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
+                    .order_by(Artifact.created_at.desc(), Artifact.id.desc()))
+    page = 1
+    while rows := list(newest_first.paginate(page, LATEST_COMMIT_BATCH)):
+        for artifact in rows:
+            if branch is None or _branch_of(artifact) == branch:
+                return artifact.git_commit
+        page += 1
     return None
 
 
@@ -277,7 +282,7 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     if condition is not None:
         found = list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
                      .where((Artifact.organization == org) & condition)
-                     .order_by(Artifact.created_at.desc(), Artifact.id.desc()).limit(100))
+                     .order_by(Artifact.created_at.desc(), Artifact.id.desc()))
     views = artifact_views(org, found, html_base)
     return {
         "resolved_to": {
