@@ -39,6 +39,7 @@ from evidence_grpc.storage.models import (
     Attestation,
     Deployment,
     Environment,
+    EnvironmentEvent,
     Flow,
     Organization,
     Repo,
@@ -137,6 +138,12 @@ def populate() -> None:
                               "snapshot_index": i + 1, "artifact_name": f"app-{i}",
                               "fingerprint": fingerprint(i), "deployed_at": stamp + i,
                               "repo": repo.id} for i in range(N)])
+        _insert(EnvironmentEvent, [{"environment": envs[BUSY_ENV], "snapshot_index": i + 1,
+                                    "type": "started", "artifact_name": f"app-{i}",
+                                    "fingerprint": fingerprint(i), "was": 0, "now": 1,
+                                    "reported_at": stamp + i} for i in range(N)])
+        _insert(Repo, [{"organization": org.id, "repo_id": f"r{i}", "name": f"acme/repo-{i:04d}",
+                        "created_at": stamp, "last_seen_at": stamp} for i in range(1, N)])
         _insert(AllowlistEntry, [{"environment": envs[f"env-{i:04d}"],
                                   "fingerprint": fingerprint(i), "artifact_name": f"app-{i}",
                                   "created_at": stamp}
@@ -293,15 +300,46 @@ def test_snapshot_pages(sized: Sized) -> None:
 
 def test_environment_pages(sized: Sized) -> None:
     body = get(sized, "/environments/acme?page=20&per_page=50")
-    assert [e["name"] for e in body["environments"]] == [f"env-{i:04d}" for i in range(950, N)]
-    assert (body["total_count"], body["total_pages"]) == (N, 20)
+    assert [e["name"] for e in counted_page(body, "environments", 20, 50)] == \
+        [f"env-{i:04d}" for i in range(950, N)]
 
 
-def test_deployment_pages(sized: Sized) -> None:
-    body = get(sized, "/deployments/acme?page=20&per_page=50")
-    assert len(body["data"] if "data" in body else body["deployments"]) == 50
-    env = get(sized, f"/environments/acme/{BUSY_ENV}/deployments?page=10&page_size=100")
-    assert len(env["data"] if "data" in env else env["deployments"]) == 100
+def counted_page(body: dict, items: str, page: int, per_page: int) -> list:
+    """The items of a runtime list's page, after checking its counted pagination."""
+    assert {k: v for k, v in body.items() if k != items} == {
+        "page": page, "per_page": per_page, "total_count": N,
+        "total_pages": math.ceil(N / per_page)}
+    return body[items]
+
+
+@pytest.mark.parametrize("path", ["/deployments/acme", f"/repos/acme/{REPO}/deployments"])
+def test_deployment_pages(sized: Sized, path: str) -> None:
+    newest = counted_page(get(sized, f"{path}?page=1&per_page=50"), "deployments", 1, 50)
+    last = counted_page(get(sized, f"{path}?page=20&per_page=50"), "deployments", 20, 50)
+    assert len(newest) == len(last) == 50
+    assert newest[0]["fingerprint"] == fingerprint(N - 1)
+    assert last[-1]["fingerprint"] == fingerprint(0)
+
+
+def test_environment_deployment_pages(sized: Sized) -> None:
+    body = get(sized, f"/environments/acme/{BUSY_ENV}/deployments?page=10&page_size=100")
+    assert len(counted_page(body, "deployments", 10, 100)) == 100
+
+
+def test_build_pages(sized: Sized) -> None:
+    body = get(sized, f"/builds/acme?repo_name={REPO}&page=20&per_page=50")
+    assert len(counted_page(body, "builds", 20, 50)) == 50
+
+
+def test_environment_event_pages(sized: Sized) -> None:
+    events = get(sized, f"/environments/acme/{BUSY_ENV}/events?page=10&per_page=100")
+    assert [e["snapshot_index"] for e in events] == list(range(100, 0, -1))
+    last = get(sized, f"/environments/acme/{BUSY_ENV}/events?page=67&per_page=15")
+    assert [e["snapshot_index"] for e in last] == list(range(10, 0, -1))
+
+
+def test_repo_pages(sized: Sized) -> None:
+    assert len(counted_page(get(sized, "/repos/acme?page=20&per_page=50"), "repos", 20, 50)) == 50
 
 
 # ---- gRPC -----------------------------------------------------------------------------------
