@@ -211,6 +211,18 @@ def test_live_artifacts_of_a_repo_running_in_every_environment(sized: Sized) -> 
             if e["name"] == BUSY_ENV}
 
 
+def test_lists_read_in_chunks_answer_the_same(sized: Sized, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    """Every IN list read in chunks (storage.db.in_chunks) answers what one IN list does."""
+    paths = [f"/trails/acme/{FLOW}", "/environments/acme", f"/repos/acme/live-artifacts/{REPO}",
+             "/trails/acme?page=2&per_page=100", f"/artifacts/acme?flow_name={FLOW}&per_page=100",
+             "/attestations/acme/list_attestations_for_criteria?"
+             + "&".join(f"commit_list={commit(i)}" for i in range(0, OLD_ATTESTATIONS, 7))]
+    whole = [get(sized, path) for path in paths]
+    monkeypatch.setattr(storage, "IN_CHUNK", 64)
+    assert [get(sized, path) for path in paths] == whole
+
+
 # ---- REST: paged lists follow the contract --------------------------------------------------
 
 @pytest.mark.parametrize("page, per_page", [(1, 20), (17, 60), (10, 100)])
