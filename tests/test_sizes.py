@@ -423,7 +423,8 @@ def test_0007_fills_the_commit_of_existing_attestations(engine: str,
             flow = Flow.insert(organization=org, name="ci", **times).execute()
             trail = Trail.insert(flow=flow, name="t", **times).execute()
             for name, data in (("named", {"git_commit_info": {"sha1": commit(7)}}),
-                               ("odd", {"git_commit_info": {"sha1": 7}}), ("none", {})):
+                               ("odd", {"git_commit_info": {"sha1": 7}}),
+                               ("flat", {"git_commit_info": "abc"}), ("none", {})):
                 Attestation.insert(uid=name, organization=org, flow=flow, trail=trail, name=name,
                                    type="generic", is_compliant=True, data=data,
                                    created_at=times["created_at"]).execute()
@@ -431,5 +432,5 @@ def test_0007_fills_the_commit_of_existing_attestations(engine: str,
             assert storage.migrate() == ["0007_attestation_commits"]
 
             assert {a.uid: a.git_commit for a in Attestation.select()} == \
-                {"named": commit(7), "odd": None, "none": None}
+                {"named": commit(7), "odd": None, "flat": None, "none": None}
         storage.database.close()
