@@ -21,12 +21,20 @@ import grpc
 import pytest
 from playhouse.migrations import Runner
 
+from evidence_grpc._pb.evidence.v2 import artifact_service_pb2 as artifact_pb
+from evidence_grpc._pb.evidence.v2 import artifact_service_pb2_grpc as artifact_grpc
 from evidence_grpc._pb.evidence.v2 import attestation_service_pb2 as attestation_pb
 from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attestation_grpc
+from evidence_grpc._pb.evidence.v2 import deployment_service_pb2 as deployment_pb
+from evidence_grpc._pb.evidence.v2 import deployment_service_pb2_grpc as deployment_grpc
 from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as environment_pb
 from evidence_grpc._pb.evidence.v2 import environment_service_pb2_grpc as environment_grpc
 from evidence_grpc._pb.evidence.v2 import flow_service_pb2 as flow_pb
 from evidence_grpc._pb.evidence.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc._pb.evidence.v2 import repo_service_pb2 as repo_pb
+from evidence_grpc._pb.evidence.v2 import repo_service_pb2_grpc as repo_grpc
+from evidence_grpc._pb.evidence.v2 import snapshot_service_pb2 as snapshot_pb
+from evidence_grpc._pb.evidence.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
@@ -406,6 +414,24 @@ def test_grpc_pages(channel: grpc.Channel) -> None:
     assert len(trails.data) == 100 and trails.pagination.total == N
 
 
+def test_grpc_runtime_pages(channel: grpc.Channel) -> None:
+    artifacts = artifact_grpc.ArtifactServiceStub(channel).ListArtifacts(
+        artifact_pb.ListArtifactsRequest(org="acme", flow_name=FLOW, page=67, per_page=15),
+        metadata=AUTH)
+    assert [a["fingerprint"] for a in artifacts.data] == [fingerprint(i) for i in range(9, -1, -1)]
+    snapshots = snapshot_grpc.SnapshotServiceStub(channel).ListSnapshots(
+        snapshot_pb.ListSnapshotsRequest(org="acme", env_name=BUSY_ENV, page=10, per_page=100),
+        metadata=AUTH)
+    assert [s.index for s in snapshots.snapshots] == list(range(100, 0, -1))
+    deployments = deployment_grpc.DeploymentServiceStub(channel).ListDeployments(
+        deployment_pb.ListDeploymentsRequest(org="acme", page=20, per_page=50), metadata=AUTH)
+    assert len(deployments.deployments) == 50
+    assert (deployments.total_count, deployments.total_pages) == (N, 20)
+    repos = repo_grpc.RepoServiceStub(channel).ListRepos(
+        repo_pb.ListReposRequest(org="acme", page=20, per_page=50), metadata=AUTH)
+    assert (len(repos.repos), repos.total_count, repos.total_pages) == (50, N, 20)
+
+
 # ---- the commit column of existing attestations ---------------------------------------------
 
 def test_0007_fills_the_commit_of_existing_attestations(engine: str,
@@ -434,3 +460,4 @@ def test_0007_fills_the_commit_of_existing_attestations(engine: str,
             assert {a.uid: a.git_commit for a in Attestation.select()} == \
                 {"named": commit(7), "odd": None, "flat": None, "none": None}
         storage.database.close()
+
