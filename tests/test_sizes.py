@@ -58,6 +58,7 @@ from tests.conftest import (
     ALICE_KEY,
     BOOTSTRAP,
     ENGINES,
+    _close_shared_database,
     bearer,
     fresh_database,
     postgres_database,
@@ -132,15 +133,14 @@ def populate() -> None:
                                "last_modified_at": stamp, "last_reported_at": stamp,
                                "last_changed_at": stamp} for i in range(N)])
         envs = {e.name: e.id for e in Environment.select()}
-        running = [{"name": f"app-{i}", "fingerprint": fingerprint(i), "instance_count": 1,
-                    "creationTimestamp": [int(stamp)], "pods": None, "context": []}
-                   for i in range(1)]
+        def running(i: int) -> list[dict]:  # app-i as a server snapshot holds it
+            return [{"name": f"app-{i}", "fingerprint": fingerprint(i), "instance_count": 1,
+                     "creationTimestamp": [int(stamp)], "pods": None, "context": []}]
+
         _insert(Snapshot, [{"environment": envs[f"env-{i:04d}"], "index": 1, "type": "server",
-                            "artifacts": [{**running[0], "name": f"app-{i}",
-                                           "fingerprint": fingerprint(i)}],
-                            "created_at": stamp} for i in range(N)])
+                            "artifacts": running(i), "created_at": stamp} for i in range(N)])
         _insert(Snapshot, [{"environment": envs[BUSY_ENV], "index": index, "type": "server",
-                            "artifacts": running, "created_at": stamp + index}
+                            "artifacts": running(0), "created_at": stamp + index}
                            for index in range(2, N + 1)])
         _insert(Deployment, [{"organization": org.id, "environment": envs[BUSY_ENV],
                               "snapshot_index": i + 1, "artifact_name": f"app-{i}",
@@ -178,9 +178,7 @@ def sized(request: pytest.FixtureRequest,
             bootstrap(BOOTSTRAP)  # idempotent: the PostgreSQL template has it already
             populate()
         yield Sized(url, create_app(Settings(database_url=url)).test_client())
-        storage.database.close()
-        if hasattr(storage.database.obj, "close_all"):
-            storage.database.obj.close_all()
+        _close_shared_database()
 
 
 def get(sized: Sized, path: str) -> object:
