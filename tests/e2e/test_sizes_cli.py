@@ -1,6 +1,6 @@
-"""The real kosli CLI's `list` commands against a server holding 1,000 flows, trails,
-artifacts, environments with snapshots and snapshots of one environment (tests/test_sizes.py
-inserts them in bulk before the server starts)."""
+"""The real kosli CLI's `list` commands (and `log environment`) against a server holding 1,000
+flows, trails, artifacts, environments with snapshots, snapshots and events of one environment
+and repos (tests/test_sizes.py inserts them in bulk before the server starts)."""
 
 from __future__ import annotations
 
@@ -85,3 +85,14 @@ def test_list_snapshots_pages(big: RunningServer) -> None:
     oldest = big.kosli_json("list", "snapshots", BUSY_ENV, "--page", "10", "--page-limit", "100",
                             "--reverse")
     assert [s["index"] for s in oldest] == list(range(901, N + 1))
+
+
+def test_list_repos_pages(big: RunningServer) -> None:
+    page = big.kosli_json("list", "repos", "--page", "20", "--page-limit", "50")
+    assert len(page["repos"]) == 50
+    assert (page["total_count"], page["total_pages"]) == (N, 20)
+
+
+def test_log_environment_pages(big: RunningServer) -> None:
+    oldest = big.kosli_json("log", "environment", BUSY_ENV, "--page", "10", "--page-limit", "100")
+    assert [e["snapshot_index"] for e in oldest] == list(range(100, 0, -1))
