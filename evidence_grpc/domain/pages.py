@@ -29,14 +29,12 @@ class Page:
         return rows, {"total": total, "page": self.number, "per_page": self.size,
                       "page_count": max(1, math.ceil(total / self.size))}
 
-
     def slice(self, rows: list) -> tuple[list, dict[str, int]]:
         """This page of rows already listed and filtered in Python, with the pagination of the
         runtime lists (`counted`)."""
-        if self.size is None:
-            return rows, counted(self, len(rows))
-        start = (self.number - 1) * self.size
-        return rows[start:start + self.size], counted(self, len(rows))
+        start = (self.number - 1) * (self.size or 0)
+        page = rows if self.size is None else rows[start:start + self.size]
+        return page, counted(self, len(rows))
 
 
 def page_of(page: int | None, per_page: int | None, default_size: int = 20,
