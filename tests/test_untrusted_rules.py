@@ -13,12 +13,19 @@ import threading
 import time
 from typing import Any
 
+import grpc
 import pytest
 import requests
+from google.protobuf import json_format, struct_pb2
 
+from evidence_grpc._pb.evidence.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attestation_grpc
+from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
+from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_grpc
+from evidence_grpc._pb.evidence.v2 import common_pb2
 from evidence_grpc.domain import templates
 from evidence_grpc.domain.errors import InvalidArgument
-from tests.conftest import RunningServer, bearer
+from tests.conftest import ALICE_KEY, RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, create_type, custom
 
 H = bearer()
@@ -214,17 +221,23 @@ def test_catastrophic_schema_pattern_is_contained(payments):
 
 
 @pytest.mark.timeout(180)
+def multipart(server: RunningServer, method: str, path: str, data: dict[str, Any]
+              ) -> requests.Response:
+    """A request to a real server shaped as the CLI sends it (a data_json form field)."""
+    return requests.request(method, server.http_url + path, headers=H, timeout=60,
+                            files={"data_json": (None, json.dumps(data))})
+
+
+def flow_and_trail(server: RunningServer) -> None:
+    assert multipart(server, "PUT", "/api/v2/flows/acme/template_file",
+                     {"name": "payments", "description": ""}).status_code == 201
+    assert multipart(server, "PUT", "/api/v2/trails/acme/payments",
+                     {"name": "t1"}).status_code == 201
+
+
 def test_hostile_rule_does_not_stall_other_requests(server: RunningServer):
-    def call(method: str, path: str, **kwargs: Any) -> requests.Response:
-        return requests.request(method, server.http_url + path, headers=H, timeout=60, **kwargs)
-
-    def multipart(path: str, data: dict[str, Any], method: str = "POST") -> requests.Response:
-        return call(method, path, files={"data_json": (None, json.dumps(data))})
-
-    assert multipart("/api/v2/flows/acme/template_file",
-                     {"name": "payments", "description": ""}, "PUT").status_code == 201
-    assert multipart("/api/v2/trails/acme/payments", {"name": "t1"}, "PUT").status_code == 201
-    created = multipart("/api/v2/custom-attestation-types/acme", {
+    flow_and_trail(server)
+    created = multipart(server, "POST", "/api/v2/custom-attestation-types/acme", {
         "name": "slow", "description": "", "evaluator": {"content_type": "jq",
                                                          "rules": [HOSTILE_RULE]}})
     assert created.status_code == 201, created.text
@@ -233,7 +246,8 @@ def test_hostile_rule_does_not_stall_other_requests(server: RunningServer):
 
     def run_hostile() -> None:
         started = time.monotonic()
-        hostile["answer"] = multipart("/api/v2/attestations/acme/payments/trail/t1/custom",
+        hostile["answer"] = multipart(server, "POST",
+                                      "/api/v2/attestations/acme/payments/trail/t1/custom",
                                       custom({}, type_name="slow", name="s"))
         hostile["seconds"] = time.monotonic() - started
 
@@ -243,7 +257,8 @@ def test_hostile_rule_does_not_stall_other_requests(server: RunningServer):
     latencies = []
     while thread.is_alive():
         started = time.monotonic()
-        assert call("GET", "/api/v2/flows/acme/payments").status_code == 200
+        assert requests.get(server.http_url + "/api/v2/flows/acme/payments", headers=H,
+                            timeout=60).status_code == 200
         latencies.append(time.monotonic() - started)
         time.sleep(0.1)
     thread.join()
@@ -255,3 +270,32 @@ def test_hostile_rule_does_not_stall_other_requests(server: RunningServer):
     assert max(latencies) < 2, latencies
     print(f"hostile request answered in {hostile['seconds']:.2f} s; "
           f"concurrent GET latencies max {max(latencies):.3f} s over {len(latencies)}")
+
+
+def struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    return json_format.ParseDict(value, struct_pb2.Struct())
+
+
+@pytest.mark.timeout(180)
+def test_grpc_callers_get_the_same_refusals(server: RunningServer):
+    alice = (("authorization", f"Bearer {ALICE_KEY}"),)
+    with grpc.insecure_channel(server.grpc_target) as channel:
+        types = type_grpc.AttestationTypeServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as not_a_schema:
+            types.CreateAttestationType(type_pb.CreateAttestationTypeRequest(
+                org="acme", data_json=struct({"name": "typed", "description": ""}),
+                type_schema=common_pb2.UploadedFile(filename="s.json", content=b"5")),
+                metadata=alice, timeout=30)
+        assert not_a_schema.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        types.CreateAttestationType(type_pb.CreateAttestationTypeRequest(
+            org="acme", data_json=struct({"name": "slow", "description": "", "evaluator": {
+                "content_type": "jq", "rules": [HOSTILE_RULE]}})), metadata=alice, timeout=30)
+        flow_and_trail(server)
+        with pytest.raises(grpc.RpcError) as hostile:
+            attestation_grpc.AttestationServiceStub(channel).CreateAttestation(
+                attestation_pb.CreateAttestationRequest(
+                    org="acme", flow_name="payments", trail_name="t1", kind="custom",
+                    data_json=struct(custom({}, type_name="slow", name="s"))),
+                metadata=alice, timeout=60)
+        assert hostile.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert HOSTILE_RULE in hostile.value.details()
