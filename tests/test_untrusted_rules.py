@@ -23,7 +23,7 @@ from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attest
 from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
 from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_grpc
 from evidence_grpc._pb.evidence.v2 import common_pb2
-from evidence_grpc.domain import templates
+from evidence_grpc.domain import rules, sandbox, templates
 from evidence_grpc.domain.errors import InvalidArgument
 from tests.conftest import ALICE_KEY, RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, create_type, custom
@@ -141,6 +141,13 @@ def test_type_schema_must_be_an_object_or_boolean(client, text):
     assert "type_schema" in answer.json["errors"]
 
 
+@pytest.mark.parametrize("depth", [500, 5000])
+def test_deeply_nested_type_schema_is_a_400(client, depth):
+    answer = post_schema_text(client, '{"not": ' * depth + "{}" + "}" * depth)
+    assert answer.status_code == 400, answer.json
+    assert "type_schema" in answer.json["errors"]
+
+
 def test_boolean_type_schema_is_accepted(client):
     assert post_schema_text(client, "true").status_code == 201
 
@@ -220,7 +227,28 @@ def test_catastrophic_schema_pattern_is_contained(payments):
     assert "type_schema" in answer.json["message"]
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(120)
+def test_sandbox_limits_are_configurable_and_dead_workers_replaced():
+    box = sandbox.Sandbox(sandbox.Limits(seconds=0.5, memory_bytes=256 * sandbox.MIB, workers=1))
+    step = ("attestation_data", "Custom attestation type 't'")
+    try:
+        assert box.run(rules.evaluate, None, [".ok"], [{"name": "v", "expression": ".v"}],
+                       {"ok": True, "v": 3}, first_step=step) == ({}, [], {"v": 3})
+        with pytest.raises(InvalidArgument) as slow:
+            box.run(rules.evaluate, None, [HOSTILE_RULE], [], {}, first_step=step)
+        assert slow.value.message == f"jq rule '{HOSTILE_RULE}' exceeded the time limit of 0.5 s"
+        assert slow.value.errors == {"evaluator.rules": "exceeded the time limit of 0.5 s"}
+        assert box.run(rules.evaluate, None, [".ok"], [], {"ok": False},
+                       first_step=step) == ({}, [".ok"], {})
+        lost = box._idle[0].process  # an idle worker lost (say, to the OOM killer)
+        lost.kill()
+        lost.join()
+        assert box.run(rules.evaluate, True, [".ok"], [], {"ok": True},
+                       first_step=step) == ({}, [], {})
+    finally:
+        box.close()
+
+
 def multipart(server: RunningServer, method: str, path: str, data: dict[str, Any]
               ) -> requests.Response:
     """A request to a real server shaped as the CLI sends it (a data_json form field)."""
@@ -235,6 +263,7 @@ def flow_and_trail(server: RunningServer) -> None:
                      {"name": "t1"}).status_code == 201
 
 
+@pytest.mark.timeout(180)
 def test_hostile_rule_does_not_stall_other_requests(server: RunningServer):
     flow_and_trail(server)
     created = multipart(server, "POST", "/api/v2/custom-attestation-types/acme", {

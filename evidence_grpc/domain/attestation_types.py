@@ -21,6 +21,13 @@ def _check_schema(text: str | None) -> dict[str, Any] | bool | None:
     if text is None:
         return None
     try:
+        return _schema_of(text)
+    except RecursionError:
+        raise validation_error("type_schema", "Nested too deeply") from None
+
+
+def _schema_of(text: str) -> dict[str, Any] | bool:
+    try:
         schema = json.loads(text)
     except ValueError as exc:
         raise validation_error("type_schema", f"Not valid JSON: {exc}") from None

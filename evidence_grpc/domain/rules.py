@@ -71,6 +71,8 @@ def evaluate(schema: dict[str, Any] | bool | None, rules: list[str],
             errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
         except referencing.exceptions.Unresolvable as exc:
             return {"type_schema": f"Unresolvable reference: {exc}"}, [], {}
+        except RecursionError:
+            return {"type_schema": "Nested too deeply to evaluate"}, [], {}
         if errors:
             return {("attestation_data." + ".".join(str(p) for p in e.absolute_path)).rstrip("."):
                     e.message for e in errors[:10]}, [], {}

@@ -105,10 +105,12 @@ class Sandbox:
         """task(*args) in a worker (task and args must pickle). Raises InvalidArgument naming
         the running step when the evaluation overruns its time or memory."""
         with self._slots:
-            with self._lock:
-                worker = self._idle.pop() if self._idle else None
-            worker = worker or _Worker(self.limits.memory_bytes)
-            kind, value = self._exchange(worker, task, args, first_step)
+            worker = self._checkout()
+            try:
+                kind, value = self._exchange(worker, task, args, first_step)
+            except BaseException:
+                worker.stop()
+                raise
             if kind in ("done", "raised"):
                 with self._lock:
                     self._idle.append(worker)
@@ -124,6 +126,17 @@ class Sandbox:
         raise InvalidArgument(f"{description} exceeded {limit}",
                               {field: f"exceeded {limit}"})
 
+    def _checkout(self) -> _Worker:
+        """An idle worker that is still alive, or a new one."""
+        while True:
+            with self._lock:
+                worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                return _Worker(self.limits.memory_bytes)
+            if worker.process.is_alive():
+                return worker
+            worker.stop()
+
     def _exchange(self, worker: _Worker, task: Callable[..., Any], args: tuple[Any, ...],
                   running: tuple[str, str]) -> tuple[str, Any]:
         """("done", result) | ("raised", exception) | ("time" | "memory", running step)."""
@@ -135,7 +148,7 @@ class Sandbox:
                 return "time", running
             try:
                 kind, value = worker.connection.recv()
-            except EOFError:  # killed by the kernel or aborted by jq when out of memory
+            except (EOFError, OSError):  # killed by the kernel, or aborted by jq out of memory
                 return "memory", running
             if kind == "step":
                 running = value
