@@ -31,31 +31,34 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 class ParsedTemplates:
-    """Parsed templates by their text, least recently used first out, bounded by the bytes of
-    the texts kept (a parsed template is proportional to its text)."""
+    """Parsed templates by their text, least recently used first out, bounded by the UTF-8
+    bytes of the texts kept (a parsed template is proportional to its text)."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0
-        self._entries: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
+        self._entries: collections.OrderedDict[str, tuple[dict[str, Any], int]] = \
+            collections.OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, text: str) -> dict[str, Any] | None:
         with self._lock:
-            parsed = self._entries.get(text)
-            if parsed is not None:
-                self._entries.move_to_end(text)
-            return parsed
+            entry = self._entries.get(text)
+            if entry is None:
+                return None
+            self._entries.move_to_end(text)
+            return entry[0]
 
     def put(self, text: str, parsed: dict[str, Any]) -> None:
+        size = len(text.encode())
         with self._lock:
             if text in self._entries:
                 return
-            self._entries[text] = parsed
-            self.bytes += len(text)
+            self._entries[text] = (parsed, size)
+            self.bytes += size
             while self.bytes > self.max_bytes:
-                evicted, _ = self._entries.popitem(last=False)
-                self.bytes -= len(evicted)
+                _, (_, evicted) = self._entries.popitem(last=False)
+                self.bytes -= evicted
 
 
 _CACHE = ParsedTemplates(CACHE_BYTES)
