@@ -54,7 +54,7 @@ def step(field: str, description: str) -> None:
 def _serve(connection: Connection, memory_bytes: int) -> None:
     global _reporter
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    for module in PRELOAD:
+    for module in PRELOAD:  # already there when the forkserver's preload worked; else now
         importlib.import_module(module)
     _reporter = connection
     connection.send(("ready", None))

@@ -123,7 +123,7 @@ def _load(text: str) -> Any:
         if node is None:
             return None
         if _expanded_size(node) > MAX_TEMPLATE_NODES:
-            raise _refused(f"YAML aliases expand to more than {MAX_TEMPLATE_NODES} nodes")
+            raise _refused(f"more than {MAX_TEMPLATE_NODES} nodes once YAML aliases are expanded")
         return loader.construct_document(node)
     finally:
         loader.dispose()
