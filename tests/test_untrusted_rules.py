@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import threading
 import time
 from typing import Any
@@ -173,6 +174,19 @@ def test_non_local_ref_is_refused_when_the_type_is_created(client, ref):
     assert answer.status_code == 400, answer.json
     assert "type_schema" in answer.json["errors"]
     assert "$ref" in answer.json["errors"]["type_schema"]
+
+
+def test_validation_never_fetches_a_reference():
+    """A schema stored before remote references were refused is judged offline: a 400 about
+    type_schema, and no connection to where the reference points."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(0.5)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/schema.json"
+        schema = {"type": "object", "properties": {"a": {"$ref": url}}}
+        errors, failed, _ = rules.evaluate(schema, [], [], {"a": 1})
+        assert "type_schema" in errors and failed == []
+        with pytest.raises(TimeoutError):
+            listener.accept()
 
 
 def test_local_ref_is_accepted_and_validates(payments):
