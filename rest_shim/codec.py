@@ -128,14 +128,25 @@ _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 MAX_DOCUMENT_DEPTH = 30
 
 
-def _check_depth(value: Any, field: str) -> None:
+# Struct stores every number as a double, which holds integers exactly up to 2^53: a larger
+# integer in free-form data would come back changed, so it is refused instead.
+MAX_FREE_FORM_INTEGER = 2**53
+
+
+def _check_free_form(value: Any, field: str) -> None:
+    """Free-form (Struct) data: at most MAX_DOCUMENT_DEPTH levels, integers a double holds."""
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
         children = item.values() if isinstance(item, dict) else item
         if depth > MAX_DOCUMENT_DEPTH:
             raise BodyError(f"Nested deeper than {MAX_DOCUMENT_DEPTH} levels", field)
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        for child in children:
+            if isinstance(child, (dict, list)):
+                pending.append((child, depth + 1))
+            elif isinstance(child, int) and abs(child) > MAX_FREE_FORM_INTEGER:
+                raise BodyError(f"Integer {child} is beyond ±2^53: free-form data stores "
+                                "numbers as doubles and would change it", field)
 
 
 def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) -> None:
@@ -154,7 +165,7 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
             items = value if isinstance(value, list) else []
         if target is not None and target.full_name in _STRUCT_TYPES:
             if isinstance(value, (dict, list)):
-                _check_depth(value, field.name)
+                _check_free_form(value, field.name)
             continue
         if target is None or target.full_name.startswith("google.protobuf."):
             continue  # scalars, and well-known types with JSON forms of their own
@@ -192,7 +203,7 @@ def loads(text: str | bytes) -> Any:
 def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
     """Merge a parsed JSON object into `message`; type mismatches raise BodyError."""
     if message.DESCRIPTOR.full_name == "google.protobuf.Struct":
-        _check_depth(data, "body")
+        _check_free_form(data, "body")
         message.update(data)  # a whole free-form body (a report): ~5x faster than ParseDict
         return
     _check_objects(data, message.DESCRIPTOR)

@@ -198,13 +198,15 @@ def render(route: Route, response: Message) -> Response:
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
         download = Response(response.content, status=200,
                             content_type=response.content_type or "application/octet-stream")
-        if response.filename.isascii():
-            download.headers.set("Content-Disposition", "attachment", filename=response.filename)
+        # No control character may reach a header (names stored before they were refused).
+        filename = CONTROL_CHARACTERS.sub("_", response.filename)
+        if filename.isascii():
+            download.headers.set("Content-Disposition", "attachment", filename=filename)
         else:  # RFC 6266: an ASCII fallback plus the UTF-8 name
-            fallback = response.filename.encode("ascii", "replace").decode().replace('"', "")
+            fallback = filename.encode("ascii", "replace").decode().replace('"', "")
             download.headers["Content-Disposition"] = (
                 f'attachment; filename="{fallback}"; '
-                f"filename*=UTF-8''{quote(response.filename)}")
+                f"filename*=UTF-8''{quote(filename)}")
         return download
     status = route.options.success_code or 200
     if route.options.created_field:
