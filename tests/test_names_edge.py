@@ -22,7 +22,13 @@ from rest_shim.backend import InProcessBackend
 from rest_shim.codec import BodyError
 from rest_shim.transcoder import _from_text
 from tests.conftest import ALICE_KEY, bearer
-from tests.test_evidence_shim import attest, begin_trail, create_flow, trail_attestations
+from tests.test_evidence_shim import (
+    attest,
+    begin_trail,
+    create_flow,
+    report_artifact,
+    trail_attestations,
+)
 
 JSON = "application/json; charset=utf-8"
 CONTROL = ["\n", "\r\n", "\x00", "\t", "\x7f", "\x85"]
@@ -186,3 +192,24 @@ def test_free_form_integers_survive_exactly_or_are_refused(client):
                              headers=bearer(), data={"data_json": json.dumps(
                                  {"name": "t2", "user_data": {"n": [beyond]}})})
         assert error_fields(refused) == {"user_data"}
+
+
+def test_fingerprints_and_commits_ending_in_a_newline_are_refused(client):
+    create_flow(client)
+    begin_trail(client)
+    fingerprint = report_artifact(client, fingerprint="a" * 63 + "\n")
+    assert error_fields(fingerprint) & {"fingerprint"}
+    commit = report_artifact(client, fingerprint="a" * 64, commit="b" * 39 + "\n")
+    assert error_fields(commit) & {"git_commit", "git_commit_info.sha1"}
+
+
+@pytest.mark.parametrize("number", ['"NaN"', '"Infinity"', '"-Infinity"', '"1e999"', "1e300"])
+def test_doubles_in_json_bodies_are_finite_and_within_int64(client, number):
+    """protobuf's JSON parser reads "NaN" and "Infinity" strings into a double field; the
+    request interceptor refuses them for REST and gRPC callers alike."""
+    create_flow(client)
+    data_json = ('{"name": "t1", "git_commit_info": {"sha1": "' + "b" * 40 +
+                 '", "timestamp": ' + number + "}}")
+    begin = client.put("/api/v2/trails/acme/payments", content_type="multipart/form-data",
+                       headers=bearer(), data={"data_json": data_json})
+    assert error_fields(begin) == {"data_json.git_commit_info.timestamp"}
