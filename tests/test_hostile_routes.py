@@ -178,3 +178,26 @@ def test_every_route_refuses_control_characters_in_names(seeded: Any) -> None:
                     response, label = _send(seeded, route, query={field.name: value})
                 _check(response, label, refused=False, failures=failures)
     assert not failures, "\n".join(failures)
+
+
+def test_nul_in_body_text_is_refused(seeded: Any) -> None:
+    """PostgreSQL stores NUL neither in text nor in jsonb: typed strings (request interceptor)
+    and free-form keys and values (convert.plain_data) with NUL are a 400 naming the field."""
+    artifact = {"digests": {"app": "b" * 64}, "creationTimestamp": 1}
+    cases = [
+        ("PUT", "/api/v2/environments/acme/e1/report/server",
+         {"artifacts": [{**artifact, "digests": {"app\x00": "b" * 64}}]}, "report"),
+        ("PUT", "/api/v2/environments/acme/e1/report/server",
+         {"artifacts": [{**artifact, "podName": "p\x00"}]}, "report"),
+        ("POST", "/api/v2/artifacts/acme/f1",
+         {"fingerprint": "c" * 64, "filename": "a\x00b", "trail_name": "t1"}, "artifact"),
+        ("PATCH", "/api/v2/environments/acme/e1", {"description": "x\x00y"}, "description"),
+        ("PUT", "/api/v2/allowlists/acme/e1", {"artifact_fingerprint": "d" * 64,
+                                               "artifact_name": "x", "description": "\x00"},
+         "description"),
+    ]
+    for method, path, body, field in cases:
+        response = seeded.open(path, method=method, data=json.dumps(body), content_type=JSON,
+                               headers=bearer())
+        assert response.status_code == 400, (path, response.get_data(as_text=True))
+        assert field in response.get_json()["errors"], (path, response.get_json())
