@@ -213,3 +213,22 @@ def test_doubles_in_json_bodies_are_finite_and_within_int64(client, number):
     begin = client.put("/api/v2/trails/acme/payments", content_type="multipart/form-data",
                        headers=bearer(), data={"data_json": data_json})
     assert error_fields(begin) == {"data_json.git_commit_info.timestamp"}
+
+
+def test_typed_64_bit_integers_survive_a_json_round_trip_exactly():
+    """Integers in int64/uint64 fields keep every digit through the codec (parse, message,
+    render); only free-form data is bounded by a double."""
+    from google.protobuf import descriptor_pb2
+
+    from rest_shim.codec import dumps, loads, merge_json, message_to_json
+
+    text = '{"negative_int_value": -9223372036854775808, "positive_int_value": 18446744073709551615}'
+    message = descriptor_pb2.UninterpretedOption()
+    merge_json(loads(text), message, strict=True)
+    rendered = json.loads(dumps(message_to_json(message)))
+    assert rendered["negative_int_value"] == -(2**63)
+    assert rendered["positive_int_value"] == 2**64 - 1
+    with pytest.raises(BodyError) as refused:
+        merge_json(loads('{"negative_int_value": -9223372036854775809}'),
+                   descriptor_pb2.UninterpretedOption(), strict=True)
+    assert refused.value.field == "negative_int_value"
