@@ -149,11 +149,33 @@ def _check_free_form(value: Any, field: str) -> None:
                                 "numbers as doubles and would change it", field)
 
 
+# Numbers written as text: path and query values, and JSON strings in numeric fields (proto3
+# JSON allows "123"). ASCII only: int() and float() also take other scripts' digits ('١٢'),
+# '_' separators, 'nan' and 'infinity'.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_FLOATING = (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT)
+NUMERIC = (*_FLOATING, FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32, FD.CPPTYPE_UINT64)
+
+
+def check_number_text(field: descriptor.FieldDescriptor, text: str) -> None:
+    """Refuse text that is not an ASCII number of the field's kind (BodyError naming it)."""
+    floating = field.cpp_type in _FLOATING
+    if not (_DECIMAL_TEXT if floating else _INTEGER_TEXT).fullmatch(text):
+        raise BodyError(f"'{text}' is not a valid {'number' if floating else 'integer'}",
+                        field.name)
+
+
 def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) -> None:
     """Refuse anything but a JSON object where a message goes: protobuf's parser, told to ignore
-    unknown fields, reads a string there as an empty message (its characters as unknown keys)."""
+    unknown fields, reads a string there as an empty message (its characters as unknown keys);
+    and numbers written as strings that are not ASCII numbers."""
     for key, value in data.items():
         field = message_type.fields_by_name.get(key) or message_type.fields_by_camelcase_name.get(key)
+        if field is not None and field.cpp_type in NUMERIC:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    check_number_text(field, item)
         if field is None or value is None or field.message_type is None:
             continue
         target = field.message_type

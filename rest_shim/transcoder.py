@@ -18,7 +18,16 @@ from google.protobuf.message import Message
 from evidence_grpc._pb.evidence.v2 import options_pb2
 from evidence_grpc.domain.names import CONTROL_CHARACTERS
 
-from .codec import BodyError, dumps, field_to_json, loads, merge_json, message_to_json
+from .codec import (
+    NUMERIC,
+    BodyError,
+    check_number_text,
+    dumps,
+    field_to_json,
+    loads,
+    merge_json,
+    message_to_json,
+)
 
 FD = descriptor.FieldDescriptor
 UPLOADED_FILE = "evidence.v2.UploadedFile"
@@ -70,10 +79,7 @@ def routes_of(services: list[descriptor.ServiceDescriptor]) -> list[Route]:
 
 # ---- request -------------------------------------------------------------------------------
 
-# Numbers as path and query text: ASCII digits only (int() and float() also take other scripts'
-# digits, '_' separators, 'nan' and 'infinity'); integers within their field's own range.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# Integers from path and query text stay within their field's own range.
 _INTEGER_RANGES = {
     FD.CPPTYPE_INT32: ("int32", -2**31, 2**31 - 1),
     FD.CPPTYPE_INT64: ("int64", -2**63, 2**63 - 1),
@@ -91,13 +97,11 @@ def _from_text(field: descriptor.FieldDescriptor, text: str) -> Any:
         if lowered in ("false", "0"):
             return False
         raise BodyError(f"'{text}' is not a valid boolean", field.name)
+    if field.cpp_type in NUMERIC:
+        check_number_text(field, text)
     if field.cpp_type in (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT):
-        if not _DECIMAL.fullmatch(text):
-            raise BodyError(f"'{text}' is not a valid number", field.name)
         return float(text)  # its range (1e999 is inf) is checked for every caller at the door
     if field.cpp_type in _INTEGER_RANGES:
-        if not _INTEGER.fullmatch(text):
-            raise BodyError(f"'{text}' is not a valid integer", field.name)
         kind, low, high = _INTEGER_RANGES[field.cpp_type]
         number = int(text)
         if not low <= number <= high:
