@@ -142,6 +142,8 @@ def test_snapshot_numbers_beyond_a_column_are_400_naming_the_field(client):
                         (f"/api/v2/snapshots/acme/e1/%23{huge}", "snapshot_expression"),
                         (f"/api/v2/snapshots/acme/e1/~{huge}", "snapshot_expression"),
                         ("/api/v2/snapshots/acme/e1/%C2%B2", "snapshot_expression"),
+                        ("/api/v2/snapshots/acme/e1/%23%D9%A1", "snapshot_expression"),  # \d took it
+                        ("/api/v2/snapshots/acme/e1/1%0A", "snapshot_expression"),
                         (f"/api/v2/snapshots/acme/e1?interval=1..{huge}", "interval"),
                         (f"/api/v2/environments/acme/e1/events?start={huge}", "start"),
                         (f"/api/v2/environments/acme/e1/events?end={huge}%20days", "end"),
