@@ -8,7 +8,7 @@ The routes come from the descriptors, so a new route is covered without touching
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -95,10 +95,40 @@ def _send(client: Any, route: Route, path_values: dict[str, str] | None = None,
     return response, f"{route.http_method} {url} {data or ''}"
 
 
-def _scalar_fields(route: Route) -> Iterator[descriptor.FieldDescriptor]:
-    for field in route.request_class.DESCRIPTOR.fields:
-        if field.type not in (FD.TYPE_MESSAGE, FD.TYPE_BYTES):
-            yield field
+Placement = Callable[[Any], dict[str, Any]]  # a value -> the _send arguments that carry it
+_NOT_SCALAR_BODY = {"google.protobuf.Struct", "google.protobuf.Value", "evidence.v2.UploadedFile"}
+
+
+def _scalars(message: descriptor.Descriptor) -> list[descriptor.FieldDescriptor]:
+    return [f for f in message.fields if f.type not in (FD.TYPE_MESSAGE, FD.TYPE_BYTES)]
+
+
+def _placements(route: Route) -> Iterator[tuple[descriptor.FieldDescriptor, Placement]]:
+    """Each scalar field a request can set, and where it goes: the path, the query string, the
+    JSON body, or a message one level down in the body (data_json and the like)."""
+    def at(kind: str, *names: str) -> Placement:
+        def place(value: Any) -> dict[str, Any]:
+            for name in reversed(names):
+                value = {name: value}
+            return {kind: value}
+        return place
+
+    request = route.request_class.DESCRIPTOR
+    if route.body and route.body != "*":  # the JSON body is that field's message
+        body_type = request.fields_by_name[route.body].message_type
+        if body_type.full_name not in _NOT_SCALAR_BODY:
+            yield from ((f, at("body", f.name)) for f in _scalars(body_type))
+    for field in request.fields:
+        if field.name in route.path_fields:
+            yield field, at("path_values", field.name)
+        elif field.type not in (FD.TYPE_MESSAGE, FD.TYPE_BYTES):
+            if not route.body:
+                yield field, at("query", field.name)
+            elif route.body == "*":
+                yield field, at("body", field.name)
+        elif route.body == "*" and field.message_type.full_name not in _NOT_SCALAR_BODY and \
+                not field.message_type.GetOptions().map_entry:
+            yield from ((f, at("body", field.name, f.name)) for f in _scalars(field.message_type))
 
 
 def _is_number(field: descriptor.FieldDescriptor) -> bool:
@@ -143,16 +173,13 @@ def test_every_route_refuses_hostile_numbers(seeded: Any) -> None:
     as a string but must never fail on it, also where the domain parses it as a number."""
     failures: list[str] = []
     for route in ROUTES:
-        for field in _scalar_fields(route):
+        for field, place in _placements(route):
             values = HOSTILE_NUMBERS + ([] if _is_number(field) else HOSTILE_EMBEDDED)
             for value in values:
-                if field.name in route.path_fields:
-                    response, label = _send(seeded, route, path_values={field.name: value})
-                elif route.body:
-                    number = 10**30 if _is_number(field) and value.isdigit() else value
-                    response, label = _send(seeded, route, body={field.name: number})
-                else:
-                    response, label = _send(seeded, route, query={field.name: value})
+                where = place(value)
+                if "body" in where and _is_number(field) and value.isascii() and value.isdigit():
+                    where = place(10**30)  # a JSON number, where JSON has them
+                response, label = _send(seeded, route, **where)
                 _check(response, label, refused=_is_number(field), failures=failures)
                 if _is_number(field) and field.name not in str(response.get_json()):
                     failures.append(f"{label}: the error does not name {field.name}")
@@ -164,19 +191,13 @@ def test_every_route_refuses_control_characters_in_names(seeded: Any) -> None:
     body strings they may match nothing, but never fail."""
     failures: list[str] = []
     for route in ROUTES:
-        for field in _scalar_fields(route):
+        for field, place in _placements(route):
             if field.type != FD.TYPE_STRING:
                 continue
             for value in CONTROL:
-                if field.name in route.path_fields:
-                    response, label = _send(seeded, route, path_values={field.name: value})
-                    _check(response, label, refused=True, failures=failures)
-                    continue
-                if route.body:
-                    response, label = _send(seeded, route, body={field.name: value})
-                else:
-                    response, label = _send(seeded, route, query={field.name: value})
-                _check(response, label, refused=False, failures=failures)
+                response, label = _send(seeded, route, **place(value))
+                _check(response, label, refused=field.name in route.path_fields,
+                       failures=failures)
     assert not failures, "\n".join(failures)
 
 
