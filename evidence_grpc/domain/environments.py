@@ -21,6 +21,7 @@ import peewee
 from ..storage.db import Prepared, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .names import check_name, whole_string_patterns
 from .pages import page_of
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
@@ -31,7 +32,7 @@ SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
 
 @functools.cache
 def _schemas() -> dict[str, Any]:
-    return json.loads(SCHEMAS_PATH.read_text())
+    return whole_string_patterns(json.loads(SCHEMAS_PATH.read_text()))
 
 
 @functools.cache
@@ -71,11 +72,7 @@ def environment_types() -> list[str]:
 
 def check_env_name(field: str, name: str) -> str:
     pattern = _schemas()["create_env"]["properties"]["name"]["pattern"]
-    if not name:
-        raise validation_error(field, "Field cannot be empty")
-    if not re.match(pattern, name):
-        raise validation_error(field, f"'{name}' does not match '{pattern}'")
-    return name
+    return check_name(field, name, re.compile(pattern), f"does not match '{pattern}'")
 
 
 # ---- lookups -------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployments import record
 from .environments import LOGICAL, find_environment, has_schema, locked_environment, validate
-from .errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .errors import FailedPrecondition, NotFound, validation_error
+from .numbers import whole_number
 from .pages import page_of
 from .repos import built_from
 
@@ -43,9 +44,12 @@ NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
 MAX_EVENTS_PER_PAGE = 100
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400,
           "month": 30 * 86400, "year": 365 * 86400}
-_RELATIVE = re.compile(r"^(\d+)\.(second|minute|hour|day|week|month|year)s?\.ago$")
-_SHORT_RELATIVE = re.compile(r"^(\d+)\s*(second|minute|hour|day|week|month|year)s?$", re.I)
-_EXPRESSION = re.compile(r"^(?:#?(\d+)|-(\d+)|~(\d+)|@\{([^}]*)\}|(?i:now))$")
+# Digits are ASCII ([0-9], not \d) and patterns match whole strings (fullmatch); the numbers
+# they capture go through numbers.whole_number, which keeps them within an integer column.
+_RELATIVE = re.compile(r"([0-9]+)\.(second|minute|hour|day|week|month|year)s?\.ago")
+_SHORT_RELATIVE = re.compile(r"([0-9]+)\s*(second|minute|hour|day|week|month|year)s?",
+                             re.I | re.ASCII)
+_EXPRESSION = re.compile(r"#?([0-9]+)|-([0-9]+)|~([0-9]+)|@\{([^}]*)\}|(?i:now)")
 
 
 # ---- reports -------------------------------------------------------------------------------
@@ -240,38 +244,43 @@ def environment_states(org: Organization, envs: list[Environment]) -> dict[int, 
 
 # ---- snapshot expressions ------------------------------------------------------------------
 
-def _point_in_time(text: str) -> float:
+def _ago(amount: re.Match, field: str) -> float:
+    """The time `amount` (a _RELATIVE or _SHORT_RELATIVE match) before now."""
+    return time.time() - whole_number(field, amount.group(1)) * _UNITS[amount.group(2).lower()]
+
+
+def _point_in_time(text: str, field: str) -> float:
     text = text.strip()
     if text.lower() == "now":
         return time.time()
-    relative = _RELATIVE.match(text)
+    relative = _RELATIVE.fullmatch(text)
     if relative:
-        return time.time() - int(relative.group(1)) * _UNITS[relative.group(2)]
+        return _ago(relative, field)
     for layout in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
         try:
             return float(calendar.timegm(time.strptime(text, layout)))
         except ValueError:
             continue
-    raise InvalidArgument(f"'{text}' is not a time: use YYYY-MM-DDTHH:MM:SS, "
-                          "N.hours|days|weeks|months.ago or now")
+    raise validation_error(field, f"'{text}' is not a time: use YYYY-MM-DDTHH:MM:SS, "
+                                  "N.hours|days|weeks|months.ago or now")
 
 
 def resolve_index(env: Environment, expression: str, field: str = "snapshot_expression") -> int:
     """The snapshot index an expression names (may be out of range: the caller checks)."""
-    match = _EXPRESSION.match(expression.strip())
+    match = _EXPRESSION.fullmatch(expression.strip())
     if not match:
         raise validation_error(field, f"'{expression}' is not a snapshot expression: use N, #N, "
                                       "-N, ~N, @{YYYY-MM-DDTHH:MM:SS}, @{N.days.ago} or @{now}")
     absolute, from_end, back, when = match.groups()
     if absolute is not None:
-        return int(absolute)
+        return whole_number(field, absolute)
     if from_end is not None:
-        return env.latest_index - int(from_end) + 1
+        return env.latest_index - whole_number(field, from_end) + 1
     if back is not None:
-        return env.latest_index - int(back)
+        return env.latest_index - whole_number(field, back)
     if when is None:  # NOW
         return env.latest_index
-    return _index_at(env, _point_in_time(when))
+    return _index_at(env, _point_in_time(when, field))
 
 
 def _index_at(env: Environment, at: float) -> int:
@@ -498,9 +507,9 @@ def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[
 # ---- events --------------------------------------------------------------------------------
 
 def _bound(env: Environment, text: str, field: str) -> int:
-    short = _SHORT_RELATIVE.match(text.strip())
+    short = _SHORT_RELATIVE.fullmatch(text.strip())
     if short:
-        return _index_at(env, time.time() - int(short.group(1)) * _UNITS[short.group(2).lower()])
+        return _index_at(env, _ago(short, field))
     return resolve_index(env, text, field)
 
 

@@ -14,6 +14,7 @@ import jsonschema
 import yaml
 
 from .errors import InvalidArgument
+from .names import whole_string_patterns
 
 SCHEMA_PATH = pathlib.Path(__file__).with_name("flow-template-v1.json")
 EMPTY_TEMPLATE_YAML = "version: 1\n"
@@ -26,7 +27,7 @@ CACHE_BYTES = 16 * 1024 * 1024
 
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text())
+    schema = whole_string_patterns(json.loads(SCHEMA_PATH.read_text()))
     return jsonschema.Draft202012Validator(schema)
 
 
