@@ -168,10 +168,10 @@ class Artifact(BaseModel):
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE")
-    fingerprint = peewee.CharField()
+    fingerprint = peewee.CharField()  # COLLATE "C" on PostgreSQL (migration 0007): prefix ranges
     name = peewee.TextField()
     template_reference_name = peewee.CharField(null=True)
-    git_commit = peewee.CharField(null=True)
+    git_commit = peewee.CharField(null=True)  # COLLATE "C" on PostgreSQL, as fingerprint
     git_commit_info = JSONField(null=True)
     repo_info = JSONField(null=True)
     repo = peewee.ForeignKeyField(Repo, null=True, index=False, on_delete="SET NULL")  # or trail's
