@@ -8,13 +8,24 @@ import pathlib
 import subprocess
 import sys
 
+import grpc
 import pytest
+import requests
+from google.protobuf import struct_pb2
 
+from evidence_grpc._pb.evidence.v2 import (
+    attestation_service_pb2,
+    attestation_service_pb2_grpc,
+    attestation_type_service_pb2,
+    attestation_type_service_pb2_grpc,
+    common_pb2,
+)
+from evidence_grpc.config import Settings
 from evidence_grpc.domain import organizations
 from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import ApiKey, User
-from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP
+from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP, RunningServer, bearer
 
 # ---- API keys ------------------------------------------------------------------------------
 
@@ -58,3 +69,61 @@ def test_the_example_bootstrap_file_is_accepted(db):
     example = pathlib.Path(__file__).resolve().parent.parent / "examples" / "bootstrap.json"
     with storage.database.connection_context():
         organizations.bootstrap(json.loads(example.read_text()))
+
+
+# ---- sizes over gRPC -----------------------------------------------------------------------
+
+MIB = 1024 * 1024
+AUTH = [("authorization", f"Bearer {ALICE_KEY}")]
+
+
+def _data(**fields: object) -> struct_pb2.Struct:
+    data = struct_pb2.Struct()
+    data.update(fields)
+    return data
+
+
+def _attestation(size: int) -> attestation_service_pb2.CreateAttestationRequest:
+    return attestation_service_pb2.CreateAttestationRequest(
+        org="acme", flow_name="payments", trail_name="t1", kind="generic",
+        data_json=_data(attestation_name="big", is_compliant=True, user_data={}),
+        attachment_file=common_pb2.UploadedFile(filename="big.bin", content=b"x" * size))
+
+
+def _refused(call, request) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as refused:
+        call(request, metadata=AUTH, timeout=60)
+    return refused.value
+
+
+def test_grpc_callers_get_the_shims_size_limits(server: RunningServer):
+    """Files as the shim limits them (one declaration: the field's max_upload_bytes), and the
+    whole message by the server's receive limit."""
+    base = server.http_url + "/api/v2"
+    assert requests.put(f"{base}/flows/acme", headers=bearer(), timeout=10, json={
+        "name": "payments", "description": "", "visibility": "private",
+        "template": []}).status_code in (200, 201)
+    assert requests.put(f"{base}/trails/acme/payments", headers=bearer(), timeout=10,
+                        files={"data_json": (None, json.dumps({"name": "t1"}))}).status_code == 201
+    with grpc.insecure_channel(server.grpc_target) as channel:
+        attestations = attestation_service_pb2_grpc.AttestationServiceStub(channel)
+        types = attestation_type_service_pb2_grpc.AttestationTypeServiceStub(channel)
+
+        too_big = _refused(attestations.CreateAttestation, _attestation(10 * MIB + 1))
+        assert too_big.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert too_big.details() == "File 'attachment_file' is larger than 10485760 bytes"
+
+        schema = common_pb2.UploadedFile(filename="s.json", content=b" " * (MIB + 1))
+        too_big = _refused(types.CreateAttestationType,
+                           attestation_type_service_pb2.CreateAttestationTypeRequest(
+                               org="acme", data_json=_data(name="t"), type_schema=schema))
+        assert too_big.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert too_big.details() == "File 'type_schema' is larger than 1048576 bytes"
+
+        at_limit = attestations.CreateAttestation(_attestation(10 * MIB), metadata=AUTH,
+                                                  timeout=60)
+        assert at_limit.attestation_id
+
+        beyond = _refused(attestations.CreateAttestation,
+                          _attestation(Settings().max_message_bytes))
+        assert beyond.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
