@@ -9,6 +9,9 @@ from typing import Any
 import requests
 
 from tests.conftest import RunningServer, bearer
+from tests.runtime.test_deployments import FP_A, REPO, REVIEWED, T0, T1, T2, build, environment, get
+from tests.runtime.test_deployments import clock as clock  # noqa: F401 - fixture
+from tests.test_evidence_shim import create_flow
 
 H = bearer()
 FP, OTHER = "c" * 64, "d" * 64
@@ -70,3 +73,18 @@ def test_kosli_diff_snapshots_shows_both_names(server: RunningServer):
     assert [a["name"] for a in diff["changed"]["artifacts"]] == ["app"]
     table = server.kosli("diff", "snapshots", "prod", "staging").stdout
     assert "app-copy" in table
+
+
+def test_live_artifacts_start_per_name(client, clock):
+    """Each name of a fingerprint started running when that name did."""
+    create_flow(client, "ci", REVIEWED)
+    build(client, "a", FP_A, T0, REPO)
+    environment(client, "prod")
+    for moment, names in ((T1, ["app"]), (T2, ["app", "app-copy"])):
+        clock.at(moment)
+        answer = client.put("/api/v2/environments/acme/prod/report/server", headers=H,
+                            json=_server_report(*[(name, FP_A, 1) for name in names]))
+        assert answer.status_code in (200, 201), answer.json
+    live = get(client, "repos/acme/live-artifacts/acme/demo")
+    assert sorted((e["artifact_name"], e["started_at"]) for e in live["live_artifacts"]) == \
+        [("app", T1), ("app-copy", T2)]

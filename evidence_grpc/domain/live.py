@@ -14,18 +14,20 @@ from .repos import find_repo
 from .snapshots import judge
 
 
-def _started_at(envs: list[Environment], fingerprints: set[str]) -> dict[tuple[int, str], float]:
-    """When each fingerprint last started running in each environment."""
+def _started_at(envs: list[Environment], fingerprints: set[str]
+                ) -> dict[tuple[int, str, str], float]:
+    """When each artifact (name, fingerprint) last started running in each environment."""
     if not envs or not fingerprints:
         return {}
     last = peewee.fn.MAX(EnvironmentEvent.reported_at)
-    rows = (EnvironmentEvent.select(EnvironmentEvent.environment, EnvironmentEvent.fingerprint,
-                                    last)
+    artifact = (EnvironmentEvent.environment, EnvironmentEvent.artifact_name,
+                EnvironmentEvent.fingerprint)
+    rows = (EnvironmentEvent.select(*artifact, last)
             .where(EnvironmentEvent.environment.in_([e.id for e in envs])
                    & EnvironmentEvent.fingerprint.in_(sorted(fingerprints))
                    & (EnvironmentEvent.type == "started"))
-            .group_by(EnvironmentEvent.environment, EnvironmentEvent.fingerprint).tuples())
-    return {(env_id, fp): at for env_id, fp, at in rows}
+            .group_by(*artifact).tuples())
+    return {(env_id, name, fp): at for env_id, name, fp, at in rows}
 
 
 def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | None = None,
@@ -53,7 +55,7 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
                 "environment_id": str(env.id), "artifact_id": str(artifacts[fp].id),
                 "artifact_name": name, "snapshot_index": snapshot.index,
                 "compliance": "COMPLIANT" if judgement.compliant(fp) else "NON-COMPLIANT",
-                "started_at": started.get((env.id, fp), snapshot.created_at),
+                "started_at": started.get((env.id, name, fp), snapshot.created_at),
                 "links": {"snapshot": f"{html_base}/api/v2/snapshots/{org.name}/{env.name}/"
                                       f"{snapshot.index}"}})
     return {
