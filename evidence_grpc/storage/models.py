@@ -168,7 +168,7 @@ class Artifact(BaseModel):
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE")
-    fingerprint = peewee.CharField()  # COLLATE "C" on PostgreSQL (migration 0007): prefix ranges
+    fingerprint = peewee.CharField()  # COLLATE "C" on PostgreSQL (migration 0008): prefix ranges
     name = peewee.TextField()
     template_reference_name = peewee.CharField(null=True)
     git_commit = peewee.CharField(null=True)  # COLLATE "C" on PostgreSQL, as fingerprint
