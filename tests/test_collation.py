@@ -46,3 +46,21 @@ def test_search_resolves_a_prefix(reported, value):
     got = reported.get(f"/api/v2/search/acme/sha/{value}", headers=H)
     assert got.status_code == 200, got.json
     assert got.json["resolved_to"]["full_match"].startswith(value)
+
+
+NAMES = ["Zeta", "a_b", "alpha", "Alpha-api", "a-b", "ab", "b1", "B2"]
+
+
+def test_lists_are_in_byte_order_on_every_engine(client):
+    """Names sort as Python sorts them (byte order), whatever the database's collation: the
+    engines agree, and a page boundary falls where a client sorting the names expects it."""
+    for name in NAMES:
+        assert client.put("/api/v2/flows/acme", headers=H, json={
+            "name": name, "description": "", "visibility": "private",
+            "template": []}).status_code in (200, 201)
+        assert client.put("/api/v2/environments/acme", headers=H, json={
+            "name": name, "type": "server", "description": ""}).status_code == 201
+    flows = client.get("/api/v2/flows/acme", headers=H).json
+    environments = client.get("/api/v2/environments/acme", headers=H).json
+    assert [f["name"] for f in flows] == sorted(NAMES)
+    assert [e["name"] for e in environments] == sorted(NAMES)

@@ -1,5 +1,7 @@
 """The tables. Every model binds to the shared proxy in `db.py`; schema changes go through
-numbered scripts in `migrations/`."""
+numbered scripts in `migrations/`. On PostgreSQL the columns compared as ranges or sorted
+(artifact fingerprints and commits; flow, environment, attestation type and repo names) are
+COLLATE "C", as SQLite compares (migrations/0008_collate_c.py)."""
 
 from __future__ import annotations
 
@@ -168,10 +170,10 @@ class Artifact(BaseModel):
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE")
-    fingerprint = peewee.CharField()  # COLLATE "C" on PostgreSQL (migration 0008): prefix ranges
+    fingerprint = peewee.CharField()
     name = peewee.TextField()
     template_reference_name = peewee.CharField(null=True)
-    git_commit = peewee.CharField(null=True)  # COLLATE "C" on PostgreSQL, as fingerprint
+    git_commit = peewee.CharField(null=True)
     git_commit_info = JSONField(null=True)
     repo_info = JSONField(null=True)
     repo = peewee.ForeignKeyField(Repo, null=True, index=False, on_delete="SET NULL")  # or trail's
