@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 
 from evidence_grpc._pb.evidence.v2 import options_pb2
 from evidence_grpc.domain.names import CONTROL_CHARACTERS
+from evidence_grpc.uploads import too_large, upload_limit
 
 from .codec import (
     NUMERIC,
@@ -155,9 +156,9 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
         stream.seek(0, 2)
         size = stream.tell()
         stream.seek(0)
-        limit = field.GetOptions().Extensions[options_pb2.max_upload_bytes]
+        limit = upload_limit(field)
         if limit and size > limit:
-            raise TooLarge(f"File part '{name}' is larger than {limit} bytes")
+            raise TooLarge(too_large(name, limit))
         target = getattr(message, name)
         target.content = stream.read()  # straight into the message: no second copy held
         target.filename = upload.filename or ""  # the domain keeps only its base name

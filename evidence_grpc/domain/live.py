@@ -15,16 +15,18 @@ from .repos import find_repo
 from .snapshots import judge_each
 
 
-def _started_at(org: Organization, fingerprints: set[str]) -> dict[tuple[int, str], float]:
-    """When each fingerprint last started running in each environment of the organization."""
+def _started_at(org: Organization, fingerprints: set[str]) -> dict[tuple[int, str, str], float]:
+    """When each artifact (name, fingerprint) last started running in each environment of the
+    organization."""
     last = peewee.fn.MAX(EnvironmentEvent.reported_at)
-    query = (EnvironmentEvent.select(EnvironmentEvent.environment, EnvironmentEvent.fingerprint,
-                                     last)
+    artifact = (EnvironmentEvent.environment, EnvironmentEvent.artifact_name,
+                EnvironmentEvent.fingerprint)
+    query = (EnvironmentEvent.select(*artifact, last)
              .join(Environment)
              .where((Environment.organization == org) & (EnvironmentEvent.type == "started"))
-             .group_by(EnvironmentEvent.environment, EnvironmentEvent.fingerprint))
-    return {(env_id, fp): at for chunk in in_chunks(sorted(fingerprints))
-            for env_id, fp, at in query.where(EnvironmentEvent.fingerprint.in_(chunk)).tuples()}
+             .group_by(*artifact))
+    return {(env_id, name, fp): at for chunk in in_chunks(sorted(fingerprints))
+            for env_id, name, fp, at in query.where(EnvironmentEvent.fingerprint.in_(chunk)).tuples()}
 
 
 def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | None = None,
@@ -54,7 +56,7 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
                 "environment_id": str(env.id), "artifact_id": str(artifacts[fp].id),
                 "artifact_name": name, "snapshot_index": snapshot.index,
                 "compliance": "COMPLIANT" if judgement.compliant(fp) else "NON-COMPLIANT",
-                "started_at": started.get((env.id, fp), snapshot.created_at),
+                "started_at": started.get((env.id, name, fp), snapshot.created_at),
                 "links": {"snapshot": f"{html_base}/api/v2/snapshots/{org.name}/{env.name}/"
                                       f"{snapshot.index}"}})
     return {

@@ -368,12 +368,16 @@ def get_snapshot(org: Organization, env_name: str, expression: str, html_base: s
                          html_base)
 
 
+def _by_artifact(snapshot: Snapshot | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """A snapshot's entries by (name, fingerprint): one build may run under several names."""
+    return {(e["name"], e["fingerprint"]): e for e in (snapshot.artifacts if snapshot else [])}
+
+
 def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
                   previous: Snapshot | None, following: Snapshot | None, html_base: str
                   ) -> dict[str, Any]:
     """A snapshot with its artifacts marked against the previous one (started, exited)."""
-    before = {(e["name"], e["fingerprint"]): e for e in (previous.artifacts if previous else [])}
-    current = {(e["name"], e["fingerprint"]): e for e in snapshot.artifacts}
+    before, current = _by_artifact(previous), _by_artifact(snapshot)
     judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
     artifacts = []
     for key in sorted(set(current) | set(before)):
@@ -469,16 +473,16 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             raise validation_error(field, "Field cannot be empty")
     env1, snap1, id1 = _snappish(org, snappish1)
     env2, snap2, id2 = _snappish(org, snappish2)
-    side1 = {e["fingerprint"]: e for e in (snap1.artifacts if snap1 else [])}
-    side2 = {e["fingerprint"]: e for e in (snap2.artifacts if snap2 else [])}
-    provenance = judge(org, env1, set(side1) | set(side2), html_base).provenance
+    side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
+    keys = side1.keys() | side2.keys()
+    provenance = judge(org, env1, {fp for _, fp in keys}, html_base).provenance
     out: dict[str, Any] = {"snappish1": {"snapshot_id": id1, "artifacts": []},
                            "snappish2": {"snapshot_id": id2, "artifacts": []},
                            "changed": {"snapshot_id": None, "artifacts": []},
                            "not_changed": {"snapshot_id": None, "artifacts": []}}
-    for fp in sorted(set(side1) | set(side2)):
-        one, two = side1.get(fp), side2.get(fp)
-        view = _diff_artifact(one or two, one, two, provenance.get(fp, []))
+    for key in sorted(keys):
+        one, two = side1.get(key), side2.get(key)
+        view = _diff_artifact(one or two, one, two, provenance.get(key[1], []))
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:

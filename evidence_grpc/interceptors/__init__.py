@@ -1,5 +1,5 @@
 """Server interceptors: every evidence.v2 call passes errors -> database -> auth -> values
--> servicer.
+(numbers, NUL, upload sizes) -> servicer.
 
 The same interceptor objects wrap the handlers of the network server and of the REST shim's
 in-process calls, so auth and error mapping have exactly one implementation."""

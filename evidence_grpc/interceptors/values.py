@@ -1,7 +1,8 @@
 """Checks on the values of every request message before its servicer runs, so gRPC and REST
 callers meet the same rules in one place: each double (at any depth) is finite and within
 ±2^63 (domain.numbers.check_double), and no string holds NUL (PostgreSQL text cannot).
-Free-form Struct data is left to convert.plain_data."""
+Free-form Struct data is left to convert.plain_data. Uploaded files are held to their fields'
+declared size limits (evidence_grpc.uploads), the numbers the REST shim applies while reading."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from google.protobuf.message import Message
 
 from ..domain.errors import validation_error
 from ..domain.numbers import check_double
+from ..uploads import check_uploads
 from .base import Behavior, UnaryInterceptor
 
 FD = descriptor.FieldDescriptor
@@ -42,4 +44,5 @@ class ValuesInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         check_values(request)
+        check_uploads(request)
         return behavior(request, context)

@@ -1,5 +1,7 @@
 """The tables. Every model binds to the shared proxy in `db.py`; schema changes go through
-numbered scripts in `migrations/`."""
+numbered scripts in `migrations/`. On PostgreSQL the columns compared as ranges or sorted
+(artifact fingerprints and commits; flow, environment, attestation type and repo names) are
+COLLATE "C", as SQLite compares (migrations/0008_collate_c.py)."""
 
 from __future__ import annotations
 
