@@ -64,7 +64,7 @@ use_source(ROOT)
 
 ORG = "acme"
 FLOW = "bench"
-KEY = "bench-secret-key"
+KEY = "bench-trails-secret-key"
 TRANSPORTS = ("rest", "grpc", "rest-hop")
 TRANSPORT_LABELS = {"rest": "REST (serve, in-process)", "grpc": "gRPC direct",
                     "rest-hop": "REST (shim -> gRPC hop)"}

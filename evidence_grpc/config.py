@@ -23,6 +23,9 @@ class Settings:
     max_request_bytes: int = 11 * MIB
     max_file_bytes: int = 10 * MIB
     max_form_field_bytes: int = 1 * MIB
+    # Limits of one evaluation of untrusted rules (custom types' schemas and jq) in the sandbox.
+    rule_seconds: float = 2.0
+    rule_memory_bytes: int = 512 * MIB
 
     @property
     def html_base(self) -> str:
@@ -41,6 +44,10 @@ class Settings:
             "grpc_target": os.environ.get("EVIDENCE_GRPC_TARGET"),
             "public_url": os.environ.get("EVIDENCE_PUBLIC_URL"),
         }
-        values = {k: v for k, v in env.items() if v}
+        values: dict[str, object] = {k: v for k, v in env.items() if v}
+        if os.environ.get("EVIDENCE_RULE_SECONDS"):
+            values["rule_seconds"] = float(os.environ["EVIDENCE_RULE_SECONDS"])
+        if os.environ.get("EVIDENCE_RULE_MEMORY_MIB"):
+            values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ from ._pb.evidence.v2 import (
     trail_service_pb2,
 )
 from .config import Settings
+from .domain import sandbox
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.environments import EnvironmentServicer
@@ -71,6 +72,8 @@ def method_path(method: descriptor.MethodDescriptor) -> str:
 
 def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
     """Unary handlers keyed by method path, not yet intercepted."""
+    sandbox.configure(sandbox.Limits(seconds=settings.rule_seconds,
+                                     memory_bytes=settings.rule_memory_bytes))
     handlers = {}
     for service, build in SERVICES:
         servicer = build(settings)

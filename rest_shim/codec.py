@@ -128,21 +128,54 @@ _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 MAX_DOCUMENT_DEPTH = 30
 
 
-def _check_depth(value: Any, field: str) -> None:
+# Struct stores every number as a double, which holds integers exactly up to 2^53: a larger
+# integer in free-form data would come back changed, so it is refused instead.
+MAX_FREE_FORM_INTEGER = 2**53
+
+
+def _check_free_form(value: Any, field: str) -> None:
+    """Free-form (Struct) data: at most MAX_DOCUMENT_DEPTH levels, integers a double holds."""
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
         children = item.values() if isinstance(item, dict) else item
         if depth > MAX_DOCUMENT_DEPTH:
             raise BodyError(f"Nested deeper than {MAX_DOCUMENT_DEPTH} levels", field)
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        for child in children:
+            if isinstance(child, (dict, list)):
+                pending.append((child, depth + 1))
+            elif isinstance(child, int) and abs(child) > MAX_FREE_FORM_INTEGER:
+                raise BodyError(f"Integer {child} is beyond ±2^53: free-form data stores "
+                                "numbers as doubles and would change it", field)
+
+
+# Numbers written as text: path and query values, and JSON strings in numeric fields (proto3
+# JSON allows "123"). ASCII only: int() and float() also take other scripts' digits ('١٢'),
+# '_' separators, 'nan' and 'infinity'.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_FLOATING = (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT)
+NUMERIC = (*_FLOATING, FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32, FD.CPPTYPE_UINT64)
+
+
+def check_number_text(field: descriptor.FieldDescriptor, text: str) -> None:
+    """Refuse text that is not an ASCII number of the field's kind (BodyError naming it)."""
+    floating = field.cpp_type in _FLOATING
+    if not (_DECIMAL_TEXT if floating else _INTEGER_TEXT).fullmatch(text):
+        raise BodyError(f"'{text}' is not a valid {'number' if floating else 'integer'}",
+                        field.name)
 
 
 def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) -> None:
     """Refuse anything but a JSON object where a message goes: protobuf's parser, told to ignore
-    unknown fields, reads a string there as an empty message (its characters as unknown keys)."""
+    unknown fields, reads a string there as an empty message (its characters as unknown keys);
+    and numbers written as strings that are not ASCII numbers."""
     for key, value in data.items():
         field = message_type.fields_by_name.get(key) or message_type.fields_by_camelcase_name.get(key)
+        if field is not None and field.cpp_type in NUMERIC:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    check_number_text(field, item)
         if field is None or value is None or field.message_type is None:
             continue
         target = field.message_type
@@ -154,7 +187,7 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
             items = value if isinstance(value, list) else []
         if target is not None and target.full_name in _STRUCT_TYPES:
             if isinstance(value, (dict, list)):
-                _check_depth(value, field.name)
+                _check_free_form(value, field.name)
             continue
         if target is None or target.full_name.startswith("google.protobuf."):
             continue  # scalars, and well-known types with JSON forms of their own
@@ -192,7 +225,7 @@ def loads(text: str | bytes) -> Any:
 def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
     """Merge a parsed JSON object into `message`; type mismatches raise BodyError."""
     if message.DESCRIPTOR.full_name == "google.protobuf.Struct":
-        _check_depth(data, "body")
+        _check_free_form(data, "body")
         message.update(data)  # a whole free-form body (a report): ~5x faster than ParseDict
         return
     _check_objects(data, message.DESCRIPTOR)

@@ -16,8 +16,19 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc._pb.evidence.v2 import options_pb2
+from evidence_grpc.domain.names import CONTROL_CHARACTERS
+from evidence_grpc.uploads import too_large, upload_limit
 
-from .codec import BodyError, dumps, field_to_json, loads, merge_json, message_to_json
+from .codec import (
+    NUMERIC,
+    BodyError,
+    check_number_text,
+    dumps,
+    field_to_json,
+    loads,
+    merge_json,
+    message_to_json,
+)
 
 FD = descriptor.FieldDescriptor
 UPLOADED_FILE = "evidence.v2.UploadedFile"
@@ -69,45 +80,44 @@ def routes_of(services: list[descriptor.ServiceDescriptor]) -> list[Route]:
 
 # ---- request -------------------------------------------------------------------------------
 
+# Integers from path and query text stay within their field's own range.
+_INTEGER_RANGES = {
+    FD.CPPTYPE_INT32: ("int32", -2**31, 2**31 - 1),
+    FD.CPPTYPE_INT64: ("int64", -2**63, 2**63 - 1),
+    FD.CPPTYPE_UINT32: ("uint32", 0, 2**32 - 1),
+    FD.CPPTYPE_UINT64: ("uint64", 0, 2**64 - 1),
+}
+
+
 def _from_text(field: descriptor.FieldDescriptor, text: str) -> Any:
-    try:
-        if field.type == FD.TYPE_BOOL:
-            lowered = text.lower()
-            if lowered in ("true", "1"):
-                return True
-            if lowered in ("false", "0"):
-                return False
-            raise ValueError(text)
-        if field.type in (FD.TYPE_DOUBLE, FD.TYPE_FLOAT):
-            return float(text)
-        if field.cpp_type in (FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32,
-                              FD.CPPTYPE_UINT64):
-            return int(text)
-    except ValueError:
-        raise BodyError(f"'{text}' is not a valid {_type_name(field)}", field.name) from None
-    return text
-
-
-def _type_name(field: descriptor.FieldDescriptor) -> str:
+    """The value of a path or query text for a scalar field; BodyError names the field."""
     if field.type == FD.TYPE_BOOL:
-        return "boolean"
-    if field.type in (FD.TYPE_DOUBLE, FD.TYPE_FLOAT):
-        return "number"
-    return "integer"
+        lowered = text.lower()
+        if lowered in ("true", "1"):
+            return True
+        if lowered in ("false", "0"):
+            return False
+        raise BodyError(f"'{text}' is not a valid boolean", field.name)
+    if field.cpp_type in NUMERIC:
+        check_number_text(field, text)
+    if field.cpp_type in (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT):
+        return float(text)  # its range (1e999 is inf) is checked for every caller at the door
+    if field.cpp_type in _INTEGER_RANGES:
+        kind, low, high = _INTEGER_RANGES[field.cpp_type]
+        number = int(text)
+        if not low <= number <= high:
+            raise BodyError(f"'{text}' is out of range ({kind})", field.name)
+        return number
+    return text
 
 
 def _set_text(message: Message, field: descriptor.FieldDescriptor, values: list[str]) -> None:
     if field.type == FD.TYPE_MESSAGE:
         return  # only scalars come from paths and query strings
-    try:
-        if field.is_repeated:
-            getattr(message, field.name).extend([_from_text(field, v) for v in values])
-        else:
-            setattr(message, field.name, _from_text(field, values[-1]))
-    except BodyError:
-        raise
-    except ValueError:  # protobuf refuses numbers beyond the field's range (int32)
-        raise BodyError(f"'{values[-1]}' is out of range", field.name) from None
+    if field.is_repeated:
+        getattr(message, field.name).extend([_from_text(field, v) for v in values])
+    else:
+        setattr(message, field.name, _from_text(field, values[-1]))
 
 
 def _json_body(request: Request) -> Any:
@@ -146,9 +156,9 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
         stream.seek(0, 2)
         size = stream.tell()
         stream.seek(0)
-        limit = field.GetOptions().Extensions[options_pb2.max_upload_bytes]
+        limit = upload_limit(field)
         if limit and size > limit:
-            raise TooLarge(f"File part '{name}' is larger than {limit} bytes")
+            raise TooLarge(too_large(name, limit))
         target = getattr(message, name)
         target.content = stream.read()  # straight into the message: no second copy held
         target.filename = upload.filename or ""  # the domain keeps only its base name
@@ -179,6 +189,8 @@ def build_request(route: Route, request: Request, path_values: dict[str, str]) -
             if field is not None and key not in route.path_fields:
                 _set_text(message, field, request.args.getlist(key))
     for name, value in path_values.items():
+        if CONTROL_CHARACTERS.search(value):  # a path segment names something: never these
+            raise BodyError("Must not contain control characters", name)
         _set_text(message, fields[name], [value])
     return message
 
@@ -191,13 +203,15 @@ def render(route: Route, response: Message) -> Response:
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
         download = Response(response.content, status=200,
                             content_type=response.content_type or "application/octet-stream")
-        if response.filename.isascii():
-            download.headers.set("Content-Disposition", "attachment", filename=response.filename)
+        # No control character may reach a header (names stored before they were refused).
+        filename = CONTROL_CHARACTERS.sub("_", response.filename)
+        if filename.isascii():
+            download.headers.set("Content-Disposition", "attachment", filename=filename)
         else:  # RFC 6266: an ASCII fallback plus the UTF-8 name
-            fallback = response.filename.encode("ascii", "replace").decode().replace('"', "")
+            fallback = filename.encode("ascii", "replace").decode().replace('"', "")
             download.headers["Content-Disposition"] = (
                 f'attachment; filename="{fallback}"; '
-                f"filename*=UTF-8''{quote(response.filename)}")
+                f"filename*=UTF-8''{quote(filename)}")
         return download
     status = route.options.success_code or 200
     if route.options.created_field:

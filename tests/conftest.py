@@ -32,8 +32,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("EVIDENCE_TEST_POSTGRES_URL", "")
 ENGINES = ["sqlite", "postgresql"] if POSTGRES_URL else ["sqlite"]
 
-ALICE_KEY = "alice-secret-key"
-BOB_KEY = "bob-secret-key"
+ALICE_KEY = "alice-secret-key-0123456789"
+BOB_KEY = "bob-secret-key-0123456789"
 BOOTSTRAP = {
     "organizations": [{"name": "acme", "features": ["controls"]}, {"name": "acme-shared"},
                       {"name": "other"}],

@@ -569,14 +569,14 @@ def test_bootstrap_is_idempotent_adds_new_things_and_refuses_bad_specs(conn):
     spec = {"organizations": [{"name": "acme", "features": ["controls", "beta"]},
                               {"name": "newco"}],
             "users": [{"name": "carol", "organizations": ["newco", "acme"],
-                       "api_keys": ["carol-key", {"key": ALICE_KEY}]}]}
+                       "api_keys": ["carol-secret-key-0123456789", {"key": ALICE_KEY}]}]}
     assert organizations.bootstrap(spec) == {"organizations": 1, "users": 1, "api_keys": 1}
     acme = Organization.get(Organization.name == "acme")
     assert acme.features == ["beta", "controls"]
     assert acme.last_modified_at > acme.created_at
     carol = User.get(User.name == "carol")
     assert carol.default_org == "newco"
-    assert organizations.authenticate("Bearer carol-key", "acme").user.name == "carol"
+    assert organizations.authenticate("Bearer carol-secret-key-0123456789", "acme").user.name == "carol"
     # An existing key stays with its user.
     assert organizations.authenticate(f"Bearer {ALICE_KEY}", None).user.name == "alice"
 

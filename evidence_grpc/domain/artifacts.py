@@ -20,9 +20,11 @@ from .pages import Page
 from .presence import presence
 from .repos import remember, repos_named
 
-HEX = re.compile(r"^[a-f0-9]+$")
+HEX = re.compile(r"[a-f0-9]+")  # fullmatch: `$` would also take a final newline
 MIN_PREFIX, FINGERPRINT_LENGTH, COMMIT_LENGTH = 5, 64, 40
 MAX_CANDIDATES = 10
+# Artifacts read at a time while looking for the newest commit on a branch (filtered in Python).
+LATEST_COMMIT_BATCH = 500
 
 
 def _prefix_range(field: peewee.Field, prefix: str) -> peewee.Expression:
@@ -33,7 +35,7 @@ def _prefix_range(field: peewee.Field, prefix: str) -> peewee.Expression:
 
 def check_prefix(field: str, value: str, full_length: int, minimum: int = MIN_PREFIX) -> str:
     value = value.lower()
-    if not (minimum <= len(value) <= full_length) or not HEX.match(value):
+    if not (minimum <= len(value) <= full_length) or not HEX.fullmatch(value):
         raise validation_error(field, f"'{value}' must be {minimum} to {full_length} "
                                       "lowercase hexadecimal characters")
     return value
@@ -46,10 +48,10 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     begun if new."""
     contract.validate("create_artifact", data)
     fingerprint = data["fingerprint"]
-    if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.match(fingerprint):
+    if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.fullmatch(fingerprint):
         raise validation_error("fingerprint", "Must be 64 lowercase hexadecimal characters")
     git_commit = data.get("git_commit") or (data.get("git_commit_info") or {}).get("sha1")
-    if git_commit is not None and (len(git_commit) != COMMIT_LENGTH or not HEX.match(git_commit)):
+    if git_commit is not None and (len(git_commit) != COMMIT_LENGTH or not HEX.fullmatch(git_commit)):
         raise validation_error("git_commit", "Must be 40 lowercase hexadecimal characters")
     template_name = data.get("template_reference_name")
     if template_name is not None:
@@ -167,12 +169,15 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
 def latest_commit(org: Organization, flow_name: str, branch: str | None) -> str | None:
     """The commit of the flow's newest artifact on `branch` (any branch when not given)."""
     flow = find_flow(org, flow_name)
-    rows = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
-            .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
-            .order_by(Artifact.id.desc()).limit(500))
-    for artifact in rows:
-        if branch is None or _branch_of(artifact) == branch:
-            return artifact.git_commit
+    newest_first = (Artifact.select(Artifact.git_commit, Artifact.git_commit_info, Artifact.commits)
+                    .where((Artifact.flow == flow) & Artifact.git_commit.is_null(False))
+                    .order_by(Artifact.id.desc()))
+    page = 1
+    while rows := list(newest_first.paginate(page, LATEST_COMMIT_BATCH)):
+        for artifact in rows:
+            if branch is None or _branch_of(artifact) == branch:
+                return artifact.git_commit
+        page += 1
     return None
 
 
@@ -281,7 +286,7 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     if condition is not None:
         found = list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
                      .where((Artifact.organization == org) & condition)
-                     .order_by(Artifact.id.desc()).limit(100))
+                     .order_by(Artifact.id.desc()))
     views = artifact_views(org, found, html_base)
     return {
         "resolved_to": {

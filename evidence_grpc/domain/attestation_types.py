@@ -6,33 +6,50 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jq
 import jsonschema
 
 from ..storage.db import locked, now, retry_on_conflict, write_transaction
 from ..storage.models import AttestationType, AttestationTypeVersion, Organization, User
-from . import contract
+from . import contract, rules, sandbox
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
 
 
-def _check_schema(text: str | None) -> dict[str, Any] | None:
+def _check_schema(text: str | None) -> dict[str, Any] | bool | None:
+    """The type's JSON Schema: an object or boolean, of a draft jsonschema knows (its `$schema`,
+    else 2020-12), referring to nothing outside itself (validation never fetches)."""
     if text is None:
         return None
+    try:
+        return _schema_of(text)
+    except RecursionError:
+        raise validation_error("type_schema", "Nested too deeply") from None
+
+
+def _schema_of(text: str) -> dict[str, Any] | bool:
     try:
         schema = json.loads(text)
     except ValueError as exc:
         raise validation_error("type_schema", f"Not valid JSON: {exc}") from None
+    if not isinstance(schema, dict | bool):
+        raise validation_error("type_schema", "A JSON Schema must be an object or a boolean")
+    draft = rules.validator_class(schema)
+    if draft is None:
+        raise validation_error("type_schema", f"Unsupported $schema '{schema['$schema']}'")
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        draft.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise validation_error("type_schema", f"Not a valid JSON Schema: {exc.message}") from None
+    remote = rules.non_local_refs(schema)
+    if remote:
+        raise validation_error("type_schema", "Only references within the schema ('#...') are "
+                               f"allowed; $ref '{remote[0]}' points outside it")
     return schema
 
 
-def _compile(rule: str, field: str) -> Any:
+def _compile(rule: str, field: str) -> None:
     try:
-        return jq.compile(rule)
+        rules.compiled(rule)
     except ValueError as exc:
         raise validation_error(field, f"Invalid jq expression '{rule}': {exc}") from None
 
@@ -132,26 +149,11 @@ def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, di
         except ValueError as exc:
             raise validation_error("attestation_data", f"Not valid JSON: {exc}") from None
     latest = _versions(type_)[-1]
-    if latest.type_schema is not None:
-        errors = sorted(jsonschema.Draft202012Validator(latest.type_schema)
-                        .iter_errors(attestation_data), key=lambda e: list(e.absolute_path))
-        if errors:
-            raise InvalidArgument("Attestation data does not match the type's schema", {
-                ("attestation_data." + ".".join(str(p) for p in e.absolute_path)).rstrip("."):
-                    e.message for e in errors[:10]})
-    failed = []
-    for rule in (latest.evaluator or {}).get("rules", []):
-        try:
-            passed = bool(_compile(rule, "evaluator.rules").input_value(attestation_data).first())
-        except (ValueError, StopIteration):
-            passed = False
-        if not passed:
-            failed.append(rule)
-    summary: dict[str, Any] = {"type_version": latest.version, "failed_rules": failed}
-    for item in latest.summary or []:
-        try:
-            summary[item["name"]] = _compile(item["expression"], "summary").input_value(
-                attestation_data).first()
-        except (ValueError, StopIteration):
-            summary[item["name"]] = None
-    return not failed, summary
+    # The type's schema and jq rules are the user's code: they run in the sandbox.
+    errors, failed, values = sandbox.run(
+        rules.evaluate, latest.type_schema, (latest.evaluator or {}).get("rules", []),
+        latest.summary or [], attestation_data,
+        first_step=("attestation_data", f"Custom attestation type '{name}'"))
+    if errors:
+        raise InvalidArgument("Attestation data does not match the type's schema", errors)
+    return not failed, {"type_version": latest.version, "failed_rules": failed, **values}

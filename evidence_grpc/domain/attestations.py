@@ -7,14 +7,14 @@ earlier attestation as a new row, so the history keeps both."""
 from __future__ import annotations
 
 import mimetypes
-import re
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import peewee
+import re2
 
-from ..storage.db import now, retry_on_conflict, write_transaction
+from ..storage.db import in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -155,8 +155,8 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
                 target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
                 data=data, summary=summary, attachment=blob,
                 attachment_name=attachment[0] if attachment else None,
-                overrides=overrides.uid if overrides else None, created_by=user.name,
-                created_at=stamp)
+                overrides=overrides.uid if overrides else None,
+                git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
             remember(org, data.get("repo_info"), stamp)
             TrailEvent.create(
@@ -298,6 +298,20 @@ def list_attestations(org: Organization, filters: dict[str, Any], after: str | N
     return rows, (rows[-1].uid if more else None)
 
 
+def _name_search(text: str) -> Callable[[str], Any]:
+    """The search function of a user's name_regex compiled by RE2, which matches in linear
+    time: constructs that need backtracking (backreferences, lookaround) are refused rather than run."""
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    try:
+        return re2.compile(text, options=options).search
+    except re2.error as exc:
+        problem = exc.args[0].decode(errors="replace") if exc.args else "unsupported"
+        raise validation_error("name_regex", "Invalid or unsupported regular expression "
+                               f"(RE2 syntax, no backreferences or lookaround): {problem}") from None
+
+
 def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, Any]
               ) -> peewee.ModelSelect:
     if filters.get("attestation_id"):
@@ -315,12 +329,9 @@ def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, A
     if filters.get("to_timestamp") is not None:
         query = query.where(Attestation.created_at <= filters["to_timestamp"])
     if filters.get("name_regex"):
-        try:
-            pattern = re.compile(filters["name_regex"])
-        except re.error as exc:
-            raise validation_error("name_regex", f"Invalid regular expression: {exc}") from None
+        search = _name_search(filters["name_regex"])
         names = {n for (n,) in Attestation.select(Attestation.name).distinct()
-                 .where(Attestation.organization == org).tuples() if pattern.search(n)}
+                 .where(Attestation.organization == org).tuples() if search(n)}
         query = query.where(Attestation.name.in_(sorted(names)))
     return query
 
@@ -336,12 +347,19 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]) -> li
     query = _filtered(_query(org), org, {
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
         "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
-    commits = set(criteria.get("commit_list") or [])
-    rows = query.order_by(Attestation.id.desc())
+    commits = sorted(set(criteria.get("commit_list") or []))
     if not commits:
-        return list(rows.limit(1000))
-    return [a for a in rows.limit(10000)
-            if ((a.data or {}).get("git_commit_info") or {}).get("sha1") in commits]
+        return list(query.order_by(Attestation.id.desc()))
+    found = [a for chunk in in_chunks(commits)
+             for a in query.where(Attestation.git_commit.in_(chunk))]
+    return sorted(found, key=lambda a: a.id, reverse=True)
+
+
+def _commit_of(data: dict[str, Any]) -> str | None:
+    """The commit an attestation names (data.git_commit_info.sha1), kept in its own column."""
+    info = data.get("git_commit_info")
+    sha1 = info.get("sha1") if isinstance(info, dict) else None
+    return sha1 if isinstance(sha1, str) else None
 
 
 def evidence_file(org: Organization, flow_name: str, trail_name: str, uid: str

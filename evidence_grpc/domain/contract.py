@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from .errors import InvalidArgument
+from .names import whole_string_patterns
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("contract-schemas.json")
 
@@ -77,7 +78,7 @@ def _schemas() -> dict[str, Any]:
         "type": ["array", "null"],
         "items": {"type": "object", "required": ["name", "expression"],
                   "properties": {"name": {"type": "string"}, "expression": {"type": "string"}}}}
-    return schemas
+    return whole_string_patterns(schemas)
 
 
 @functools.cache

@@ -18,6 +18,7 @@ from ..storage.db import database, now
 from ..storage.models import Artifact, Deployment, Environment, Flow, Organization, Repo, Trail
 from .environments import LOGICAL, find_environment
 from .errors import NotFound, validation_error
+from .numbers import as_whole_number
 from .pages import Page, counted, page_of
 from .repos import find_repo, repos_named
 
@@ -171,8 +172,11 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
              .where((Deployment.environment == env) & Deployment.deployed_at.between(start, end)))
     flow_name = None
     if flow_key:
-        flow = Flow.get_or_none((Flow.organization == org) & (
-            (Flow.name == flow_key) | (Flow.id == (int(flow_key) if flow_key.isdigit() else -1))))
+        named = Flow.name == flow_key
+        flow_id = as_whole_number(flow_key)
+        if flow_id is not None:
+            named |= Flow.id == flow_id
+        flow = Flow.get_or_none((Flow.organization == org) & named)
         if flow is None:
             raise NotFound(f"Flow '{flow_key}' not found")
         flow_name = flow.name

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import math
 import pathlib
 import re
 from collections.abc import Callable
@@ -18,9 +17,18 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from ..storage.db import Prepared, for_update, locked, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    for_update,
+    in_chunks,
+    locked,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .names import check_name, whole_string_patterns
 from .pages import page_of
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
@@ -31,7 +39,7 @@ SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
 
 @functools.cache
 def _schemas() -> dict[str, Any]:
-    return json.loads(SCHEMAS_PATH.read_text())
+    return whole_string_patterns(json.loads(SCHEMAS_PATH.read_text()))
 
 
 @functools.cache
@@ -71,11 +79,7 @@ def environment_types() -> list[str]:
 
 def check_env_name(field: str, name: str) -> str:
     pattern = _schemas()["create_env"]["properties"]["name"]["pattern"]
-    if not name:
-        raise validation_error(field, "Field cannot be empty")
-    if not re.match(pattern, name):
-        raise validation_error(field, f"'{name}' does not match '{pattern}'")
-    return name
+    return check_name(field, name, re.compile(pattern), f"does not match '{pattern}'")
 
 
 # ---- lookups -------------------------------------------------------------------------------
@@ -253,9 +257,8 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
                       tags: list[str] | None = None, sort: str | None = None,
                       sort_direction: str | None = None) -> tuple[list[Environment], dict[str, int]]:
     """Active environments, filtered; `name` is a substring match."""
-    paging = page_of(page, per_page, default_size=MAX_ENVIRONMENTS_PER_PAGE)
-    if paging.size > MAX_ENVIRONMENTS_PER_PAGE:
-        raise validation_error("per_page", f"Must be between 1 and {MAX_ENVIRONMENTS_PER_PAGE}")
+    paging = page_of(page, per_page, MAX_ENVIRONMENTS_PER_PAGE, MAX_ENVIRONMENTS_PER_PAGE,
+                     whole_when_unpaged=True)
     if sort is not None and sort not in SORT_FIELDS:
         raise validation_error("sort", f"'{sort}' is not one of {list(SORT_FIELDS)}")
     if sort_direction is not None and sort_direction not in ("asc", "desc"):
@@ -274,11 +277,7 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
         rows.sort(key=lambda e: (getattr(e, field) is None, getattr(e, field) or 0))
     if sort_direction == "desc":
         rows.reverse()
-    total = len(rows)
-    start = (paging.number - 1) * paging.size
-    pagination = {"page": paging.number, "per_page": paging.size, "total_count": total,
-                  "total_pages": max(1, math.ceil(total / paging.size))}
-    return (rows[start:start + paging.size] if paging.requested else rows), pagination
+    return paging.slice(rows)
 
 
 def has_tag(tags: dict[str, Any], wanted: str) -> bool:
@@ -290,15 +289,16 @@ def has_tag(tags: dict[str, Any], wanted: str) -> bool:
 
 
 def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
-    """The newest snapshot of each environment that has one, in one query."""
-    wanted = [(e.id, e.latest_index) for e in envs if e.latest_index]
-    if not wanted:
+    """The newest snapshot of each environment that has one: snapshots joined to their
+    environment's `latest_index`, one query per IN_CHUNK environments."""
+    ids = [e.id for e in envs if e.latest_index]
+    if not ids:
         return {}
-    condition = None
-    for env_id, index in wanted:
-        term = (Snapshot.environment == env_id) & (Snapshot.index == index)
-        condition = term if condition is None else (condition | term)
-    return {s.environment_id: s for s in Snapshot.select().where(condition)}
+    newest = (Snapshot.select(Snapshot)
+              .join(Environment, on=(Snapshot.environment == Environment.id)
+                    & (Snapshot.index == Environment.latest_index)))
+    return {s.environment_id: s for chunk in in_chunks(ids)
+            for s in newest.where(Environment.id.in_(chunk))}
 
 
 def environment_view(env: Environment, org_name: str, state: bool | None) -> dict[str, Any]:

@@ -7,25 +7,26 @@ from typing import Any
 
 import peewee
 
+from ..storage.db import in_chunks
 from ..storage.models import Artifact, Environment, EnvironmentEvent, Organization
 from .deployments import first_reports
 from .environments import LOGICAL, latest_snapshots
 from .repos import find_repo
-from .snapshots import judge
+from .snapshots import judge_each
 
 
-def _started_at(envs: list[Environment], fingerprints: set[str]) -> dict[tuple[int, str], float]:
-    """When each fingerprint last started running in each environment."""
-    if not envs or not fingerprints:
-        return {}
+def _started_at(org: Organization, fingerprints: set[str]) -> dict[tuple[int, str, str], float]:
+    """When each artifact (name, fingerprint) last started running in each environment of the
+    organization."""
     last = peewee.fn.MAX(EnvironmentEvent.reported_at)
-    rows = (EnvironmentEvent.select(EnvironmentEvent.environment, EnvironmentEvent.fingerprint,
-                                    last)
-            .where(EnvironmentEvent.environment.in_([e.id for e in envs])
-                   & EnvironmentEvent.fingerprint.in_(sorted(fingerprints))
-                   & (EnvironmentEvent.type == "started"))
-            .group_by(EnvironmentEvent.environment, EnvironmentEvent.fingerprint).tuples())
-    return {(env_id, fp): at for env_id, fp, at in rows}
+    artifact = (EnvironmentEvent.environment, EnvironmentEvent.artifact_name,
+                EnvironmentEvent.fingerprint)
+    query = (EnvironmentEvent.select(*artifact, last)
+             .join(Environment)
+             .where((Environment.organization == org) & (EnvironmentEvent.type == "started"))
+             .group_by(*artifact))
+    return {(env_id, name, fp): at for chunk in in_chunks(sorted(fingerprints))
+            for env_id, name, fp, at in query.where(EnvironmentEvent.fingerprint.in_(chunk)).tuples()}
 
 
 def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | None = None,
@@ -42,18 +43,20 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
                for env in envs if env.id in snapshots}
     live_envs = [env for env in envs if running.get(env.id)]
     fingerprints = {fp for env in live_envs for _, fp in running[env.id]}
-    started = _started_at(live_envs, fingerprints)
+    started = _started_at(org, fingerprints)
     artifacts = first_reports(org, fingerprints)
+    judgements = judge_each(org, {env.id: {fp for _, fp in running[env.id]} for env in live_envs},
+                            html_base)
     entries = []
     for env in live_envs:
         snapshot = snapshots[env.id]
-        judgement = judge(org, env, {fp for _, fp in running[env.id]}, html_base)
+        judgement = judgements[env.id]
         for name, fp in running[env.id]:
             entries.append({
                 "environment_id": str(env.id), "artifact_id": str(artifacts[fp].id),
                 "artifact_name": name, "snapshot_index": snapshot.index,
                 "compliance": "COMPLIANT" if judgement.compliant(fp) else "NON-COMPLIANT",
-                "started_at": started.get((env.id, fp), snapshot.created_at),
+                "started_at": started.get((env.id, name, fp), snapshot.created_at),
                 "links": {"snapshot": f"{html_base}/api/v2/snapshots/{org.name}/{env.name}/"
                                       f"{snapshot.index}"}})
     return {

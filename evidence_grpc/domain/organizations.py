@@ -142,6 +142,18 @@ def organization_has_feature(org: Organization, feature: str) -> bool:
     return feature in (org.features or [])
 
 
+MIN_KEY_LENGTH = 20
+
+
+def _check_key(field: str, secret: Any) -> None:
+    """An API key is a string long enough not to be guessed."""
+    if not isinstance(secret, str) or len(secret) < MIN_KEY_LENGTH:
+        problem = (f"is {len(secret)} characters long" if isinstance(secret, str)
+                   else "is not a string")
+        raise InvalidArgument(f"API keys must be strings of at least {MIN_KEY_LENGTH} characters "
+                              "(e.g. `openssl rand -hex 32`)", {field: problem})
+
+
 def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
     """Create organizations, users, memberships and personal keys; running it again changes
     nothing that is already there (features and descriptions are brought up to date)."""
@@ -163,7 +175,7 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
                 org.save()
             counts["organizations"] += created
             orgs[name] = org
-        for entry in spec.get("users", []):
+        for user_number, entry in enumerate(spec.get("users", [])):
             user, created = User.get_or_create(name=check_name("users.name", entry["name"]),
                                                defaults={"created_at": stamp})
             counts["users"] += created
@@ -176,10 +188,9 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
                 if user.default_org is None:
                     user.default_org = org_name
                     user.save()
-            for key in entry.get("api_keys", []):
+            for key_number, key in enumerate(entry.get("api_keys", [])):
                 secret = key["key"] if isinstance(key, dict) else key
-                if not isinstance(secret, str) or len(secret) < 1:
-                    raise InvalidArgument("api_keys entries need a non-empty 'key'")
+                _check_key(f"users[{user_number}].api_keys[{key_number}]", secret)
                 _, created = ApiKey.get_or_create(
                     key_hash=hash_key(secret),
                     defaults={"user": user, "created_at": stamp,

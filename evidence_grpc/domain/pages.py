@@ -15,29 +15,46 @@ MAX_PER_PAGE = 100
 @dataclasses.dataclass(frozen=True)
 class Page:
     number: int
-    size: int
+    size: int | None  # None: every item, in one page
     requested: bool  # the caller asked for paging (page or per_page given)
 
     def apply(self, query: peewee.Select) -> tuple[list, dict[str, int]]:
         """Rows of this page and the pagination object {total, page, per_page, page_count}."""
+        if self.size is None:
+            rows = list(query)
+            return rows, {"total": len(rows), "page": 1, "per_page": max(1, len(rows)),
+                          "page_count": 1}
         total = query.count()
         rows = list(query.paginate(self.number, self.size))
         return rows, {"total": total, "page": self.number, "per_page": self.size,
                       "page_count": max(1, math.ceil(total / self.size))}
 
+    def slice(self, rows: list) -> tuple[list, dict[str, int]]:
+        """This page of rows already listed and filtered in Python, with the pagination of the
+        runtime lists (`counted`)."""
+        start = (self.number - 1) * (self.size or 0)
+        page = rows if self.size is None else rows[start:start + self.size]
+        return page, counted(self, len(rows))
+
 
 def page_of(page: int | None, per_page: int | None, default_size: int = 20,
-            maximum: int = MAX_PER_PAGE, size_field: str = "per_page") -> Page:
+            maximum: int = MAX_PER_PAGE, size_field: str = "per_page", *,
+            whole_when_unpaged: bool = False) -> Page:
+    """The page asked for. `default_size` applies when only `page` is given, and to an unpaged
+    request unless `whole_when_unpaged`: then it lists every item (lists whose contract has no
+    default page size, which the CLI reads unpaged and expects whole)."""
     number = 1 if page is None else page
     size = default_size if per_page is None else per_page
     if number < 1:
         raise validation_error("page", "Must be 1 or more")
     if not 1 <= size <= maximum:
         raise validation_error(size_field, f"Must be between 1 and {maximum}")
-    return Page(number, size, page is not None or per_page is not None)
+    requested = page is not None or per_page is not None
+    return Page(number, size if requested or not whole_when_unpaged else None, requested)
 
 
 def counted(paging: Page, total: int) -> dict[str, int]:
     """{page, per_page, total_count, total_pages}: the pagination of the runtime lists."""
-    return {"page": paging.number, "per_page": paging.size, "total_count": total,
-            "total_pages": max(1, math.ceil(total / paging.size))}
+    size = paging.size or max(1, total)
+    return {"page": paging.number, "per_page": size, "total_count": total,
+            "total_pages": max(1, math.ceil(total / size))}

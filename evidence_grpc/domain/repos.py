@@ -14,7 +14,7 @@ import peewee
 from ..storage.models import Artifact, Organization, Repo
 from .environments import has_tag
 from .errors import NotFound, validation_error
-from .pages import counted, page_of
+from .pages import page_of
 
 MAX_PER_PAGE = 50
 SORT_DIRECTIONS = ("asc", "desc")
@@ -134,9 +134,7 @@ def list_repos(org: Organization, page: int | None, per_page: int | None, *,
                      namespace=namespace, tags=tags)
     if sort_direction == "desc":
         rows.reverse()
-    total = len(rows)
-    start = (paging.number - 1) * paging.size
-    return rows[start:start + paging.size], counted(paging, total)
+    return paging.slice(rows)
 
 
 def repo_view(repo: Repo) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ..storage.db import Prepared, locked, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, in_chunks, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
@@ -35,7 +35,8 @@ from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployments import record
 from .environments import LOGICAL, find_environment, has_schema, validate
-from .errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
+from .errors import FailedPrecondition, NotFound, validation_error
+from .numbers import whole_number
 from .pages import page_of
 from .repos import built_from
 
@@ -43,9 +44,12 @@ NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
 MAX_EVENTS_PER_PAGE = 100
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400,
           "month": 30 * 86400, "year": 365 * 86400}
-_RELATIVE = re.compile(r"^(\d+)\.(second|minute|hour|day|week|month|year)s?\.ago$")
-_SHORT_RELATIVE = re.compile(r"^(\d+)\s*(second|minute|hour|day|week|month|year)s?$", re.I)
-_EXPRESSION = re.compile(r"^(?:#?(\d+)|-(\d+)|~(\d+)|@\{([^}]*)\}|(?i:now))$")
+# Digits are ASCII ([0-9], not \d) and patterns match whole strings (fullmatch); the numbers
+# they capture go through numbers.whole_number, which keeps them within an integer column.
+_RELATIVE = re.compile(r"([0-9]+)\.(second|minute|hour|day|week|month|year)s?\.ago")
+_SHORT_RELATIVE = re.compile(r"([0-9]+)\s*(second|minute|hour|day|week|month|year)s?",
+                             re.I | re.ASCII)
+_EXPRESSION = re.compile(r"#?([0-9]+)|-([0-9]+)|~([0-9]+)|@\{([^}]*)\}|(?i:now)")
 
 
 # ---- reports -------------------------------------------------------------------------------
@@ -179,11 +183,36 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
           ) -> Judgement:
     """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
     policies, when they arrive, are applied here."""
-    provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     wanted = sorted(f for f in fingerprints if f)
-    reported = _REPORTED.objects(org=org.id, fingerprints=wanted) if wanted else []
+    allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
+        if wanted else set()
+    return Judgement(_provenance(org, wanted, html_base), allowed)
+
+
+def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = ""
+               ) -> dict[int, Judgement]:
+    """`judge` for many environments (by id) at once: one provenance read for all their
+    fingerprints and one allowlist read, however many environments."""
+    wanted = sorted({f for fps in fingerprints.values() for f in fps if f})
+    provenance = _provenance(org, wanted, html_base)
+    allowed: dict[int, set[str]] = defaultdict(set)
+    for ids in in_chunks(sorted(fingerprints) if wanted else []):
+        for env_id, fingerprint in (AllowlistEntry
+                                    .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
+                                    .where(AllowlistEntry.environment.in_(ids)).tuples()):
+            allowed[env_id].add(fingerprint)
+    return {env_id: Judgement(provenance, allowed[env_id] & fps)
+            for env_id, fps in fingerprints.items()}
+
+
+def _provenance(org: Organization, wanted: list[str], html_base: str
+                ) -> dict[str, list[dict[str, Any]]]:
+    """The reports of each fingerprint, oldest first."""
+    reported = [a for chunk in in_chunks(wanted)
+                for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
     states = states_of(reported)
-    for a in reported:
+    provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in sorted(reported, key=lambda a: (a.created_at, a.id)):
         flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
         provenance[a.fingerprint].append({
             "flow_name": a.flow.name, "trail_name": a.trail.name,
@@ -195,9 +224,7 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
         })
-    allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
-        if wanted else set()
-    return Judgement(dict(provenance), allowed)
+    return dict(provenance)
 
 
 def snapshot_compliant(snapshot: Snapshot, judgement: Judgement) -> bool:
@@ -208,48 +235,52 @@ def environment_states(org: Organization, envs: list[Environment]) -> dict[int, 
     """Compliance of each environment's latest snapshot (absent: no snapshot yet)."""
     from .environments import latest_snapshots
 
-    states = {}
-    for env_id, snapshot in latest_snapshots(envs).items():
-        env = next(e for e in envs if e.id == env_id)
-        fps = {e["fingerprint"] for e in snapshot.artifacts}
-        states[env_id] = snapshot_compliant(snapshot, judge(org, env, fps))
-    return states
+    snapshots = latest_snapshots(envs)
+    judgements = judge_each(org, {env_id: {e["fingerprint"] for e in snapshot.artifacts}
+                                  for env_id, snapshot in snapshots.items()})
+    return {env_id: snapshot_compliant(snapshot, judgements[env_id])
+            for env_id, snapshot in snapshots.items()}
 
 
 # ---- snapshot expressions ------------------------------------------------------------------
 
-def _point_in_time(text: str) -> float:
+def _ago(amount: re.Match, field: str) -> float:
+    """The time `amount` (a _RELATIVE or _SHORT_RELATIVE match) before now."""
+    return time.time() - whole_number(field, amount.group(1)) * _UNITS[amount.group(2).lower()]
+
+
+def _point_in_time(text: str, field: str) -> float:
     text = text.strip()
     if text.lower() == "now":
         return time.time()
-    relative = _RELATIVE.match(text)
+    relative = _RELATIVE.fullmatch(text)
     if relative:
-        return time.time() - int(relative.group(1)) * _UNITS[relative.group(2)]
+        return _ago(relative, field)
     for layout in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
         try:
             return float(calendar.timegm(time.strptime(text, layout)))
         except ValueError:
             continue
-    raise InvalidArgument(f"'{text}' is not a time: use YYYY-MM-DDTHH:MM:SS, "
-                          "N.hours|days|weeks|months.ago or now")
+    raise validation_error(field, f"'{text}' is not a time: use YYYY-MM-DDTHH:MM:SS, "
+                                  "N.hours|days|weeks|months.ago or now")
 
 
 def resolve_index(env: Environment, expression: str, field: str = "snapshot_expression") -> int:
     """The snapshot index an expression names (may be out of range: the caller checks)."""
-    match = _EXPRESSION.match(expression.strip())
+    match = _EXPRESSION.fullmatch(expression.strip())
     if not match:
         raise validation_error(field, f"'{expression}' is not a snapshot expression: use N, #N, "
                                       "-N, ~N, @{YYYY-MM-DDTHH:MM:SS}, @{N.days.ago} or @{now}")
     absolute, from_end, back, when = match.groups()
     if absolute is not None:
-        return int(absolute)
+        return whole_number(field, absolute)
     if from_end is not None:
-        return env.latest_index - int(from_end) + 1
+        return env.latest_index - whole_number(field, from_end) + 1
     if back is not None:
-        return env.latest_index - int(back)
+        return env.latest_index - whole_number(field, back)
     if when is None:  # NOW
         return env.latest_index
-    return _index_at(env, _point_in_time(when))
+    return _index_at(env, _point_in_time(when, field))
 
 
 def _index_at(env: Environment, at: float) -> int:
@@ -337,12 +368,16 @@ def get_snapshot(org: Organization, env_name: str, expression: str, html_base: s
                          html_base)
 
 
+def _by_artifact(snapshot: Snapshot | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """A snapshot's entries by (name, fingerprint): one build may run under several names."""
+    return {(e["name"], e["fingerprint"]): e for e in (snapshot.artifacts if snapshot else [])}
+
+
 def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
                   previous: Snapshot | None, following: Snapshot | None, html_base: str
                   ) -> dict[str, Any]:
     """A snapshot with its artifacts marked against the previous one (started, exited)."""
-    before = {(e["name"], e["fingerprint"]): e for e in (previous.artifacts if previous else [])}
-    current = {(e["name"], e["fingerprint"]): e for e in snapshot.artifacts}
+    before, current = _by_artifact(previous), _by_artifact(snapshot)
     judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
     artifacts = []
     for key in sorted(set(current) | set(before)):
@@ -438,16 +473,16 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             raise validation_error(field, "Field cannot be empty")
     env1, snap1, id1 = _snappish(org, snappish1)
     env2, snap2, id2 = _snappish(org, snappish2)
-    side1 = {e["fingerprint"]: e for e in (snap1.artifacts if snap1 else [])}
-    side2 = {e["fingerprint"]: e for e in (snap2.artifacts if snap2 else [])}
-    provenance = judge(org, env1, set(side1) | set(side2), html_base).provenance
+    side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
+    keys = side1.keys() | side2.keys()
+    provenance = judge(org, env1, {fp for _, fp in keys}, html_base).provenance
     out: dict[str, Any] = {"snappish1": {"snapshot_id": id1, "artifacts": []},
                            "snappish2": {"snapshot_id": id2, "artifacts": []},
                            "changed": {"snapshot_id": None, "artifacts": []},
                            "not_changed": {"snapshot_id": None, "artifacts": []}}
-    for fp in sorted(set(side1) | set(side2)):
-        one, two = side1.get(fp), side2.get(fp)
-        view = _diff_artifact(one or two, one, two, provenance.get(fp, []))
+    for key in sorted(keys):
+        one, two = side1.get(key), side2.get(key)
+        view = _diff_artifact(one or two, one, two, provenance.get(key[1], []))
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
@@ -476,9 +511,9 @@ def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[
 # ---- events --------------------------------------------------------------------------------
 
 def _bound(env: Environment, text: str, field: str) -> int:
-    short = _SHORT_RELATIVE.match(text.strip())
+    short = _SHORT_RELATIVE.fullmatch(text.strip())
     if short:
-        return _index_at(env, time.time() - int(short.group(1)) * _UNITS[short.group(2).lower()])
+        return _index_at(env, _ago(short, field))
     return resolve_index(env, text, field)
 
 

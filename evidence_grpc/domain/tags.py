@@ -3,7 +3,6 @@ resource type as the CLI spells it (`flow`, `flows`, `env`, `environment(s)`, `r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import peewee
@@ -11,11 +10,13 @@ import peewee
 from ..storage.db import locked, write_transaction
 from ..storage.models import Organization, Repo
 from .environments import find_environment
-from .errors import NotFound, validation_error
+from .errors import NotFound
 from .flows import find_flow
+from .names import check_name
 from .repos import find_repo
 
-KEY = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9\-_.~]*$")
+KEY_RULE = "is refused: Tag keys start with a letter or digit and contain only letters, " \
+           "digits, '-', '_', '.', '~'"
 
 
 def _repo(org: Organization, identifier: str) -> Repo:
@@ -40,9 +41,7 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
     if finder is None:
         raise NotFound(f"Unknown resource type '{resource_type}': use one of {sorted(FINDERS)}")
     for key in set_tags:
-        if not KEY.match(key):
-            raise validation_error(f"set_tags.{key}", "Tag keys start with a letter or digit and "
-                                                      "contain only letters, digits, '-', '_', '.', '~'")
+        check_name(f"set_tags.{key}", key, rule=KEY_RULE)  # tag keys follow the rules of names
     with write_transaction():
         resource = locked(finder(org, resource_id))
         tags = dict(resource.tags or {})

@@ -7,7 +7,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, for_update, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .deployments import link_artifact
@@ -102,13 +102,16 @@ def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[lis
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
                 flow_tags: list[str] | None = None) -> tuple[list[Trail], dict]:
-    flows = Flow.select().where((Flow.organization == org) & (Flow.archived == False))  # noqa: E712
-    if flow_name:
-        flows = flows.where(Flow.id == find_flow(org, flow_name).id)
-    wanted = [tag.partition("=") for tag in flow_tags or []]
-    flow_ids = [f.id for f in flows
-                if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
-    query = Trail.select(Trail, Flow).join(Flow).where(Trail.flow.in_(flow_ids))
+    active = Flow.archived == False  # noqa: E712
+    # One flow's trails are picked by their own column, which the planner walks by index.
+    scope = active & ((Trail.flow == find_flow(org, flow_name).id) if flow_name
+                      else (Flow.organization == org))
+    if flow_tags:  # tags are JSON: the flows that have them are found in Python
+        wanted = [tag.partition("=") for tag in flow_tags]
+        tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)
+                  if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
+        scope &= Flow.id.in_(tagged)
+    query = Trail.select(Trail, Flow).join(Flow).where(scope)
     return page.apply(query.order_by(Trail.id.desc()))
 
 
@@ -143,7 +146,8 @@ def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
     by_trail: dict[int, list[dict[str, Any]]] = defaultdict(list)
     if not trails:
         return by_trail
-    for trail_id, timestamp, type_, payload in _EVENTS_OF.rows(trails=[t.id for t in trails]):
+    for trail_id, timestamp, type_, payload in (
+            row for chunk in in_chunks([t.id for t in trails]) for row in _EVENTS_OF.rows(trails=chunk)):
         by_trail[trail_id].append({"timestamp": timestamp, "type": type_,
                                    **(TrailEvent.payload.python_value(payload) or {})})
     return by_trail
@@ -158,12 +162,14 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
     ids = [t.id for t in trails]
     if not ids:  # e.g. a snapshot of artifacts without provenance: no queries
         return by_trail
+    chunks = list(in_chunks(ids))
     for trail_id, seq, uid, name, type_, compliant, target, overrides in \
-            _ATTESTATIONS_OF.rows(trails=ids):
+            (row for chunk in chunks for row in _ATTESTATIONS_OF.rows(trails=chunk)):
         by_trail[trail_id][0].append({
             "id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
             "seq": seq, "target": target, "overrides": overrides})
-    for trail_id, artifact_id, fingerprint, template_name in _ARTIFACTS_OF.rows(trails=ids):
+    for trail_id, artifact_id, fingerprint, template_name in \
+            (row for chunk in chunks for row in _ARTIFACTS_OF.rows(trails=chunk)):
         by_trail[trail_id][1].append({"id": str(artifact_id), "fingerprint": fingerprint,
                                       "template_reference_name": template_name})
     return by_trail

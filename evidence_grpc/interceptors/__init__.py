@@ -1,4 +1,5 @@
-"""Server interceptors: every evidence.v2 call passes errors -> database -> auth -> servicer.
+"""Server interceptors: every evidence.v2 call passes errors -> database -> auth -> values
+(numbers, NUL, upload sizes) -> servicer.
 
 The same interceptor objects wrap the handlers of the network server and of the REST shim's
 in-process calls, so auth and error mapping have exactly one implementation."""
@@ -10,8 +11,9 @@ import grpc
 from .auth import AuthInterceptor
 from .database import DatabaseInterceptor
 from .errors import ErrorInterceptor
+from .values import ValuesInterceptor
 
 
 def interceptors() -> list[grpc.ServerInterceptor]:
     """Outermost first, as grpc.server applies them."""
-    return [ErrorInterceptor(), DatabaseInterceptor(), AuthInterceptor()]
+    return [ErrorInterceptor(), DatabaseInterceptor(), AuthInterceptor(), ValuesInterceptor()]

@@ -47,7 +47,7 @@ class FlowServicer(pb_grpc.FlowServiceServicer):
     def ListFlows(self, request: pb.ListFlowsRequest, context: grpc.ServicerContext
                   ) -> pb.ListFlowsResponse:
         org = current_caller().org
-        page = page_of_request(request)
+        page = page_of_request(request, whole_when_unpaged=True)
         rows, pagination = flows.list_flows(
             org, page, search=request.search_by_name or None,
             case_sensitive=request.case_sensitive if request.HasField("case_sensitive") else True)

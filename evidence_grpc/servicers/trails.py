@@ -42,7 +42,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def ListFlowTrails(self, request: pb.ListFlowTrailsRequest, context: grpc.ServicerContext
                        ) -> pb.ListTrailsResponse:
         org = current_caller().org
-        page = page_of_request(request)
+        page = page_of_request(request, whole_when_unpaged=True)
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
         response = pb.ListTrailsResponse(data=self._trails(rows, org.name))
         if page.requested:

@@ -25,6 +25,15 @@ SQLITE_PRAGMAS = {
     "foreign_keys": 1,
 }
 T = TypeVar("T")
+# Values given to one IN list from Python at most; longer lists are read in chunks. A power of
+# two (Prepared pads IN lists to one), far below SQLite's limit of 32766 variables.
+IN_CHUNK = 4096
+
+
+def in_chunks(values: list[T]) -> Iterator[list[T]]:
+    """`values` in pieces of at most IN_CHUNK, one IN list each."""
+    for start in range(0, len(values), IN_CHUNK):
+        yield values[start:start + IN_CHUNK]
 
 
 def open_database(url: str) -> peewee.Database:

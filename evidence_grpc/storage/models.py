@@ -1,5 +1,7 @@
 """The tables. Every model binds to the shared proxy in `db.py`; schema changes go through
-numbered scripts in `migrations/`."""
+numbered scripts in `migrations/`. On PostgreSQL the columns compared as ranges or sorted
+(artifact fingerprints and commits; flow, environment, attestation type and repo names) are
+COLLATE "C", as SQLite compares (migrations/0008_collate_c.py)."""
 
 from __future__ import annotations
 
@@ -216,6 +218,7 @@ class Attestation(BaseModel):
     attachment = peewee.ForeignKeyField(Blob, null=True, on_delete="SET NULL")
     attachment_name = peewee.TextField(null=True)
     overrides = peewee.CharField(null=True)  # uid of the attestation this one re-judges
+    git_commit = peewee.CharField(null=True)  # data.git_commit_info.sha1, for commit searches
     created_by = peewee.CharField(default="")
     created_at = peewee.DoubleField()
 
@@ -224,6 +227,7 @@ class Attestation(BaseModel):
             (("trail", "name"), False),
             (("organization", "created_at"), False),
             (("flow", "created_at"), False),
+            (("organization", "git_commit"), False),
         )
 
 

@@ -14,6 +14,7 @@ import uuid
 import pytest
 
 from tests.conftest import (
+    ALICE_KEY,
     RunningServer,
 )
 from tests.e2e.cli import failure, unique
@@ -191,7 +192,7 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     import requests
 
     stats = requests.get(f"{live.http_url}/api/v2/repos/acme/{repo_id}/deployment-statistics",
-                         headers={"Authorization": "Bearer alice-secret-key"}, timeout=10).json()
+                         headers={"Authorization": f"Bearer {ALICE_KEY}"}, timeout=10).json()
     assert [e["env_name"] for e in stats["environments"]] == [env]
     assert len(stats["environments"][0]["deployment_frequency"]) == 1
     assert stats["environments"][0]["lead_times"][0]["lead_time_seconds"] >= 0

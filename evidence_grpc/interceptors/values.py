@@ -1,0 +1,48 @@
+"""Checks on the values of every request message before its servicer runs, so gRPC and REST
+callers meet the same rules in one place: each double (at any depth) is finite and within
+±2^63 (domain.numbers.check_double), and no string holds NUL (PostgreSQL text cannot).
+Free-form Struct data is left to convert.plain_data. Uploaded files are held to their fields'
+declared size limits (evidence_grpc.uploads), the numbers the REST shim applies while reading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from google.protobuf import descriptor
+from google.protobuf.message import Message
+
+from ..domain.errors import validation_error
+from ..domain.numbers import check_double
+from ..uploads import check_uploads
+from .base import Behavior, UnaryInterceptor
+
+FD = descriptor.FieldDescriptor
+_FREE_FORM = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
+
+
+def check_values(message: Message, prefix: str = "") -> None:
+    """Raise a validation error naming the first double out of range or string with NUL."""
+    for field, value in message.ListFields():
+        name = prefix + field.name
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            field, items = field.message_type.fields_by_name["value"], list(value.values())
+        else:
+            items = list(value) if field.is_repeated else [value]
+        if field.cpp_type in (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT):
+            for number in items:
+                check_double(name, number)
+        elif field.type == FD.TYPE_STRING:
+            if any("\x00" in text for text in items):
+                raise validation_error(name, "Must not contain the NUL character")
+        elif field.message_type is not None and field.message_type.full_name not in _FREE_FORM:
+            for item in items:
+                check_values(item, name + ".")
+
+
+class ValuesInterceptor(UnaryInterceptor):
+    def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+               method: str) -> Any:
+        check_values(request)
+        check_uploads(request)
+        return behavior(request, context)
