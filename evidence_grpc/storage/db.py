@@ -25,6 +25,7 @@ SQLITE_PRAGMAS = {
     "foreign_keys": 1,
 }
 T = TypeVar("T")
+M = TypeVar("M", bound=peewee.Model)
 # Values given to one IN list from Python at most; longer lists are read in chunks. A power of
 # two (Prepared pads IN lists to one), far below SQLite's limit of 32766 variables.
 IN_CHUNK = 4096
@@ -101,9 +102,6 @@ def write_transaction() -> Iterator[None]:
     else:
         with database.atomic():
             yield
-
-
-M = TypeVar("M", bound=peewee.Model)
 
 
 def for_update(query: peewee.ModelSelect) -> peewee.ModelSelect:
