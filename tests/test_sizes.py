@@ -453,7 +453,7 @@ def test_0007_fills_the_commit_of_existing_attestations(engine: str,
                                    type="generic", is_compliant=True, data=data,
                                    created_at=times["created_at"]).execute()
 
-            assert storage.migrate() == ["0007_attestation_commits"]
+            assert storage.migrate()[0] == "0007_attestation_commits"
 
             assert {a.uid: a.git_commit for a in Attestation.select()} == \
                 {"named": commit(7), "odd": None, "flat": None, "none": None}
