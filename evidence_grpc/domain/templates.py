@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
-import pathlib
 from typing import Any
 
-import jsonschema
-import yaml
-
 from .errors import InvalidArgument
+from .yaml_documents import load_mapping, schema_violations
 
-SCHEMA_PATH = pathlib.Path(__file__).with_name("flow-template-v1.json")
+SCHEMA_FILE = "flow-template-v1.json"
 EMPTY_TEMPLATE_YAML = "version: 1\n"
-
-
-@functools.cache
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
 
 
 def parse_template(text: str) -> dict[str, Any]:
@@ -30,21 +20,11 @@ def parse_template(text: str) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=256)
 def _parse_template(text: str) -> dict[str, Any]:
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InvalidArgument("Invalid flow template: not valid YAML",
-                              {"template_file": str(exc).replace("\n", " ")}) from None
-    if document is None:
-        document = {}
-    if not isinstance(document, dict):
-        raise InvalidArgument("Invalid flow template: expected a YAML mapping",
-                              {"template_file": "expected a mapping at the top level"})
-    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        where = ".".join(str(p) for p in first.absolute_path) or "template_file"
-        raise InvalidArgument("Invalid flow template", {where: first.message})
+    document = load_mapping(text, "template_file", "flow template")
+    violations = schema_violations(SCHEMA_FILE, document, "template_file")
+    if violations:
+        where, problem = next(iter(violations.items()))
+        raise InvalidArgument("Invalid flow template", {where: problem})
     trail = document.get("trail") or {}
     return {
         "version": document.get("version", 1),
