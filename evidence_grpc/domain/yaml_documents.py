@@ -10,15 +10,28 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import InvalidArgument
+from .errors import InvalidArgument, NotFound
 
 SCHEMA_DIR = pathlib.Path(__file__).parent
+# The published schemas, by (kind, version) as GET /api/v2/schemas/{kind}/{version} names them.
+PUBLISHED = {
+    ("environment-policy", "v1"): "environment-policy-v1.json",
+    ("flow-template", "v1"): "flow-template-v1.json",
+}
 
 
 @functools.cache
 def schema_text(file_name: str) -> str:
     """The JSON Schema kept beside this module as `file_name`."""
     return (SCHEMA_DIR / file_name).read_text()
+
+
+def published_schema(kind: str, version: str) -> str:
+    """The JSON text of a published schema."""
+    file_name = PUBLISHED.get((kind, version))
+    if file_name is None:
+        raise NotFound(f"Schema '{kind}/{version}' not found")
+    return schema_text(file_name)
 
 
 @functools.cache
