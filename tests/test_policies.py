@@ -62,3 +62,48 @@ def test_schemas_need_no_key(client):
         answer = client.get(f"/api/v2/schemas/{kind}/v1")
         assert answer.status_code == 200 and "$schema" in answer.get_json(force=True)
     assert client.get("/api/v2/schemas/nope/v1").status_code == 404
+
+
+def test_missing_parts_are_refused(client):
+    no_file = client.put("/api/v2/policies/acme", headers=bearer(), content_type="multipart/form-data",
+                         data={"payload": json.dumps({"name": "p", "type": "env"})})
+    assert no_file.status_code == 400 and "policy_file" in no_file.get_json()["errors"]
+    no_payload = client.put("/api/v2/policies/acme", headers=bearer(), content_type="multipart/form-data",
+                            data={"policy_file": (io.BytesIO(POLICY), "p.yml")})
+    assert no_payload.status_code == 400 and "payload" in no_payload.get_json()["errors"]
+
+
+def test_policy_service_over_grpc(settings):
+    import grpc
+    import grpc_testing
+
+    from evidence_grpc._pb.evidence.v2 import common_pb2
+    from evidence_grpc._pb.evidence.v2 import policy_service_pb2 as pb
+    from evidence_grpc.domain.organizations import Caller
+    from evidence_grpc.servicers.policies import PolicyServicer
+    from evidence_grpc.storage import db as storage
+    from evidence_grpc.storage.models import Organization, User
+    from tests.test_servicers import AsCaller
+
+    with storage.database.connection_context():
+        caller = Caller(user=User.get(User.name == "alice"),
+                        organization=Organization.get(Organization.name == "acme"))
+    service = pb.DESCRIPTOR.services_by_name["PolicyService"]
+    server = grpc_testing.server_from_dictionary({service: AsCaller(PolicyServicer(), caller)},
+                                                 grpc_testing.strict_real_time())
+
+    def call(method, request):
+        rpc = server.invoke_unary_unary(service.methods_by_name[method], (), request, None)
+        response, _, code, details = rpc.termination()
+        assert code is grpc.StatusCode.OK, details
+        return response
+
+    upsert = pb.UpsertPolicyRequest(
+        org="acme", payload=pb.PolicyPayload(name="p", type="env", comment="first"),
+        policy_file=common_pb2.UploadedFile(filename="p.yml", content=POLICY))
+    assert call("UpsertPolicy", upsert).created is True
+    assert call("UpsertPolicy", upsert).created is False
+    policy = call("GetPolicy", pb.GetPolicyRequest(org="acme", policy_name="p"))
+    assert isinstance(policy, pb.Policy)
+    assert [(v.version, v.comment, v.created_by) for v in policy.versions] == [(1, "first", "alice")]
+    assert [p.name for p in call("ListPolicies", pb.ListPoliciesRequest(org="acme")).data] == ["p"]
