@@ -19,6 +19,7 @@ from ._pb.evidence.v2 import (
     environment_service_pb2,
     flow_service_pb2,
     organization_service_pb2,
+    policy_service_pb2,
     readiness_service_pb2,
     repo_service_pb2,
     snapshot_service_pb2,
@@ -32,6 +33,7 @@ from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
+from .servicers.policies import PolicyServicer, SchemaServicer
 from .servicers.repos import BuildServicer, DeploymentServicer, RepoServicer
 from .servicers.snapshots import SnapshotServicer
 from .servicers.trails import TrailServicer
@@ -58,6 +60,8 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (deployment_service_pb2.DESCRIPTOR.services_by_name["DeploymentService"],
      lambda s: DeploymentServicer()),
     (build_service_pb2.DESCRIPTOR.services_by_name["BuildService"], BuildServicer),
+    (policy_service_pb2.DESCRIPTOR.services_by_name["PolicyService"], lambda s: PolicyServicer()),
+    (policy_service_pb2.DESCRIPTOR.services_by_name["SchemaService"], lambda s: SchemaServicer()),
 ]
 
 

@@ -361,3 +361,48 @@ ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Repo, Tra
               BlobChunk,
               Artifact, Attestation, AttestationType, AttestationTypeVersion,
               Environment, Snapshot, EnvironmentEvent, Deployment, AllowlistEntry]
+
+
+class Policy(BaseModel):
+    """An environment policy; its YAML lives in numbered PolicyVersion rows."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    name = peewee.CharField()
+    description = peewee.TextField(default="")
+    created_by = peewee.CharField()
+    archived = peewee.BooleanField(default=False)
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("organization", "name"), True),)
+
+
+class PolicyVersion(BaseModel):
+    """One content of a policy: a new one only when the YAML text changed."""
+
+    policy = peewee.ForeignKeyField(Policy, on_delete="CASCADE")
+    version = peewee.IntegerField()
+    policy_yaml = peewee.TextField()
+    comment = peewee.TextField(default="")
+    created_by = peewee.CharField()
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("policy", "version"), True),)
+
+
+class PolicyEvent(BaseModel):
+    """What happened to a policy: creation, new_version, metadata_update."""
+
+    policy = peewee.ForeignKeyField(Policy, on_delete="CASCADE")
+    type = peewee.CharField()
+    user_name = peewee.CharField()
+    data = JSONField(default=dict)
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("policy", "created_at"), False),)
+
+
+ALL_MODELS += [Policy, PolicyVersion, PolicyEvent]

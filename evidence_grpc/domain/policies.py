@@ -1,0 +1,181 @@
+"""Environment policies: versioned YAML documents attached to environments by name.
+
+A policy changes version only when its YAML text changes; each version keeps its comment and
+author. Attachments are the names in `environment.policies`."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+from urllib.parse import urlparse
+
+from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
+from ..storage.models import Environment, Organization, Policy, PolicyEvent, PolicyVersion
+from .environments import find_environment
+from .errors import InvalidArgument, NotFound, validation_error
+from .names import check_name
+from .yaml_documents import load_mapping, schema_violations
+
+SCHEMA_FILE = "environment-policy-v1.json"
+POLICY_TYPES = ("env",)
+_MAJOR_VERSION = re.compile(r"/v(\d+)/?$")
+
+
+def check_policy_yaml(text: str) -> dict[str, Any]:
+    """The policy document of `text`, or InvalidArgument naming each offending path."""
+    document = load_mapping(text, "policy_file", "policy")
+    violations = schema_violations(SCHEMA_FILE, document, "policy_file")
+    schema_url = document.get("_schema")
+    if isinstance(schema_url, str) and "_schema" not in violations:
+        major = _MAJOR_VERSION.search(urlparse(schema_url).path)
+        if major is None:
+            violations["_schema"] = f"'{schema_url}' must end with /v{{n}}, the major version"
+        elif major.group(1) != "1":
+            violations["_schema"] = f"Version {major.group(1)} is not supported; use v1"
+    if violations:
+        raise InvalidArgument("Invalid policy", violations)
+    return document
+
+
+def upsert_policy(org: Organization, user_name: str, name: str, *, description: str,
+                  comment: str, policy_type: str | None,
+                  policy_yaml: str | None) -> tuple[Policy, bool]:
+    """Create the policy or update it. Returns (policy, created). The YAML may be left out
+    only when the policy exists (its description alone changes)."""
+    check_name("name", name)
+    if policy_type is not None and policy_type not in POLICY_TYPES:
+        raise validation_error("type", f"'{policy_type}' is not one of {list(POLICY_TYPES)}")
+    if policy_yaml is not None:
+        check_policy_yaml(policy_yaml)
+
+    def write() -> tuple[Policy, bool]:
+        with write_transaction():
+            stamp = now()
+            policy = Policy.get_or_none((Policy.organization == org) & (Policy.name == name))
+            created = policy is None
+            if created:
+                if policy_yaml is None:
+                    raise validation_error("policy_file", "A new policy needs its YAML file")
+                policy = Policy.create(organization=org, name=name, description=description,
+                                       created_by=user_name, created_at=stamp,
+                                       last_modified_at=stamp)
+                _event(policy, "creation", user_name, stamp, {"version": 1})
+            elif policy.description != description:
+                _event(policy, "metadata_update", user_name, stamp,
+                       {"description": {"from": policy.description, "to": description}})
+                policy.description = description
+                policy.last_modified_at = stamp
+            latest = (PolicyVersion.select().where(PolicyVersion.policy == policy)
+                      .order_by(PolicyVersion.version.desc()).first())
+            if policy_yaml is not None and (latest is None or latest.policy_yaml != policy_yaml):
+                version = latest.version + 1 if latest else 1
+                PolicyVersion.create(policy=policy, version=version, policy_yaml=policy_yaml,
+                                     comment=comment, created_by=user_name, created_at=stamp)
+                if not created:
+                    _event(policy, "new_version", user_name, stamp, {"version": version})
+                policy.last_modified_at = stamp
+            policy.save()
+            return policy, created
+
+    return retry_on_conflict(write)
+
+
+def _event(policy: Policy, kind: str, user_name: str, stamp: float, data: dict[str, Any]) -> None:
+    PolicyEvent.create(policy=policy, type=kind, user_name=user_name, data=data, created_at=stamp)
+
+
+def find_policy(org: Organization, name: str) -> Policy:
+    policy = Policy.get_or_none((Policy.organization == org) & (Policy.name == name))
+    if policy is None:
+        raise NotFound(f"Policy '{name}' not found")
+    return policy
+
+
+def list_policies(org: Organization) -> list[Policy]:
+    return list(Policy.select().where((Policy.organization == org)
+                                      & (Policy.archived == False))  # noqa: E712
+                .order_by(Policy.name))
+
+
+def _requested_names(names: list[str]) -> list[str]:
+    """The policy names of an attach or detach request, each once, in the order given."""
+    if not names:
+        raise validation_error("policy_names", "Name at least one policy")
+    return list(dict.fromkeys(names))
+
+
+def _existing(org: Organization, names: list[str]) -> None:
+    """Refuse (404) when any of `names` is not a policy of the organization."""
+    found = {p.name for chunk in in_chunks(names)
+             for p in Policy.select(Policy.name).where((Policy.organization == org)
+                                                       & (Policy.name.in_(chunk)))}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise NotFound(f"Policy '{missing[0]}' not found" if len(missing) == 1
+                       else f"Policies {missing} not found")
+
+
+def attach_policies(org: Organization, env_name: str, names: list[str]) -> Environment:
+    """Attach every named policy, or none when one of them (or the environment) is unknown."""
+    names = _requested_names(names)
+    with write_transaction():
+        env = locked(find_environment(org, env_name))
+        _existing(org, names)
+        attached = list(env.policies or [])
+        env.policies = attached + [n for n in names if n not in attached]
+        env.last_modified_at = now()
+        env.save()
+        return env
+
+
+def detach_policies(org: Organization, env_name: str, names: list[str]) -> Environment:
+    """Detach the named policies; naming one that is not attached is no error."""
+    names = _requested_names(names)
+    with write_transaction():
+        env = locked(find_environment(org, env_name))
+        _existing(org, names)
+        env.policies = [n for n in env.policies or [] if n not in names]
+        env.last_modified_at = now()
+        env.save()
+        return env
+
+
+def _consuming_envs(org: Organization) -> dict[str, list[str]]:
+    """{policy name: names of the organization's (unarchived) environments it is attached to}."""
+    consumers: dict[str, list[str]] = defaultdict(list)
+    for env in (Environment.select(Environment.name, Environment.policies)
+                .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
+                .order_by(Environment.name)):
+        for name in env.policies or []:
+            consumers[name].append(env.name)
+    return consumers
+
+
+def policy_views(org: Organization, policies: list[Policy]) -> list[dict[str, Any]]:
+    """The contract's policy objects: versions, events and consuming environments read by one
+    query each for all `policies`."""
+    versions: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    events: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for chunk in in_chunks([p.id for p in policies]):
+        for v in (PolicyVersion.select().where(PolicyVersion.policy.in_(chunk))
+                  .order_by(PolicyVersion.version)):
+            versions[v.policy_id].append({
+                "version": v.version, "comment": v.comment, "timestamp": v.created_at,
+                "created_by": v.created_by, "policy_yaml": v.policy_yaml})
+        for e in (PolicyEvent.select().where(PolicyEvent.policy.in_(chunk))
+                  .order_by(PolicyEvent.created_at, PolicyEvent.id)):
+            events[e.policy_id].append({"type": e.type, "timestamp": e.created_at,
+                                        "user": e.user_name, "data": e.data or {}})
+    consumers = _consuming_envs(org) if policies else {}
+    return [{
+        "name": p.name,
+        "description": p.description,
+        "created_by": p.created_by,
+        "created_at": p.created_at,
+        "last_modified_at": p.last_modified_at,
+        "archived": p.archived,
+        "versions": versions[p.id],
+        "events": events[p.id],
+        "consuming_envs": consumers.get(p.name, []),
+    } for p in policies]
