@@ -24,7 +24,7 @@ from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attest
 from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
 from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_grpc
 from evidence_grpc._pb.evidence.v2 import common_pb2
-from evidence_grpc.domain import rules, sandbox, templates
+from evidence_grpc.domain import policies, rules, sandbox, templates
 from evidence_grpc.domain.errors import InvalidArgument
 from tests.conftest import ALICE_KEY, RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, create_type, custom
@@ -84,6 +84,16 @@ def test_recursive_alias_and_huge_templates_are_refused():
     with pytest.raises(InvalidArgument) as huge:
         templates.parse_template("version: 1\n" + "#" * templates.MAX_TEMPLATE_BYTES)
     assert "template_file" in huge.value.errors
+
+
+@pytest.mark.timeout(60)
+def test_alias_bomb_policy_file_is_refused_before_validation():
+    """Policies are parsed by the same bounded loader as templates."""
+    bomb = alias_bomb().replace("trail: {attestations:", "artifacts: {exceptions:")
+    with pytest.raises(InvalidArgument) as refused:
+        policies.check_policy_yaml("_schema: https://kosli.com/schemas/policy/environment/v1\n"
+                                   + bomb)
+    assert "aliases are expanded" in refused.value.errors["policy_file"]
 
 
 def test_aliases_within_the_bound_still_work():
