@@ -354,7 +354,7 @@ class Server:
 
     def describe(self) -> str:
         return (f"server: REST {self.rest} (shim workers {self.shim_workers()}), gRPC {self.grpc}, "
-                f"{self.database_path}")
+                f"{self.database_url}")
 
     def log_tail(self) -> str:
         try:
