@@ -336,10 +336,11 @@ class Server:
     database_path: pathlib.Path
     process: subprocess.Popen
     log_path: pathlib.Path
+    url: str = ""  # the database URL when it is not the SQLite file
 
     @property
     def database_url(self) -> str:
-        return f"sqlite:///{self.database_path}"
+        return self.url or f"sqlite:///{self.database_path}"
 
     def shim_master(self) -> int | None:
         for pid in children(self.process.pid):
@@ -353,7 +354,7 @@ class Server:
 
     def describe(self) -> str:
         return (f"server: REST {self.rest} (shim workers {self.shim_workers()}), gRPC {self.grpc}, "
-                f"{self.database_path}")
+                f"{self.database_url}")
 
     def log_tail(self) -> str:
         try:
@@ -364,20 +365,24 @@ class Server:
 
 @contextmanager
 def running_server(workdir: pathlib.Path, workers: int | None, org: str, key: str,
-                   source: pathlib.Path = ROOT, user: str = "alice") -> Iterator[Server]:
+                   source: pathlib.Path = ROOT, user: str = "alice",
+                   database_url: str | None = None) -> Iterator[Server]:
     """`evidence-server serve` (gRPC server + REST shim calling the servicers in-process) on a
-    new SQLite database in `workdir`, stopped when the block ends, also on errors."""
+    new SQLite database in `workdir` (or on `database_url`, an empty database the caller made),
+    stopped when the block ends, also on errors."""
     database_path = workdir / "bench.db"
-    bootstrap(workdir, f"sqlite:///{database_path}", org, user, key, source)
+    url = database_url or f"sqlite:///{database_path}"
+    bootstrap(workdir, url, org, user, key, source)
     rest, grpc_addr = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     worker_args = ["--workers", str(workers)] if workers else []
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
         process = start_server(["serve", "--http-addr", rest, "--grpc-addr", grpc_addr,
-                                "--database-url", f"sqlite:///{database_path}", *worker_args],
+                                "--database-url", url, *worker_args],
                                log, source)
         try:
-            server = Server(rest, grpc_addr, database_path, process, log_path)
+            server = Server(rest, grpc_addr, database_path, process, log_path,
+                            database_url or "")
             _wait_ready(server)
             yield server
         finally:
@@ -642,3 +647,30 @@ def explain_statements(database_path: pathlib.Path, statements: list[tuple[str, 
     finally:
         conn.close()
     return total
+
+
+@contextmanager
+def scratch_postgres(admin_url: str, prefix: str) -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server of `admin_url` (a URL of an existing
+    database the user may create databases from), dropped when the block ends."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg2  # only when PostgreSQL is asked for
+
+    parts = urlsplit(admin_url)
+    name = f"{prefix}_{os.getpid()}_{int(time.time())}"
+
+    def admin(sql: str) -> None:
+        conn = psycopg2.connect(admin_url)
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cursor:
+                cursor.execute(sql)
+        finally:
+            conn.close()
+
+    admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
