@@ -5,7 +5,17 @@ from __future__ import annotations
 import io
 import json
 
+import grpc
+import grpc_testing
+
+from evidence_grpc._pb.evidence.v2 import common_pb2
+from evidence_grpc._pb.evidence.v2 import policy_service_pb2 as pb
+from evidence_grpc.domain.organizations import Caller
+from evidence_grpc.servicers.policies import PolicyServicer
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Organization, User
 from tests.conftest import BOB_KEY, bearer
+from tests.test_servicers import AsCaller
 
 POLICY = b"_schema: https://docs.kosli.com/schemas/policy/v1\nartifacts:\n  provenance:\n    required: true\n"
 
@@ -73,18 +83,7 @@ def test_missing_parts_are_refused(client):
     assert no_payload.status_code == 400 and "payload" in no_payload.get_json()["errors"]
 
 
-def test_policy_service_over_grpc(settings):
-    import grpc
-    import grpc_testing
-
-    from evidence_grpc._pb.evidence.v2 import common_pb2
-    from evidence_grpc._pb.evidence.v2 import policy_service_pb2 as pb
-    from evidence_grpc.domain.organizations import Caller
-    from evidence_grpc.servicers.policies import PolicyServicer
-    from evidence_grpc.storage import db as storage
-    from evidence_grpc.storage.models import Organization, User
-    from tests.test_servicers import AsCaller
-
+def test_policy_service_over_grpc(client, settings):
     with storage.database.connection_context():
         caller = Caller(user=User.get(User.name == "alice"),
                         organization=Organization.get(Organization.name == "acme"))
@@ -107,3 +106,14 @@ def test_policy_service_over_grpc(settings):
     assert isinstance(policy, pb.Policy)
     assert [(v.version, v.comment, v.created_by) for v in policy.versions] == [(1, "first", "alice")]
     assert [p.name for p in call("ListPolicies", pb.ListPoliciesRequest(org="acme")).data] == ["p"]
+
+    client.put("/api/v2/environments/acme", headers=bearer(), json={"name": "prod", "type": "K8S"})
+    # (an unknown policy over a real gRPC server: e2e/test_grpc.py, NOT_FOUND)
+    assert list(call("GetPolicy", pb.GetPolicyRequest(org="acme", policy_name="p"))
+                .consuming_envs) == []
+    call("AttachPolicies", pb.AttachPoliciesRequest(org="acme", env_name="prod", policy_names=["p"]))
+    assert list(call("GetPolicy", pb.GetPolicyRequest(org="acme", policy_name="p"))
+                .consuming_envs) == ["prod"]
+    call("DetachPolicies", pb.DetachPoliciesRequest(org="acme", env_name="prod", policy_names=["p"]))
+    assert list(call("GetPolicy", pb.GetPolicyRequest(org="acme", policy_name="p"))
+                .consuming_envs) == []

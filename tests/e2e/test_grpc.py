@@ -136,6 +136,19 @@ def test_dynamic_call_errors_carry_status_codes(channel: grpc.Channel):
     assert missing.value.details() == "Flow 'no-such-flow' not found"
 
 
+def test_attaching_an_unknown_policy_is_not_found_and_attaches_nothing(channel: grpc.Channel):
+    environments = Reflected(channel, "evidence.v2.EnvironmentService")
+    environments.call("UpsertEnvironment", {"org": "acme", "name": "grpc-prod", "type": "server"})
+    policies = Reflected(channel, "evidence.v2.PolicyService")
+    with pytest.raises(grpc.RpcError) as missing:
+        policies.call("AttachPolicies", {"org": "acme", "env_name": "grpc-prod",
+                                         "policy_names": ["no-such-policy"]})
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "no-such-policy" in missing.value.details()
+    env = environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-prod"})
+    assert env.get("policies", []) == []
+
+
 # ---- health -----------------------------------------------------------------------------------
 
 def test_health_check_is_serving(channel: grpc.Channel):
