@@ -207,12 +207,12 @@ def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: 
 
 def _provenance(org: Organization, wanted: list[str], html_base: str
                 ) -> dict[str, list[dict[str, Any]]]:
-    """The reports of each fingerprint, oldest first."""
+    """The reports of each fingerprint, in report order (the id sequence)."""
     reported = [a for chunk in in_chunks(wanted)
                 for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
     states = states_of(reported)
     provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for a in sorted(reported, key=lambda a: (a.created_at, a.id)):
+    for a in sorted(reported, key=lambda a: a.id):  # report order, across chunks
         flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
         provenance[a.fingerprint].append({
             "flow_name": a.flow.name, "trail_name": a.trail.name,
