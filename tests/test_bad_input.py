@@ -327,7 +327,7 @@ def test_authentication_and_organization_access(client):
 def test_literal_template_file_segment_beats_the_flow_name_variable(client):
     # GET .../template_file is a flow lookup (there is no GET template route) ...
     assert_error(client.get("/api/v2/flows/acme/template_file", headers=bearer()), 404,
-                 message="Flow 'template_file' not found")
+                 message="Flow named 'template_file' does not exist for organization 'acme'")
     # ... while PUT goes to the template route: the flow is named by data_json.
     created = multipart(client, "/api/v2/flows/acme/template_file", {
         "data_json": json.dumps({"name": "real-name", "description": ""}),

@@ -145,7 +145,6 @@ def test_missing_trails_flows_and_kinds_are_not_found(trail):
     assert "nope" in no_trail["message"]
     no_flow = assert_error(attest(trail, "generic", generic(), flow="nope"), 404)
     assert "nope" in no_flow["message"]
-    assert_error(report_artifact(trail, trail_name="nope"), 404)
     unknown_kind = assert_error(attest(trail, "bogus", generic()), 404)
     assert "bogus" in unknown_kind["message"]
     nothing_written(trail)

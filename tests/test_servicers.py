@@ -233,7 +233,7 @@ def test_interceptor_chain_on_a_network_server(channel):
 
     error = failure(flows.GetFlow, get, alice)
     assert error.code() is grpc.StatusCode.NOT_FOUND
-    assert error.details() == "Flow 'nope' not found"
+    assert error.details() == "Flow named 'nope' does not exist for organization 'acme'"
     info, violations = details_of(error)
     assert (info.reason, info.domain) == ("NOT_FOUND", "evidence.v2")
     assert violations == {}

@@ -8,7 +8,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import for_update, locked, now, retry_on_conflict, write_transaction
+from ..storage.db import for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
 from . import contract, trails
 from .compliance import artifact_state
@@ -43,9 +43,9 @@ def check_prefix(field: str, value: str, full_length: int, minimum: int = MIN_PR
 
 def report_artifact(org: Organization, user: User, flow_name: str, data: dict[str, Any]
                     ) -> Artifact:
-    """Create or update the artifact with this fingerprint in its trail. Without a trail name
-    (the legacy `report artifact`), the trail is named after the commit or the fingerprint and
-    begun if new."""
+    """Create or update the artifact with this fingerprint in its trail, which is begun if it
+    does not exist. Without a trail name (the legacy `report artifact`), the trail is named
+    after the commit or the fingerprint."""
     contract.validate("create_artifact", data)
     fingerprint = data["fingerprint"]
     if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.fullmatch(fingerprint):
@@ -68,7 +68,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
                 trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint},
                                            user)[0]
             else:
-                trail = locked(trails.find_trail(org, flow.name, trail_name))
+                trail = trails.trail_to_report_to(org, flow.name, trail_name, user)
             stamp = now()
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
@@ -279,7 +279,7 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
         kind, full = "commit", commits[0]
         condition = Artifact.git_commit == full
     elif not fingerprints and not commits:
-        raise NotFound(f"No artifact or commit matches '{value}'")
+        raise NotFound(f"No matches for '{value}'.")
     else:
         kind, full, condition = None, None, None
     found = []

@@ -11,7 +11,7 @@ import jsonschema
 from ..storage.db import locked, now, retry_on_conflict, write_transaction
 from ..storage.models import AttestationType, AttestationTypeVersion, Organization, User
 from . import contract, rules, sandbox
-from .errors import InvalidArgument, NotFound, validation_error
+from .errors import InvalidArgument, NotFound, attestation_type_not_found, validation_error
 from .names import check_name
 
 
@@ -92,7 +92,7 @@ def find_type(org: Organization, name: str) -> AttestationType:
     type_ = AttestationType.get_or_none((AttestationType.organization == org)
                                         & (AttestationType.name == name))
     if type_ is None:
-        raise NotFound(f"Custom attestation type '{name}' not found")
+        raise attestation_type_not_found(org.name, name)
     return type_
 
 
@@ -102,24 +102,34 @@ def _versions(type_: AttestationType) -> list[AttestationTypeVersion]:
 
 
 def type_view(type_: AttestationType, org_name: str, version: int | None = None) -> dict[str, Any]:
+    """The type as the hosted service shows it: an empty description or comment is left out,
+    and one version (`NAME@vN`) comes without the type's own history fields."""
     versions = _versions(type_)
     if version is not None:
         versions = [v for v in versions if v.version == version]
         if not versions:
-            raise NotFound(f"Custom attestation type '{type_.name}' has no version {version}")
-    return {
-        "name": type_.name,
-        "description": versions[-1].description if versions else "",
-        "org": org_name,
-        "archived": type_.archived,
-        "created_by": type_.created_by,
-        "created_at": type_.created_at,
-        "last_modified_at": type_.last_modified_at,
-        "versions": [{
-            "version": v.version, "comment": v.comment, "timestamp": v.timestamp,
-            "created_by": v.created_by, "type_schema": v.type_schema, "evaluator": v.evaluator,
-            "summary": v.summary} for v in versions],
-    }
+            raise NotFound(f"version {version} does not exist for custom attestation type "
+                           f"'{type_.name}'")
+    view: dict[str, Any] = {"name": type_.name}
+    description = versions[-1].description if versions else ""
+    if description:
+        view["description"] = description
+    view.update(org=org_name, archived=type_.archived)
+    if version is None:
+        view.update(created_by=type_.created_by, created_at=type_.created_at,
+                    last_modified_at=type_.last_modified_at)
+    view["versions"] = [_version_view(v) for v in versions]
+    return view
+
+
+def _version_view(version: AttestationTypeVersion) -> dict[str, Any]:
+    view: dict[str, Any] = {"version": version.version}
+    if version.comment:
+        view["comment"] = version.comment
+    view.update(timestamp=version.timestamp, created_by=version.created_by,
+                type_schema=version.type_schema, evaluator=version.evaluator,
+                summary=version.summary)
+    return view
 
 
 def list_types(org: Organization) -> list[AttestationType]:

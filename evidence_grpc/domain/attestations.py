@@ -27,7 +27,7 @@ from ..storage.models import (
 )
 from . import attestation_types, blobs, contract
 from .artifacts import resolve_fingerprint
-from .errors import NotFound, validation_error
+from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow
 from .pages import Page
 from .repos import remember
@@ -115,7 +115,8 @@ KINDS: dict[str, tuple[str, Callable[[Organization, dict[str, Any]], Judgement]]
 }
 
 
-def _target(trail: Trail, data: dict[str, Any]) -> tuple[str | None, Artifact | None, str | None]:
+def _target(org: Organization, trail: Trail, data: dict[str, Any]
+            ) -> tuple[str | None, Artifact | None, str | None]:
     """(template name of the artifact it is about, that artifact, its fingerprint)."""
     targets = data.get("target_artifacts") or []
     fingerprint = data.get("artifact_fingerprint")
@@ -125,7 +126,7 @@ def _target(trail: Trail, data: dict[str, Any]) -> tuple[str | None, Artifact | 
                     or Artifact.select().where((Artifact.flow == trail.flow_id)
                                                & (Artifact.fingerprint == fingerprint)).first())
         if artifact is None:
-            raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in flow")
+            raise artifact_not_in_trail(org.name, trail.flow.name, trail.name, fingerprint)
         return artifact.template_reference_name or fingerprint, artifact, fingerprint
     if targets:
         name = targets[0]
@@ -146,7 +147,7 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
         with write_transaction():
             target, artifact, fingerprint = (
                 (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
-                if overrides else _target(trail, data))
+                if overrides else _target(org, trail, data))
             stamp = now()
             blob = blobs.store(attachment[1], address) if attachment else None
             attestation = Attestation.create(
@@ -187,7 +188,7 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
     """A new verdict on the newest attestation of that name and type in the trail."""
     contract.validate("post_override_attestation", data)
     trail = find_trail(org, flow_name, trail_name)
-    target, _, _ = _target(trail, data)
+    target, _, _ = _target(org, trail, data)
     query = Attestation.select().where((Attestation.trail == trail)
                                        & (Attestation.name == data["attestation_name"]))
     query = query.where(Attestation.target_artifact.is_null() if target is None

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 
 from .errors import InvalidArgument
-from .names import whole_string_patterns
+from .names import schema_error_message, whole_string_patterns
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("contract-schemas.json")
 
@@ -91,5 +91,5 @@ def validate(operation: str, payload: Any) -> None:
     errors = sorted(_validator(operation).iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         raise InvalidArgument("Input payload validation failed", {
-            (".".join(str(p) for p in e.absolute_path) or "data_json"): e.message
+            (".".join(str(p) for p in e.absolute_path) or "data_json"): schema_error_message(e)
             for e in errors[:10]})

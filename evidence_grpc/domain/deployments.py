@@ -17,7 +17,7 @@ import peewee
 from ..storage.db import database, now
 from ..storage.models import Artifact, Deployment, Environment, Flow, Organization, Repo, Trail
 from .environments import LOGICAL, find_environment
-from .errors import NotFound, validation_error
+from .errors import NotFound, flow_not_found, validation_error
 from .numbers import as_whole_number
 from .pages import Page, counted, page_of
 from .repos import find_repo, repos_named
@@ -178,7 +178,7 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
             named |= Flow.id == flow_id
         flow = Flow.get_or_none((Flow.organization == org) & named)
         if flow is None:
-            raise NotFound(f"Flow '{flow_key}' not found")
+            raise flow_not_found(org.name, flow_key)
         flow_name = flow.name
         query = query.where(Deployment.fingerprint.in_(
             Artifact.select(Artifact.fingerprint).where(Artifact.flow == flow)))

@@ -10,7 +10,6 @@ import copy
 import functools
 import json
 import pathlib
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +26,14 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
-from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
-from .names import check_name, whole_string_patterns
+from .errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    environment_not_found,
+    validation_error,
+)
+from .names import check_name, schema_error_message, whole_string_patterns
 from .pages import page_of
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
@@ -70,7 +75,8 @@ def validate(key: str, payload: Any) -> None:
     errors = sorted(_validator(key).iter_errors(payload), key=lambda e: list(e.absolute_path))
     if errors:
         raise InvalidArgument("Input payload validation failed", {
-            (".".join(str(p) for p in e.absolute_path) or "body"): e.message for e in errors[:10]})
+            (".".join(str(p) for p in e.absolute_path) or "body"): schema_error_message(e)
+            for e in errors[:10]})
 
 
 def environment_types() -> list[str]:
@@ -79,7 +85,7 @@ def environment_types() -> list[str]:
 
 def check_env_name(field: str, name: str) -> str:
     pattern = _schemas()["create_env"]["properties"]["name"]["pattern"]
-    return check_name(field, name, re.compile(pattern), f"does not match '{pattern}'")
+    return check_name(field, name, pattern)
 
 
 # ---- lookups -------------------------------------------------------------------------------
@@ -91,7 +97,7 @@ _ENVIRONMENT_BY_NAME = Prepared(lambda org, name: Environment.select().where(
 def find_environment(org: Organization, name: str) -> Environment:
     found = _ENVIRONMENT_BY_NAME.models(Environment, org=org.id, name=name)
     if not found:
-        raise NotFound(f"Environment '{name}' not found")
+        raise environment_not_found(org.name, name)
     return found[0]
 
 
@@ -140,7 +146,7 @@ def _physical_names(org: Organization, names: list[str]) -> list[str]:
     for name in names:
         env = found.get(name)
         if env is None:
-            raise NotFound(f"Environment '{name}' not found")
+            raise environment_not_found(org.name, name)
         if env.type == LOGICAL:
             raise validation_error("included_environments",
                                    f"'{name}' is a logical environment; only physical ones join")

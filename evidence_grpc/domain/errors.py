@@ -49,3 +49,29 @@ class PermissionDenied(DomainError):
 def validation_error(field: str, problem: str) -> InvalidArgument:
     """The contract's validation failure: a fixed message plus the offending field."""
     return InvalidArgument("Input payload validation failed", {field: problem})
+
+
+# The hosted service's words for things that are not there (the CLI prints them as they are).
+
+def flow_not_found(org_name: str, name: str) -> NotFound:
+    return NotFound(f"Flow named '{name}' does not exist for organization '{org_name}'")
+
+
+def environment_not_found(org_name: str, name: str) -> NotFound:
+    return NotFound(f"Environment named '{name}' does not exist for organization '{org_name}'")
+
+
+def trail_not_found(org_name: str, flow_name: str, name: str) -> NotFound:
+    return NotFound(f"Trail with name '{name}' does not exist for Organization '{org_name}' "
+                    f"and Flow '{flow_name}'")
+
+
+def attestation_type_not_found(org_name: str, name: str) -> NotFound:
+    return NotFound(f"Custom attestation type '{name}' does not exist for org '{org_name}'")
+
+
+def artifact_not_in_trail(org_name: str, flow_name: str, trail_name: str,
+                          fingerprint: str) -> NotFound:
+    return NotFound(f"Artifact with fingerprint {fingerprint} does not exist in trail "
+                    f"\"{trail_name}\" of flow \"{flow_name}\" belonging to organization "
+                    f"\"{org_name}\"")

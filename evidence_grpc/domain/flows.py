@@ -15,7 +15,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import Flow, FlowAlias, Organization
-from .errors import AlreadyExists, NotFound, validation_error
+from .errors import AlreadyExists, flow_not_found, validation_error
 from .names import check_name
 from .pages import Page
 from .templates import EMPTY_TEMPLATE_YAML, parse_template
@@ -85,7 +85,7 @@ def find_flow(org: Organization, name: str) -> Flow:
                  .where((FlowAlias.organization == org) & (FlowAlias.name == name)).first())
         flow = alias.flow if alias else None
     if flow is None:
-        raise NotFound(f"Flow '{name}' not found")
+        raise flow_not_found(org.name, name)
     return flow
 
 

@@ -5,29 +5,55 @@ newline, so `e1` and `e1\\n` would both pass and both exist."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
 
+import jsonschema
+
 from .errors import validation_error
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~\-]*")
-NAME_RULE = "must start with a letter or digit and contain only letters, digits, '.', '-', '_' " \
-            "and '~'"
+# The hosted service's rule for names, written as it quotes it in its errors (ECMA-262).
+NAME_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\.\-_~]*$"
 MAX_NAME_LENGTH = 256
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
+# A schema pattern's end of input, as written and as Python says it (see whole_string_patterns).
+ECMA_END, PYTHON_END = "$", r"\Z"
 
 
-def check_name(field: str, value: str, pattern: re.Pattern[str] = NAME_PATTERN,
-               rule: str = NAME_RULE) -> str:
-    """Refuse names that cannot round-trip as a single path segment: `pattern` must match the
-    whole name."""
+def pattern_mismatch(pattern: str, value: Any) -> str:
+    """What the hosted service says of a value its pattern refuses (pydantic's wording), with
+    the pattern as written in the schema."""
+    if pattern.endswith(PYTHON_END):
+        pattern = pattern[:-len(PYTHON_END)] + ECMA_END
+    return f"String should match pattern '{pattern}' [input: {value}]"
+
+
+def schema_error_message(error: jsonschema.ValidationError) -> str:
+    """One JSON Schema violation in words; a refused pattern (also the pattern of the one
+    string branch of an `anyOf`, as an optional name has) as the hosted service says it."""
+    refused = error if error.validator == "pattern" else next(
+        (e for e in error.context or () if e.validator == "pattern"), None)
+    if refused is not None:
+        return pattern_mismatch(str(refused.validator_value), refused.instance)
+    return error.message
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(whole_string_patterns({"pattern": pattern})["pattern"])
+
+
+def check_name(field: str, value: str, pattern: str = NAME_PATTERN) -> str:
+    """Refuse names that cannot round-trip as a single path segment: `pattern` (ECMA-262, as a
+    schema writes it) must match the whole name."""
     if not value:
         raise validation_error(field, "Field cannot be empty")
     if len(value) > MAX_NAME_LENGTH:
         raise validation_error(field, f"Must be at most {MAX_NAME_LENGTH} characters")
-    if not pattern.fullmatch(value):
-        raise validation_error(field, f"{value!r} {rule}")
+    if not _compiled(pattern).search(value):
+        raise validation_error(field, pattern_mismatch(pattern, value))
     return value
 
 
@@ -54,6 +80,6 @@ def whole_string_patterns(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "pattern" and isinstance(value, str) and value.endswith("$") and \
                 not value.endswith("\\$"):
-            value = value[:-1] + r"\Z"
+            value = value[:-len(ECMA_END)] + PYTHON_END
         out[key] = whole_string_patterns(value)
     return out

@@ -13,11 +13,13 @@ import peewee
 
 from ..storage.models import Artifact, Organization, Repo
 from .environments import has_tag
-from .errors import NotFound, validation_error
+from .errors import InvalidArgument, NotFound, validation_error
 from .pages import page_of
 
 MAX_PER_PAGE = 50
 SORT_DIRECTIONS = ("asc", "desc")
+# Repos of one name read to name their providers when the name is ambiguous.
+AMBIGUITY_SHOWN = 20
 # A repo's latest activity moves in steps of this much: reports of an unchanged repo within it
 # do not rewrite its row (every attestation of a busy pipeline would otherwise).
 ACTIVITY_RESOLUTION_SECONDS = 60.0
@@ -60,8 +62,9 @@ def remember(org: Organization, info: Any, stamp: float) -> Repo | None:
 
 def find_repo(org: Organization, name: str | None = None, repo_id: str | None = None,
               provider: str | None = None) -> Repo:
-    """A repo by its id, or by name (and provider): the newest when several share the name.
-    A name that is no repo's name is tried as an id."""
+    """A repo by its id, or by name: a name several repos share needs the provider, and
+    the newest of that provider's repos of the name is taken. A name that is no repo's name is
+    tried as an id."""
     query = Repo.select().where(Repo.organization == org)
     if repo_id:
         repo = query.where(Repo.repo_id == repo_id).first()
@@ -69,8 +72,14 @@ def find_repo(org: Organization, name: str | None = None, repo_id: str | None = 
         by_name = query.where(Repo.name == name)
         if provider:
             by_name = by_name.where(Repo.provider == provider)
-        repo = (by_name.order_by(Repo.id.desc()).first()
-                or (query.where(Repo.repo_id == name).first() if name else None))
+        named = list(by_name.order_by(Repo.id.desc()).limit(AMBIGUITY_SHOWN))
+        if len(named) > 1 and not provider:
+            providers = ", ".join(sorted({r.provider or "unknown" for r in named}))
+            raise InvalidArgument(f"Multiple repos named '{name}' exist ({providers}). "
+                                  "Specify the 'provider' (the newest of its repos is taken) "
+                                  "or the repo 'id'")
+        repo = (named[0] if named
+                else (query.where(Repo.repo_id == name).first() if name else None))
     if repo is None:
         raise NotFound(f"Repo '{repo_id or name}' not found")
     return repo

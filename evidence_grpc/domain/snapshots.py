@@ -319,11 +319,14 @@ def find_snapshot(env: Environment, expression: str) -> Snapshot:
 
 
 def _interval(env: Environment, interval: str | None) -> tuple[int, int]:
+    """The indexes of `A..B`; a single expression (`NOW`, `~2`, `5`) is the one snapshot it
+    names."""
     if not interval:
         return 1, max(env.latest_index, 1)
     first, sep, last = interval.partition("..")
     if not sep:
-        raise validation_error("interval", f"'{interval}' is not an interval: use A..B")
+        index = resolve_index(env, interval, "interval")
+        return index, index
     return (resolve_index(env, first or "1", "interval"),
             resolve_index(env, last or "NOW", "interval"))
 

@@ -15,9 +15,6 @@ from .flows import find_flow
 from .names import check_name
 from .repos import find_repo
 
-KEY_RULE = "is refused: Tag keys start with a letter or digit and contain only letters, " \
-           "digits, '-', '_', '.', '~'"
-
 
 def _repo(org: Organization, identifier: str) -> Repo:
     """A repo by its provider id (what `kosli tag repo` sends) or by name."""
@@ -41,7 +38,7 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
     if finder is None:
         raise NotFound(f"Unknown resource type '{resource_type}': use one of {sorted(FINDERS)}")
     for key in set_tags:
-        check_name(f"set_tags.{key}", key, rule=KEY_RULE)  # tag keys follow the rules of names
+        check_name(f"set_tags.{key}", key)  # tag keys follow the rules of names
     with write_transaction():
         resource = locked(finder(org, resource_id))
         tags = dict(resource.tags or {})

@@ -7,11 +7,19 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    for_update,
+    in_chunks,
+    locked,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from .compliance import evaluate_trail
 from .deployments import link_artifact
-from .errors import NotFound
+from .errors import trail_not_found
 from .flows import find_flow
 from .names import check_name
 from .pages import Page
@@ -83,15 +91,34 @@ _TRAIL_OF_FLOW = Prepared(lambda flow, name: Trail.select().where((Trail.flow ==
                          flow=int, name=str)
 
 
-def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
-    """The trail of that flow (the flow also found by a former name), with its flow loaded."""
+def _trail_of(org: Organization, flow_name: str, trail_name: str) -> tuple[Flow, Trail | None]:
+    """The flow (also found by a former name) and its trail of that name, if any, with the
+    trail's flow loaded."""
     flow = find_flow(org, flow_name)
     found = _TRAIL_OF_FLOW.models(Trail, flow=flow.id, name=trail_name)
     if not found:
-        raise NotFound(f"Trail '{trail_name}' not found in flow '{flow.name}'")
-    trail = found[0]
-    trail.flow = flow
+        return flow, None
+    found[0].flow = flow
+    return flow, found[0]
+
+
+def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
+    """The trail of that flow, with its flow loaded."""
+    flow, trail = _trail_of(org, flow_name, trail_name)
+    if trail is None:
+        raise trail_not_found(org.name, flow.name, trail_name)
     return trail
+
+
+def trail_to_report_to(org: Organization, flow_name: str, trail_name: str, user: User) -> Trail:
+    """The trail an artifact is reported to, locked; reporting to a trail that does not exist
+    begins it (with just its name), as the hosted service does."""
+    flow, trail = _trail_of(org, flow_name, trail_name)
+    if trail is None:
+        return begin_trail(org, flow.name, {"name": trail_name}, user)[0]
+    locked_trail = locked(trail)
+    locked_trail.flow = flow
+    return locked_trail
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:

@@ -313,16 +313,17 @@ def test_enable_and_disable_beta(live: RunningServer):
 
 def test_get_unknown_flow_fails_cleanly(live: RunningServer):
     result = live.kosli("get", "flow", "no-such-flow", check=False)
-    assert failure(result).strip() == "Error: [kosli get flow] Flow 'no-such-flow' not found"
+    assert failure(result).strip() == ("Error: [kosli get flow] Flow named 'no-such-flow' does not exist "
+                                     "for organization 'acme'")
 
 
 def test_unknown_trail_and_flow_of_a_trail_fail_cleanly(live: RunningServer):
     flow = unique("errs")
     live.kosli("create", "flow", flow, "--use-empty-template")
     result = live.kosli("get", "trail", "no-such-trail", "--flow", flow, check=False)
-    assert "Trail 'no-such-trail' not found" in failure(result)
+    assert "Trail with name 'no-such-trail' does not exist" in failure(result)
     result = live.kosli("begin", "trail", "t", "--flow", "no-such-flow", check=False)
-    assert "Flow 'no-such-flow' not found" in failure(result)
+    assert "Flow named 'no-such-flow' does not exist" in failure(result)
 
 
 def test_another_organizations_key_is_refused(live: RunningServer):
@@ -335,7 +336,7 @@ def test_another_organizations_key_is_refused(live: RunningServer):
         assert "You do not have access to organization 'acme'" in failure(result), args
     # Bob's own organization knows nothing of acme's flow.
     result = live.kosli("get", "flow", flow, key=BOB_KEY, org="other", check=False)
-    assert f"Flow '{flow}' not found" in failure(result)
+    assert f"Flow named '{flow}' does not exist for organization 'other'" in failure(result)
     result = live.kosli("list", "flows", key="not-a-key", check=False)
     failure(result)
     response = requests.get(f"{live.http_url}/api/v2/flows/acme/{flow}", headers=bearer(BOB_KEY),

@@ -52,7 +52,8 @@ def test_environment_lifecycle(live: RunningServer) -> None:
     renamed = unique("production")
     live.kosli("rename", "environment", env, renamed)
     assert live.kosli_json("get", "environment", renamed)["name"] == renamed
-    assert "not found" in failure(live.kosli("get", "environment", env, check=False))
+    assert "does not exist for organization" in failure(live.kosli("get", "environment", env,
+                                                                   check=False))
     live.kosli("archive", "environment", renamed)
     assert renamed not in [e["name"] for e in live.kosli_json("list", "environments")]
 
@@ -140,7 +141,7 @@ def test_reports_refused(live: RunningServer, tmp_path: pathlib.Path) -> None:
     assert "snapshot expression" in bogus
     ghost = failure(live.kosli("snapshot", "path", unique("ghost"), "--path", str(thing),
                                "--name", "thing", check=False))
-    assert "not found" in ghost
+    assert "does not exist for organization" in ghost
 
 
 def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Path) -> None:

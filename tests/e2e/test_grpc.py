@@ -133,7 +133,7 @@ def test_dynamic_call_errors_carry_status_codes(channel: grpc.Channel):
     with pytest.raises(grpc.RpcError) as missing:
         flows.call("GetFlow", {"org": "acme", "flow_name": "no-such-flow"})
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
-    assert missing.value.details() == "Flow 'no-such-flow' not found"
+    assert missing.value.details() == "Flow named 'no-such-flow' does not exist for organization 'acme'"
 
 
 def test_attaching_an_unknown_policy_is_not_found_and_attaches_nothing(channel: grpc.Channel):
@@ -245,7 +245,7 @@ def test_split_grpc_server_and_shim_on_one_database(database_url: str, tmp_path:
         assert refused.returncode == 1
         assert "You do not have access to organization 'acme'" in refused.stderr
         missing = server.kosli("get", "flow", "absent", check=False)
-        assert missing.returncode == 1 and "Flow 'absent' not found" in missing.stderr
+        assert missing.returncode == 1 and "Flow named 'absent' does not exist" in missing.stderr
 
         # With the gRPC server gone the shim stays up and reports the service as down.
         grpc_server.terminate()
