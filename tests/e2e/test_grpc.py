@@ -262,3 +262,23 @@ def test_split_grpc_server_and_shim_on_one_database(database_url: str, tmp_path:
                     process.kill()
         for output in outputs:
             output.close()
+
+
+def test_reporting_an_artifact_over_grpc_begins_its_trail(channel: grpc.Channel):
+    flows = Reflected(channel, "evidence.v2.FlowService")
+    artifacts = Reflected(channel, "evidence.v2.ArtifactService")
+    trails = Reflected(channel, "evidence.v2.TrailService")
+    flows.call("UpsertFlow", {"org": "acme", "name": "implicit-trail", "description": ""})
+    reported = artifacts.call("ReportArtifact", {
+        "org": "acme", "flow_name": "implicit-trail",
+        "artifact": {"fingerprint": "7" * 64, "filename": "app", "trail_name": "begun-by-artifact",
+                     "build_url": "https://ci.example/1", "commit_url": "https://git.example/c"}})
+    assert reported["fingerprint"] == "7" * 64
+    trail = trails.call("GetTrail", {"org": "acme", "flow_name": "implicit-trail",
+                                     "trail_name": "begun-by-artifact"})
+    assert trail["name"] == "begun-by-artifact"
+    with pytest.raises(grpc.RpcError) as missing:
+        trails.call("GetTrail", {"org": "acme", "flow_name": "implicit-trail", "trail_name": "t9"})
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert missing.value.details() == ("Trail with name 't9' does not exist for Organization "
+                                       "'acme' and Flow 'implicit-trail'")
