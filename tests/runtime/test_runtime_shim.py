@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import BOB_KEY, bearer
+from tests.conftest import BOB_KEY, bearer, govern
 
 FP1, FP2 = "a" * 64, "b" * 64
 H = bearer()
@@ -160,6 +160,7 @@ def test_snapshots_list_get_and_expressions(client):
 def test_diff_events_allowlist(client):
     create(client, "prod")
     create(client, "staging")
+    govern(client, "prod")
     report(client, "prod", "server", {"artifacts": [{"digests": {"app": FP1}, "creationTimestamp": 5}]})
     report(client, "staging", "server", {"artifacts": [
         {"digests": {"app": FP1}, "creationTimestamp": 5},
@@ -190,7 +191,14 @@ def test_diff_events_allowlist(client):
         "artifact_fingerprint": FP1, "artifact_name": "app", "description": "hotfix"})
     assert allowed.status_code == 201
     assert allowed.json["user_name"] == "alice"
+    # The allowlisting shows in the next snapshot; snapshot #1 keeps its verdict.
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is False
+    report(client, "prod", "server", {"artifacts": [{"digests": {"app": FP1}, "creationTimestamp": 5},
+                                                    {"digests": {"app": FP1}, "creationTimestamp": 6}]})
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is False  # scaling
+    report(client, "prod", "server", {"artifacts": [{"digests": {"api": FP1}, "creationTimestamp": 5}]})
     assert client.get("/api/v2/snapshots/acme/prod/-1", headers=H).json["compliant"] is True
+    assert client.get("/api/v2/snapshots/acme/prod/1", headers=H).json["compliant"] is False
     assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is True
     bad = client.put("/api/v2/allowlists/acme/prod", headers=H, json={
         "artifact_fingerprint": "xyz", "artifact_name": "app", "description": "hotfix"})
