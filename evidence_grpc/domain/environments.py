@@ -26,7 +26,7 @@ from ..storage.db import (
     retry_on_conflict,
     write_transaction,
 )
-from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
+from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
 from .errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, validation_error
 from .names import check_name, whole_string_patterns
 from .pages import page_of
@@ -125,7 +125,7 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             if data.get("include_scaling") is False:
                 env.include_scaling = False  # can be turned off, no longer on
             if data.get("policies") is not None:
-                env.policies = list(data["policies"])
+                env.policies = known_policies(org, list(data["policies"]))
             env.archived = False
             env.last_modified_at = stamp
             env.save()
@@ -147,6 +147,20 @@ def _physical_names(org: Organization, names: list[str]) -> list[str]:
     return sorted(set(names))
 
 
+def known_policies(org: Organization, names: list[str]) -> list[str]:
+    """`names`, each once in the order given, when all are policies of the organization;
+    NotFound (404) naming the first missing otherwise, as attaching them would answer."""
+    names = list(dict.fromkeys(names))
+    found = {p.name for chunk in in_chunks(names)
+             for p in Policy.select(Policy.name).where((Policy.organization == org)
+                                                       & (Policy.name.in_(chunk)))}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise NotFound(f"Policy '{missing[0]}' not found" if len(missing) == 1
+                       else f"Policies {missing} not found")
+    return names
+
+
 def update_environment(org: Organization, name: str, data: dict[str, Any]) -> Environment:
     """Change the fields sent; an empty (or null) description clears it."""
     validate("update_env", data)
@@ -157,7 +171,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
         if data.get("include_scaling") is False:
             env.include_scaling = False
         if "policies" in data:
-            env.policies = list(data["policies"] or [])
+            env.policies = known_policies(org, list(data["policies"] or []))
         if "included_environments" in data:
             if env.type != LOGICAL and data["included_environments"]:
                 raise validation_error("included_environments",

@@ -147,6 +147,13 @@ def test_attaching_an_unknown_policy_is_not_found_and_attaches_nothing(channel: 
     assert "no-such-policy" in missing.value.details()
     env = environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-prod"})
     assert env.get("policies", []) == []
+    with pytest.raises(grpc.RpcError) as patched:
+        environments.call("UpdateEnvironment", {"org": "acme", "env_name": "grpc-prod",
+                                                "description": "new",
+                                                "policies": ["no-such-policy"]})
+    assert patched.value.code() == grpc.StatusCode.NOT_FOUND
+    env = environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-prod"})
+    assert (env.get("description", ""), env.get("policies", [])) == ("", [])
 
 
 # ---- health -----------------------------------------------------------------------------------

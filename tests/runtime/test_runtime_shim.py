@@ -76,6 +76,28 @@ def test_patch_archive_rename_join(client):
     assert archived.status_code == 400 and "archived" in archived.json["message"]
 
 
+def test_patching_policies_names_known_policies_only(client):
+    create(client, description="words")
+    refused = client.patch("/api/v2/environments/acme/prod", headers=H,
+                           json={"description": "new", "policies": ["house-rules"]})
+    assert refused.status_code == 404
+    assert refused.json["message"] == "Policy 'house-rules' not found"
+    unchanged = client.get("/api/v2/environments/acme/prod", headers=H).json
+    assert (unchanged["description"], unchanged["policies"]) == ("words", [])  # nothing written
+    govern(client)  # creates house-rules, attached nowhere
+    patched = client.patch("/api/v2/environments/acme/prod", headers=H,
+                           json={"policies": ["house-rules", "house-rules"]})
+    assert patched.status_code == 200 and patched.json["policies"] == ["house-rules"]
+    both = client.patch("/api/v2/environments/acme/prod", headers=H,
+                        json={"policies": ["house-rules", "a", "b"]})
+    assert (both.status_code, both.json["message"]) == (404, "Policies ['a', 'b'] not found")
+    assert client.put("/api/v2/environments/acme", headers=H, json={
+        "name": "lab", "type": "server", "description": "", "policies": ["nope"]}).status_code == 404
+    assert client.get("/api/v2/environments/acme/lab", headers=H).status_code == 404
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["policies"] == [
+        "house-rules"]
+
+
 def test_reports_of_every_type(client):
     bodies = {
         "server": {"artifacts": [{"digests": {"/app": FP1}, "creationTimestamp": 1}]},
