@@ -125,7 +125,7 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             if data.get("include_scaling") is False:
                 env.include_scaling = False  # can be turned off, no longer on
             if data.get("policies") is not None:
-                env.policies = known_policies(org, list(data["policies"]))
+                set_policies(org, env, list(data["policies"]))
             env.archived = False
             env.last_modified_at = stamp
             env.save()
@@ -161,6 +161,18 @@ def known_policies(org: Organization, names: list[str]) -> list[str]:
     return names
 
 
+def set_policies(org: Organization, env: Environment, names: list[str]) -> None:
+    """Attach exactly the policies `names` (all known, or NotFound); when that changes what the
+    environment requires, what runs there is judged again in a new snapshot. In the caller's
+    write transaction with `env` locked (the caller saves it)."""
+    from .snapshots import rejudge_latest  # snapshots reads environments: imported when used
+
+    names = known_policies(org, names)
+    if names != list(env.policies or []):
+        env.policies = names
+        rejudge_latest(org, env)
+
+
 def update_environment(org: Organization, name: str, data: dict[str, Any]) -> Environment:
     """Change the fields sent; an empty (or null) description clears it."""
     validate("update_env", data)
@@ -171,7 +183,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
         if data.get("include_scaling") is False:
             env.include_scaling = False
         if "policies" in data:
-            env.policies = known_policies(org, list(data["policies"] or []))
+            set_policies(org, env, list(data["policies"] or []))
         if "included_environments" in data:
             if env.type != LOGICAL and data["included_environments"]:
                 raise validation_error("included_environments",

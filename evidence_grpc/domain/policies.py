@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import Environment, Organization, Policy, PolicyEvent, PolicyVersion
-from .environments import find_environment, known_policies
+from .environments import find_environment, known_policies, set_policies
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
 from .yaml_documents import load_mapping, schema_violations
@@ -110,9 +110,8 @@ def attach_policies(org: Organization, env_name: str, names: list[str]) -> Envir
     names = _requested_names(names)
     with write_transaction():
         env = locked(find_environment(org, env_name))
-        known_policies(org, names)
         attached = list(env.policies or [])
-        env.policies = attached + [n for n in names if n not in attached]
+        set_policies(org, env, attached + [n for n in names if n not in attached])
         env.last_modified_at = now()
         env.save()
         return env
@@ -124,7 +123,7 @@ def detach_policies(org: Organization, env_name: str, names: list[str]) -> Envir
     with write_transaction():
         env = locked(find_environment(org, env_name))
         known_policies(org, names)
-        env.policies = [n for n in env.policies or [] if n not in names]
+        set_policies(org, env, [n for n in env.policies or [] if n not in names])
         env.last_modified_at = now()
         env.save()
         return env

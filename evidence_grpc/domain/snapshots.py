@@ -111,18 +111,36 @@ def report_environment(org: Organization, env_name: str, env_type: str,
             if previous is not None and unchanged:
                 env.save()
                 return None
-            index = env.latest_index + 1
-            judgement = judge(org, env, {e["fingerprint"] for e in entries})
-            snapshot = Snapshot.create(environment=env, index=index, type=env_type,
-                                       artifacts=entries, created_at=stamp,
-                                       **_verdicts(env, judgement, entries))
-            _record_changes(org, env, index, before, after, stamp)
-            env.latest_index = index
+            snapshot = _new_snapshot(org, env, env_type, entries, stamp)
+            _record_changes(org, env, snapshot.index, before, after, stamp)
             env.last_changed_at = stamp
             env.save()
             return snapshot
 
     return retry_on_conflict(write)
+
+
+def _new_snapshot(org: Organization, env: Environment, env_type: str,
+                  entries: list[dict[str, Any]], stamp: float) -> Snapshot:
+    """The environment's next snapshot of `entries`, judged now, in the caller's write
+    transaction with `env` locked (the caller saves `env`)."""
+    judgement = judge(org, env, {e["fingerprint"] for e in entries})
+    snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
+                               artifacts=entries, created_at=stamp,
+                               **_verdicts(env, judgement, entries))
+    env.latest_index = snapshot.index
+    return snapshot
+
+
+def rejudge_latest(org: Organization, env: Environment) -> Snapshot | None:
+    """When the policies of an environment change, what it runs is judged again as a new
+    snapshot of the same artifacts (the hosted docs: attaching or detaching a policy creates
+    a snapshot with the updated compliance); earlier snapshots keep theirs. In the caller's
+    write transaction with `env` locked; None before the first snapshot."""
+    if not env.latest_index:
+        return None
+    latest = Snapshot.get((Snapshot.environment == env) & (Snapshot.index == env.latest_index))
+    return _new_snapshot(org, env, latest.type, latest.artifacts, now())
 
 
 def _record_changes(org: Organization, env: Environment, index: int,

@@ -378,3 +378,30 @@ def test_repo_tags_and_filter_options(client, deployed: Clock):
     repo = get(client, "repos/acme/platform/backend/api")
     assert (repo["id"], repo["repo_id"], repo["namespace_path"], repo["vcs_instance"]) == \
         ("r-7", "r-7", ["platform", "backend"], "gitlab.example")
+
+
+def test_attaching_or_detaching_policies_judges_what_runs_in_a_new_snapshot(client,
+                                                                           deployed: Clock):
+    assert get(client, "snapshots/acme/prod/-1")["index"] == 2
+    for trail in ("a", "b", "c"):
+        attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
+               flow="ci", trail=trail)
+    detached = client.delete("/api/v2/environments/acme/prod/policies", headers=H,
+                             json={"policy_names": ["house-rules"]})
+    assert detached.status_code == 200
+    three = get(client, "snapshots/acme/prod/-1")
+    assert (three["index"], three["compliant"], three["artifact_compliance_count"]) == (
+        3, False, {"true": 0, "false": 0, "null": 3})  # Unknown: nothing is required
+    assert {a["annotation"]["type"] for a in three["artifacts"]} == {"unchanged"}
+    assert get(client, "environments/acme/prod")["state"] is None
+    assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
+                       json={"policy_names": ["house-rules"]}).status_code == 200
+    four = get(client, "snapshots/acme/prod/-1")
+    assert (four["index"], four["compliant"]) == (4, True)  # judged with the reviews
+    assert get(client, "snapshots/acme/prod/2")["compliant"] is False  # as it was judged
+    assert [e["snapshot_index"] for e in get(client, "environments/acme/prod/events")] == [
+        2, 2, 1]  # nothing started or exited since
+    # Attaching what is attached changes nothing, and makes no snapshot.
+    assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
+                       json={"policy_names": ["house-rules"]}).status_code == 200
+    assert get(client, "snapshots/acme/prod/-1")["index"] == 4
