@@ -169,7 +169,7 @@ def report_message(env_name: str, snapshot: Snapshot | None) -> str:
 
 # ---- provenance and compliance -------------------------------------------------------------
 # Judged when a snapshot is made (report_environment), by `judge`, and kept in the snapshot;
-# reads render what was kept (`_verdicts_of`) and never judge again.
+# reads render what was kept (`verdicts_of`) and never judge again.
 
 @dataclasses.dataclass
 class Judgement:
@@ -304,7 +304,7 @@ def judge_recorded_snapshots() -> None:
 
 
 def verdicts_of(snapshot: Snapshot | None, html_base: str
-                 ) -> dict[tuple[str, str], dict[str, Any]]:
+                ) -> dict[tuple[str, str], dict[str, Any]]:
     """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute."""
     if snapshot is None:
         return {}
