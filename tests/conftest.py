@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import io
 import json
 import os
 import pathlib
@@ -256,3 +257,20 @@ def server(database_url: str, tmp_path: pathlib.Path) -> Iterator[RunningServer]
     running = start_server(database_url, tmp_path)
     yield running
     stop_server(running)
+
+
+# Provenance and a compliant trail: the rules the snapshots of a governed environment are
+# judged by (an environment without policies is of Unknown compliance).
+HOUSE_RULES = (b"_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n"
+               b"  provenance:\n    required: true\n  trail-compliance:\n    required: true\n")
+
+
+def govern(client, *env_names: str, policy: str = "house-rules") -> None:
+    """Create `policy` (HOUSE_RULES) through the REST shim and attach it to each environment."""
+    client.put("/api/v2/policies/acme", headers=bearer(), content_type="multipart/form-data",
+               data={"payload": json.dumps({"name": policy, "description": "", "type": "env"}),
+                     "policy_file": (io.BytesIO(HOUSE_RULES), "policy.yml")})
+    for name in env_names:
+        attached = client.post(f"/api/v2/environments/acme/{name}/policies", headers=bearer(),
+                               json={"policy_names": [policy]})
+        assert attached.status_code == 200, attached.get_json()

@@ -1,11 +1,13 @@
 """Schema migrations on a database holding rows of the schema before them: 0006 learns the
-repos of existing evidence and links artifacts and deployments to them (both engines)."""
+repos of existing evidence and links artifacts and deployments to them; 0011 judges the
+snapshots made before verdicts were kept (both engines)."""
 
 from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterator
 
+import peewee
 import pytest
 from playhouse.migrations import Runner
 
@@ -15,8 +17,10 @@ from evidence_grpc.storage.models import (
     Deployment,
     Environment,
     Flow,
+    JSONField,
     Organization,
     Repo,
+    Snapshot,
     Trail,
 )
 from tests.conftest import _close_shared_database, postgres_database
@@ -60,4 +64,61 @@ def test_0006_links_existing_evidence_to_repos(empty_database: str):
         linked = {d.fingerprint: (d.repo_id, d.lead_time_seconds)
                   for d in Deployment.select()}
         assert linked == {"a" * 64: (repo.id, 160.0), "b" * 64: (None, None)}
+    _close_shared_database()
+
+
+class _SnapshotBefore0011(peewee.Model):
+    """A snapshot row as the schema before 0011 has it (no verdict columns)."""
+
+    environment_id = peewee.IntegerField()
+    index = peewee.IntegerField()
+    type = peewee.CharField()
+    artifacts = JSONField()
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        table_name = "snapshot"
+
+
+def test_0011_judges_the_snapshots_made_before_verdicts_were_kept(empty_database: str):
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0009_policies")
+        stamp = 1_700_000_000.0
+        times = {"created_at": stamp, "last_modified_at": stamp}
+        org = Organization.insert(name="acme", **times).execute()
+        flow = Flow.insert(organization=org, name="ci", **times).execute()
+        trail = Trail.insert(flow=flow, name="t", **times).execute()
+        Artifact.insert(organization=org, flow=flow, trail=trail, fingerprint="a" * 64,
+                        name="app", **times).execute()
+        governed = Environment.insert(organization=org, name="prod", type="server",
+                                      policies=["rules"], latest_index=2, **times).execute()
+        free = Environment.insert(organization=org, name="dev", type="server", latest_index=1,
+                                  **times).execute()
+
+        def running(*fingerprints: str) -> list[dict]:
+            return [{"name": f"app-{fp[0]}", "fingerprint": fp, "instance_count": 1,
+                     "creationTimestamp": [1], "pods": None, "context": []}
+                    for fp in fingerprints]
+
+        with db.bind_ctx([_SnapshotBefore0011]):
+            _SnapshotBefore0011.insert_many([
+                {"environment_id": governed, "index": 1, "type": "server",
+                 "artifacts": running("a" * 64), "created_at": stamp},
+                {"environment_id": governed, "index": 2, "type": "server",
+                 "artifacts": running("a" * 64, "b" * 64), "created_at": stamp + 1},
+                {"environment_id": free, "index": 1, "type": "server",
+                 "artifacts": running("a" * 64), "created_at": stamp}]).execute()
+
+        assert "0011_snapshot_verdicts" in storage.migrate()
+
+        kept = {(s.environment_id, s.index): s for s in Snapshot.select()}
+        one, two, dev = kept[(governed, 1)], kept[(governed, 2)], kept[(free, 1)]
+        assert (one.compliant, two.compliant, dev.compliant) == (True, False, None)
+        assert [(v["name"], v["compliant"], [r["type"] for r in v["reasons_for_incompliance"]])
+                for v in two.verdicts] == [("app-a", True, []), ("app-b", False, ["no_provenance"])]
+        assert [f["flow_name"] for f in two.verdicts[0]["flows"]] == ["ci"]
+        assert [(v["compliant"], v["reasons_for_incompliance"]) for v in dev.verdicts] == [
+            (None, [])]
+        assert one.applied_policies == []
     _close_shared_database()

@@ -39,6 +39,7 @@ from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.domain.snapshots import judge_recorded_snapshots
 from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
@@ -129,6 +130,7 @@ def populate() -> None:
                                "git_commit": f"{i:040x}"}
                               for i in range(N)])
         _insert(Environment, [{"organization": org.id, "name": f"env-{i:04d}", "type": "server",
+                               "policies": ["house-rules"],
                                "latest_index": N if i == 0 else 1, "created_at": stamp,
                                "last_modified_at": stamp, "last_reported_at": stamp,
                                "last_changed_at": stamp} for i in range(N)])
@@ -156,6 +158,7 @@ def populate() -> None:
                                   "fingerprint": fingerprint(i), "artifact_name": f"app-{i}",
                                   "created_at": stamp}
                                  for i in range(N)])
+        judge_recorded_snapshots()  # as the migration judges snapshots made before verdicts
 
 
 @dataclass

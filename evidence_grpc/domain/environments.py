@@ -25,11 +25,12 @@ from ..storage.db import (
     retry_on_conflict,
     write_transaction,
 )
-from ..storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
+from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
 from .errors import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
+    NotFound,
     environment_not_found,
     validation_error,
 )
@@ -131,7 +132,7 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             if data.get("include_scaling") is False:
                 env.include_scaling = False  # can be turned off, no longer on
             if data.get("policies") is not None:
-                env.policies = list(data["policies"])
+                set_policies(org, env, list(data["policies"]))
             env.archived = False
             env.last_modified_at = stamp
             env.save()
@@ -153,6 +154,32 @@ def _physical_names(org: Organization, names: list[str]) -> list[str]:
     return sorted(set(names))
 
 
+def known_policies(org: Organization, names: list[str]) -> list[str]:
+    """`names`, each once in the order given, when all are policies of the organization;
+    NotFound (404) naming the first missing otherwise, as attaching them would answer."""
+    names = list(dict.fromkeys(names))
+    found = {p.name for chunk in in_chunks(names)
+             for p in Policy.select(Policy.name).where((Policy.organization == org)
+                                                       & (Policy.name.in_(chunk)))}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise NotFound(f"Policy '{missing[0]}' not found" if len(missing) == 1
+                       else f"Policies {missing} not found")
+    return names
+
+
+def set_policies(org: Organization, env: Environment, names: list[str]) -> None:
+    """Attach exactly the policies `names` (all known, or NotFound); when that changes what the
+    environment requires, what runs there is judged again in a new snapshot. In the caller's
+    write transaction with `env` locked (the caller saves it)."""
+    from .snapshots import rejudge_latest  # snapshots reads environments: imported when used
+
+    names = known_policies(org, names)
+    if names != list(env.policies or []):
+        env.policies = names
+        rejudge_latest(org, env)
+
+
 def update_environment(org: Organization, name: str, data: dict[str, Any]) -> Environment:
     """Change the fields sent; an empty (or null) description clears it."""
     validate("update_env", data)
@@ -163,7 +190,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
         if data.get("include_scaling") is False:
             env.include_scaling = False
         if "policies" in data:
-            env.policies = list(data["policies"] or [])
+            set_policies(org, env, list(data["policies"] or []))
         if "included_environments" in data:
             if env.type != LOGICAL and data["included_environments"]:
                 raise validation_error("included_environments",

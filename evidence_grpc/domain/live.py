@@ -12,7 +12,10 @@ from ..storage.models import Artifact, Environment, EnvironmentEvent, Organizati
 from .deployments import first_reports
 from .environments import LOGICAL, latest_snapshots
 from .repos import find_repo
-from .snapshots import judge_each
+from .snapshots import verdicts_of
+
+# The compliance kept with the snapshot (None: an environment without policies, Unknown).
+_COMPLIANCE = {True: "COMPLIANT", False: "NON-COMPLIANT", None: None}
 
 
 def _started_at(org: Organization, fingerprints: set[str]) -> dict[tuple[int, str, str], float]:
@@ -45,17 +48,15 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
     fingerprints = {fp for env in live_envs for _, fp in running[env.id]}
     started = _started_at(org, fingerprints)
     artifacts = first_reports(org, fingerprints)
-    judgements = judge_each(org, {env.id: {fp for _, fp in running[env.id]} for env in live_envs},
-                            html_base)
     entries = []
     for env in live_envs:
         snapshot = snapshots[env.id]
-        judgement = judgements[env.id]
+        verdicts = verdicts_of(snapshot, html_base)
         for name, fp in running[env.id]:
             entries.append({
                 "environment_id": str(env.id), "artifact_id": str(artifacts[fp].id),
                 "artifact_name": name, "snapshot_index": snapshot.index,
-                "compliance": "COMPLIANT" if judgement.compliant(fp) else "NON-COMPLIANT",
+                "compliance": _COMPLIANCE[verdicts[(name, fp)]["compliant"]],
                 "started_at": started.get((env.id, name, fp), snapshot.created_at),
                 "links": {"snapshot": f"{html_base}/api/v2/snapshots/{org.name}/{env.name}/"
                                       f"{snapshot.index}"}})

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
 from ..storage.models import Environment, Organization, Policy, PolicyEvent, PolicyVersion
-from .environments import find_environment
+from .environments import find_environment, known_policies, set_policies
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
 from .yaml_documents import load_mapping, schema_violations
@@ -105,25 +105,13 @@ def _requested_names(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _existing(org: Organization, names: list[str]) -> None:
-    """Refuse (404) when any of `names` is not a policy of the organization."""
-    found = {p.name for chunk in in_chunks(names)
-             for p in Policy.select(Policy.name).where((Policy.organization == org)
-                                                       & (Policy.name.in_(chunk)))}
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise NotFound(f"Policy '{missing[0]}' not found" if len(missing) == 1
-                       else f"Policies {missing} not found")
-
-
 def attach_policies(org: Organization, env_name: str, names: list[str]) -> Environment:
     """Attach every named policy, or none when one of them (or the environment) is unknown."""
     names = _requested_names(names)
     with write_transaction():
         env = locked(find_environment(org, env_name))
-        _existing(org, names)
         attached = list(env.policies or [])
-        env.policies = attached + [n for n in names if n not in attached]
+        set_policies(org, env, attached + [n for n in names if n not in attached])
         env.last_modified_at = now()
         env.save()
         return env
@@ -134,8 +122,8 @@ def detach_policies(org: Organization, env_name: str, names: list[str]) -> Envir
     names = _requested_names(names)
     with write_transaction():
         env = locked(find_environment(org, env_name))
-        _existing(org, names)
-        env.policies = [n for n in env.policies or [] if n not in names]
+        known_policies(org, names)
+        set_policies(org, env, [n for n in env.policies or [] if n not in names])
         env.last_modified_at = now()
         env.save()
         return env

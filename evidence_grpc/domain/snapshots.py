@@ -7,9 +7,13 @@ deployment. Reports of one environment are serialized: the environment row is lo
 (PostgreSQL) or the write transaction is exclusive (SQLite), and the unique (environment, index)
 key with a retry backs that up.
 
-Compliance is judged when read: an artifact is compliant when it is allowlisted in the
-environment, or has provenance (it was reported to a flow of the organization) and is compliant
-in every trail it was reported to; a snapshot is compliant when all its artifacts are."""
+Compliance is judged once, when a snapshot is made, and kept with it (`Snapshot.verdicts`):
+later evidence, template edits or policy changes show in the next snapshot, never in an old one
+(a report of what already runs makes no snapshot and judges nothing). An artifact is compliant
+when it is allowlisted in the environment, or has provenance (it was reported to a flow of the
+organization) and is compliant in every trail it was reported to; a snapshot is compliant when
+all its artifacts are. An environment without policies has no requirements: its snapshots and
+their artifacts are of Unknown compliance (null; a snapshot's `compliant` reads false)."""
 
 from __future__ import annotations
 
@@ -107,16 +111,36 @@ def report_environment(org: Organization, env_name: str, env_type: str,
             if previous is not None and unchanged:
                 env.save()
                 return None
-            index = env.latest_index + 1
-            snapshot = Snapshot.create(environment=env, index=index, type=env_type,
-                                       artifacts=entries, created_at=stamp)
-            _record_changes(org, env, index, before, after, stamp)
-            env.latest_index = index
+            snapshot = _new_snapshot(org, env, env_type, entries, stamp)
+            _record_changes(org, env, snapshot.index, before, after, stamp)
             env.last_changed_at = stamp
             env.save()
             return snapshot
 
     return retry_on_conflict(write)
+
+
+def _new_snapshot(org: Organization, env: Environment, env_type: str,
+                  entries: list[dict[str, Any]], stamp: float) -> Snapshot:
+    """The environment's next snapshot of `entries`, judged now, in the caller's write
+    transaction with `env` locked (the caller saves `env`)."""
+    judgement = judge(org, env, {e["fingerprint"] for e in entries})
+    snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
+                               artifacts=entries, created_at=stamp,
+                               **_verdicts(env, judgement, entries))
+    env.latest_index = snapshot.index
+    return snapshot
+
+
+def rejudge_latest(org: Organization, env: Environment) -> Snapshot | None:
+    """When the policies of an environment change, what it runs is judged again as a new
+    snapshot of the same artifacts (the hosted docs: attaching or detaching a policy creates
+    a snapshot with the updated compliance); earlier snapshots keep theirs. In the caller's
+    write transaction with `env` locked; None before the first snapshot."""
+    if not env.latest_index:
+        return None
+    latest = Snapshot.get((Snapshot.environment == env) & (Snapshot.index == env.latest_index))
+    return _new_snapshot(org, env, latest.type, latest.artifacts, now())
 
 
 def _record_changes(org: Organization, env: Environment, index: int,
@@ -144,6 +168,8 @@ def report_message(env_name: str, snapshot: Snapshot | None) -> str:
 
 
 # ---- provenance and compliance -------------------------------------------------------------
+# Judged when a snapshot is made (report_environment), by `judge`, and kept in the snapshot;
+# reads render what was kept (`verdicts_of`) and never judge again.
 
 @dataclasses.dataclass
 class Judgement:
@@ -227,19 +253,75 @@ def _provenance(org: Organization, wanted: list[str], html_base: str
     return dict(provenance)
 
 
-def snapshot_compliant(snapshot: Snapshot, judgement: Judgement) -> bool:
-    return all(judgement.compliant(e["fingerprint"]) for e in snapshot.artifacts)
+def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
+    """What a snapshot keeps of one running artifact's judgement (provenance URLs relative to
+    the html base, which reads prepend)."""
+    return {"compliant": judgement.compliant(fingerprint),
+            "reasons_for_incompliance": judgement.reasons(fingerprint),
+            "policy_decisions": [],
+            "flows": judgement.provenance.get(fingerprint, [])}
 
 
-def environment_states(org: Organization, envs: list[Environment]) -> dict[int, bool]:
-    """Compliance of each environment's latest snapshot (absent: no snapshot yet)."""
+def _applied_policies(judgement: Judgement) -> list[dict[str, Any]]:
+    """The policies a snapshot was judged by, as it keeps them."""
+    return []
+
+
+def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, Any]]
+              ) -> dict[str, Any]:
+    """The Snapshot fields of a verdict on `entries` (running artifacts). Without policies the
+    environment has no requirements: every artifact and the snapshot are Unknown (None)."""
+    governed = bool(env.policies)
+    verdicts = []
+    for entry in entries:
+        verdict = _verdict(judgement, entry["fingerprint"])
+        if not governed:
+            verdict.update(compliant=None, reasons_for_incompliance=[])
+        verdicts.append({"name": entry["name"], "fingerprint": entry["fingerprint"], **verdict})
+    return {"verdicts": verdicts,
+            "compliant": all(v["compliant"] for v in verdicts) if governed else None,
+            "applied_policies": _applied_policies(judgement)}
+
+
+def judge_recorded_snapshots() -> None:
+    """Judge every snapshot now and keep the verdicts, for the snapshots made before verdicts
+    were kept (migrations/0011): one `judge_each` per organization over the fingerprints of all
+    its snapshots."""
+    pending = (Snapshot.select(Snapshot, Environment).join(Environment)
+               .order_by(Environment.organization, Snapshot.id))
+    by_org: dict[int, list[Snapshot]] = defaultdict(list)
+    for snapshot in pending:
+        by_org[snapshot.environment.organization_id].append(snapshot)
+    for org_id, rows in by_org.items():
+        fingerprints: dict[int, set[str]] = defaultdict(set)
+        for snapshot in rows:
+            fingerprints[snapshot.environment_id] |= {e["fingerprint"] for e in snapshot.artifacts}
+        judgements = judge_each(Organization.get_by_id(org_id), fingerprints)
+        for snapshot in rows:
+            fields = _verdicts(snapshot.environment, judgements[snapshot.environment_id],
+                               snapshot.artifacts)
+            Snapshot.update(**fields).where(Snapshot.id == snapshot.id).execute()
+
+
+def verdicts_of(snapshot: Snapshot | None, html_base: str
+                ) -> dict[tuple[str, str], dict[str, Any]]:
+    """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute."""
+    if snapshot is None:
+        return {}
+    found = {}
+    for verdict in snapshot.verdicts:
+        flows = [{**f, "html_url": html_base + f["html_url"],
+                  "flow_html_url": html_base + f["flow_html_url"]} for f in verdict["flows"]]
+        found[(verdict["name"], verdict["fingerprint"])] = {**verdict, "flows": flows}
+    return found
+
+
+def environment_states(envs: list[Environment]) -> dict[int, bool | None]:
+    """The compliance kept with each environment's latest snapshot (None: Unknown, or no
+    snapshot yet)."""
     from .environments import latest_snapshots
 
-    snapshots = latest_snapshots(envs)
-    judgements = judge_each(org, {env_id: {e["fingerprint"] for e in snapshot.artifacts}
-                                  for env_id, snapshot in snapshots.items()})
-    return {env_id: snapshot_compliant(snapshot, judgements[env_id])
-            for env_id, snapshot in snapshots.items()}
+    return {env_id: snapshot.compliant for env_id, snapshot in latest_snapshots(envs).items()}
 
 
 # ---- snapshot expressions ------------------------------------------------------------------
@@ -338,19 +420,18 @@ def list_snapshots(org: Organization, env_name: str, page: int | None, per_page:
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
     low, high = _interval(env, interval)
-    query = Snapshot.select().where((Snapshot.environment == env) & (Snapshot.index >= low)
-                                    & (Snapshot.index <= high))
+    query = Snapshot.select(Snapshot.index, Snapshot.created_at, Snapshot.compliant).where(
+        (Snapshot.environment == env) & (Snapshot.index >= low) & (Snapshot.index <= high))
     order = Snapshot.index.asc() if reverse else Snapshot.index.desc()
     rows = list(query.order_by(order).paginate(paging.number, paging.size))
     next_start = _next_starts(env, [s.index for s in rows])
-    judgement = judge(org, env, {a["fingerprint"] for s in rows for a in s.artifacts})
     stamp = now()
     items = []
     for s in rows:
         until = next_start.get(s.index)
         items.append({"index": s.index, "from": s.created_at, "to": until or 0,
                       "duration": (until or stamp) - s.created_at,
-                      "compliant": snapshot_compliant(s, judgement)})
+                      "compliant": bool(s.compliant)})
     return items
 
 
@@ -381,20 +462,18 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
                   ) -> dict[str, Any]:
     """A snapshot with its artifacts marked against the previous one (started, exited)."""
     before, current = _by_artifact(previous), _by_artifact(snapshot)
-    judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
+    # An exited artifact shows the verdict of the snapshot it last ran in.
+    verdicts = {**verdicts_of(previous, html_base), **verdicts_of(snapshot, html_base)}
     artifacts = []
     for key in sorted(set(current) | set(before)):
         entry = current.get(key) or before[key]
         was = before[key]["instance_count"] if key in before else 0
         count = current[key]["instance_count"] if key in current else 0
-        compliant = judgement.compliant(key[1])
-        artifacts.append(_artifact_view(entry, was, count, compliant,
-                                        judgement.provenance.get(key[1], []),
-                                        judgement.reasons(key[1])))
+        artifacts.append(_artifact_view(entry, was, count, verdicts[key]))
     counts = {"true": 0, "false": 0, "null": 0}
     for a in artifacts:
         if a["annotation"]["now"]:
-            counts["true" if a["compliant"] else "false"] += 1
+            counts[{True: "true", False: "false", None: "null"}[a["compliant"]]] += 1
     return {
         "index": snapshot.index,
         "is_latest": snapshot.index == env.latest_index,
@@ -402,14 +481,14 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         "artifact_compliance_count": counts,
         "timestamp": snapshot.created_at,
         "type": snapshot.type,
-        "compliant": snapshot_compliant(snapshot, judgement),
+        "compliant": bool(snapshot.compliant),
         "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
         "artifacts": artifacts,
-        "applied_policies": [],
+        "applied_policies": snapshot.applied_policies,
     }
 
 
-def _annotation(was: int, count: int, compliant: bool) -> str:
+def _annotation(was: int, count: int, compliant: bool | None) -> str:
     if was == 0:
         return "started-compliant" if compliant else "started-non-compliant"
     if count == 0:
@@ -430,8 +509,9 @@ def _pods(entry: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
                                       strict=False)}
 
 
-def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
-                   flows: list[dict[str, Any]], reasons: list[dict[str, str]]) -> dict[str, Any]:
+def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[str, Any]
+                   ) -> dict[str, Any]:
+    flows, compliant = verdict["flows"], verdict["compliant"]
     first = flows[0] if flows else None
     commit_ts = first.get("commit_timestamp") if first else None
     started = min(entry["creationTimestamp"]) if entry["creationTimestamp"] else None
@@ -440,7 +520,8 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
         "fingerprint": entry["fingerprint"],
         "compliant": compliant,
         "deployments": [],
-        "reasons_for_incompliance": reasons,
+        "policy_decisions": verdict["policy_decisions"],
+        "reasons_for_incompliance": verdict["reasons_for_incompliance"],
         "creationTimestamp": entry["creationTimestamp"],
         "pods": _pods(entry),
         "instance_count": count,
@@ -474,18 +555,18 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
     for field, value in (("snappish1", snappish1), ("snappish2", snappish2)):
         if not value:
             raise validation_error(field, "Field cannot be empty")
-    env1, snap1, id1 = _snappish(org, snappish1)
-    env2, snap2, id2 = _snappish(org, snappish2)
+    _, snap1, id1 = _snappish(org, snappish1)
+    _, snap2, id2 = _snappish(org, snappish2)
     side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
     keys = side1.keys() | side2.keys()
-    provenance = judge(org, env1, {fp for _, fp in keys}, html_base).provenance
+    verdicts = {**verdicts_of(snap2, html_base), **verdicts_of(snap1, html_base)}
     out: dict[str, Any] = {"snappish1": {"snapshot_id": id1, "artifacts": []},
                            "snappish2": {"snapshot_id": id2, "artifacts": []},
                            "changed": {"snapshot_id": None, "artifacts": []},
                            "not_changed": {"snapshot_id": None, "artifacts": []}}
     for key in sorted(keys):
         one, two = side1.get(key), side2.get(key)
-        view = _diff_artifact(one or two, one, two, provenance.get(key[1], []))
+        view = _diff_artifact(one or two, one, two, verdicts[key]["flows"])
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
@@ -549,12 +630,18 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
     else:
         order = (EnvironmentEvent.snapshot_index.desc(), EnvironmentEvent.id.desc())
     rows = list(query.order_by(*order).paginate(paging.number, paging.size))
-    snapshots = {s.index: s for s in Snapshot.select().where(
-        (Snapshot.environment == env) & (Snapshot.index.in_({e.snapshot_index for e in rows})))}
-    fingerprints = {e.fingerprint for e in rows} | {
-        a["fingerprint"] for s in snapshots.values() for a in s.artifacts}
-    judgement = judge(org, env, fingerprints, html_base)
-    return [_event_view(env, e, judgement, snapshots.get(e.snapshot_index)) for e in rows]
+    wanted = {e.snapshot_index for e in rows} | {_judged_in(e) for e in rows}
+    snapshots = {s.index: s for s in Snapshot.select(
+        Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
+        (Snapshot.environment == env) & (Snapshot.index.in_(wanted)))}
+    verdicts = {i: verdicts_of(s, html_base) for i, s in snapshots.items()}
+    return [_event_view(env, e, verdicts.get(_judged_in(e), {}),
+                        snapshots.get(e.snapshot_index)) for e in rows]
+
+
+def _judged_in(event: EnvironmentEvent) -> int:
+    """The snapshot whose verdict an event shows: an exit, the one the artifact last ran in."""
+    return event.snapshot_index - 1 if event.type == "exited" else event.snapshot_index
 
 
 def _describe(event: EnvironmentEvent) -> str:
@@ -567,9 +654,11 @@ def _describe(event: EnvironmentEvent) -> str:
     return f"Scaled from {event.was} to {event.now} instances."
 
 
-def _event_view(env: Environment, event: EnvironmentEvent, judgement: Judgement,
-                snapshot: Snapshot | None) -> dict[str, Any]:
-    flows = judgement.provenance.get(event.fingerprint, [])
+def _event_view(env: Environment, event: EnvironmentEvent,
+                verdicts: dict[tuple[str, str], dict[str, Any]], snapshot: Snapshot | None
+                ) -> dict[str, Any]:
+    verdict = verdicts.get((event.artifact_name, event.fingerprint))
+    flows = verdict["flows"] if verdict else []
     return {
         "environment_name": env.name,
         "snapshot_index": event.snapshot_index,
@@ -580,8 +669,8 @@ def _event_view(env: Environment, event: EnvironmentEvent, judgement: Judgement,
         "pipeline": flows[0]["flow_name"] if flows else "",
         "deployments": [],
         "flows": [{"flow_name": f["flow_name"], "deployments": []} for f in flows],
-        "artifact_compliance": judgement.compliant(event.fingerprint),
-        "snapshot_compliance": snapshot_compliant(snapshot, judgement) if snapshot else None,
+        "artifact_compliance": verdict["compliant"] if verdict else None,
+        "snapshot_compliance": snapshot.compliant if snapshot else None,
         "type": event.type,
         "code_diff": None,
     }

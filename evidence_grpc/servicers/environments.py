@@ -14,7 +14,7 @@ from ..storage.models import Environment, Organization
 
 
 def _environments(org: Organization, rows: list[Environment]) -> list[pb.Environment]:
-    states = snapshots.environment_states(org, rows)
+    states = snapshots.environment_states(rows)
     return [to_message(environments.environment_view(e, org.name, states.get(e.id)), pb.Environment)
             for e in rows]
 

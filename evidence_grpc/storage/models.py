@@ -294,6 +294,13 @@ class Snapshot(BaseModel):
     # [{name, fingerprint, instance_count, creationTimestamp: [...], pods, context: [...]}]
     artifacts = JSONField(default=list)
     created_at = peewee.DoubleField()
+    # Judged once, when the snapshot is made, and never again (migrations/0011): per running
+    # artifact, in the order of `artifacts`, [{name, fingerprint, compliant,
+    # reasons_for_incompliance, policy_decisions, flows}]; `compliant` is null (Unknown) for
+    # the artifacts and the snapshot of an environment without policies.
+    verdicts = JSONField(default=list)
+    compliant = peewee.BooleanField(null=True)
+    applied_policies = JSONField(default=list)
 
     class Meta:
         indexes = (

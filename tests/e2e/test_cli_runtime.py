@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import (
     ALICE_KEY,
+    HOUSE_RULES,
     RunningServer,
 )
 from tests.e2e.cli import failure, unique
@@ -115,17 +116,24 @@ def test_snapshots_from_the_filesystem(live: RunningServer, tmp_path: pathlib.Pa
 
 
 def test_allowlist_and_assert_snapshot(live: RunningServer, tmp_path: pathlib.Path) -> None:
-    env = unique("edge")
+    env, policy = unique("edge"), unique("rules")
     tool = tmp_path / "tool.bin"
     tool.write_bytes(b"unknown provenance")
+    (tmp_path / "policy.yml").write_bytes(HOUSE_RULES)
+    live.kosli("create", "policy", policy, str(tmp_path / "policy.yml"))
     live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("attach-policy", policy, "--environment", env)
     live.kosli("snapshot", "path", env, "--path", str(tool), "--name", "tool")
     assert "NON-COMPLIANT" in failure(live.kosli("assert", "snapshot", env, check=False))
     allowed = live.kosli("allow", "artifact", str(tool), "--artifact-type", "file",
                          "--environment", env, "--reason", "vendor tool")
     assert f"was allow listed in environment: {env}" in allowed.stdout
+    # Snapshot #1 keeps the verdict it was made with; the next one sees the allowlisting.
+    assert "NON-COMPLIANT" in failure(live.kosli("assert", "snapshot", env, check=False))
+    live.kosli("snapshot", "path", env, "--path", str(tool), "--name", "vendor-tool")
     assert live.kosli("assert", "snapshot", env).stdout.strip() == "COMPLIANT"
-    assert live.kosli("assert", "snapshot", f"{env}#1").stdout.strip() == "COMPLIANT"
+    assert live.kosli("assert", "snapshot", f"{env}#2").stdout.strip() == "COMPLIANT"
+    assert "NON-COMPLIANT" in failure(live.kosli("assert", "snapshot", f"{env}#1", check=False))
     assert live.kosli_json("get", "environment", env)["state"] is True
 
 
@@ -187,7 +195,8 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     assert env in live.kosli("get", "artifact", f"{flow}@{sha256_of(binary)}").stdout
 
     snapshot = live.kosli_json("get", "snapshot", env)
-    assert snapshot["compliant"] is True
+    # No policies: nothing is required, compliance is Unknown (null), and not COMPLIANT.
+    assert (snapshot["compliant"], snapshot["artifacts"][0]["compliant"]) == (False, None)
     assert snapshot["artifacts"][0]["flow_name"] == flow
 
     import requests

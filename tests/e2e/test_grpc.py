@@ -27,6 +27,7 @@ from tests.conftest import (
     ALICE_KEY,
     BOB_KEY,
     BOOTSTRAP,
+    HOUSE_RULES,
     RunningServer,
     _grpc_ready,
     bearer,
@@ -147,6 +148,53 @@ def test_attaching_an_unknown_policy_is_not_found_and_attaches_nothing(channel: 
     assert "no-such-policy" in missing.value.details()
     env = environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-prod"})
     assert env.get("policies", []) == []
+    with pytest.raises(grpc.RpcError) as patched:
+        environments.call("UpdateEnvironment", {"org": "acme", "env_name": "grpc-prod",
+                                                "description": "new",
+                                                "policies": ["no-such-policy"]})
+    assert patched.value.code() == grpc.StatusCode.NOT_FOUND
+    env = environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-prod"})
+    assert (env.get("description", ""), env.get("policies", [])) == ("", [])
+
+
+def test_a_snapshot_keeps_its_verdict_over_grpc(live: RunningServer, channel: grpc.Channel):
+    """Policy from REST (a multipart upload), everything else over gRPC: snapshot #1 is judged
+    when made; an allowlisting afterwards shows in #2 only."""
+    created = requests.put(f"{live.http_url}/api/v2/policies/acme", headers=bearer(), timeout=10,
+                           data={"payload": json.dumps({"name": "grpc-rules", "type": "env"})},
+                           files={"policy_file": ("p.yml", HOUSE_RULES)})
+    assert created.status_code == 201, created.text
+    environments = Reflected(channel, "evidence.v2.EnvironmentService")
+    snapshots = Reflected(channel, "evidence.v2.SnapshotService")
+    environments.call("UpsertEnvironment", {"org": "acme", "name": "grpc-edge", "type": "server"})
+    Reflected(channel, "evidence.v2.PolicyService").call(
+        "AttachPolicies", {"org": "acme", "env_name": "grpc-edge", "policy_names": ["grpc-rules"]})
+
+    def report(name: str) -> None:
+        environments.call("ReportEnvironment", {
+            "org": "acme", "env_name": "grpc-edge", "type": "server",
+            "report": {"artifacts": [{"digests": {name: "f" * 64}, "creationTimestamp": 1}]}})
+
+    def compliant(expression: str) -> bool:
+        return snapshots.call("GetSnapshot", {"org": "acme", "env_name": "grpc-edge",
+                                              "snapshot_expression": expression}
+                              ).get("compliant", False)  # proto3: false is left out of JSON
+
+    report("tool")
+    assert compliant("-1") is False  # no provenance
+    environments.call("AllowArtifact", {"org": "acme", "env_name": "grpc-edge",
+                                        "artifact_name": "tool", "artifact_fingerprint": "f" * 64,
+                                        "description": "vendor"})
+    assert compliant("-1") is False
+    assert environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-edge"})[
+        "state"] is False
+    report("vendor-tool")
+    assert (compliant("-1"), compliant("1")) == (True, False)
+    listed = snapshots.call("ListSnapshots", {"org": "acme", "env_name": "grpc-edge"})
+    assert [(s["index"], s.get("compliant", False)) for s in listed["snapshots"]] == [
+        (2, True), (1, False)]
+    assert environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-edge"})[
+        "state"] is True
 
 
 # ---- health -----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from evidence_grpc._pb.evidence.v2 import repo_service_pb2_grpc as repo_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain import artifacts, deployments, snapshots
 from evidence_grpc.server import build_server
-from tests.conftest import ALICE_KEY, BOB_KEY, bearer
+from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern
 from tests.test_evidence_shim import attest, create_flow
 
 H = bearer()
@@ -95,13 +95,15 @@ def deployed(client, clock: Clock):
       T1: prod runs A         -> deployment of A to prod, lead T1 - T0
       T2: prod runs A, B, C   -> B (lead T2 - (T0 + 100)) and C to prod
       T3: staging runs B, X   -> B to staging (lead T3 - (T0 + 100)); X has no provenance
-    `all` is a logical environment holding prod: it never counts as deployed to."""
+    `all` is a logical environment holding prod: it never counts as deployed to. prod and
+    staging are governed by HOUSE_RULES."""
     create_flow(client, "ci", REVIEWED)
     build(client, "a", FP_A, T0, REPO)
     build(client, "b", FP_B, T0 + 100, None)
     build(client, "c", FP_C, T0, OTHER_REPO)
     for name in ("prod", "staging"):
         environment(client, name)
+    govern(client, "prod", "staging")
     environment(client, "all", "logical")
     assert client.put("/api/v2/environments/acme/all/join", headers=H,
                       json={"physical_env_name": "prod"}).status_code == 200
@@ -280,13 +282,19 @@ def test_live_artifacts_and_their_compliance(client, deployed: Clock):
     assert {a["fingerprint"] for a in live["_embedded"]["artifacts"]} == {FP_A, FP_B}
     assert attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
                   flow="ci", trail="a").status_code == 201
-    again = get(client, "repos/acme/live-artifacts/acme/demo")
-    assert {e["compliance"] for e in again["live_artifacts"]
-            if e["artifact_name"] == f"app-{FP_A[:4]}"} == {"COMPLIANT"}
+
+    def compliance_of_a() -> set[str]:
+        live = get(client, "repos/acme/live-artifacts/acme/demo")["live_artifacts"]
+        return {e["compliance"] for e in live if e["artifact_name"] == f"app-{FP_A[:4]}"}
+
+    assert compliance_of_a() == {"NON-COMPLIANT"}  # as judged when its snapshot was made
+    running(client, "prod", FP_A, FP_B)  # C exits: a new snapshot, judged now
+    assert compliance_of_a() == {"COMPLIANT"}
     get(client, "repos/acme/live-artifacts/nope", 404)
 
 
-def test_snapshot_compliance_follows_trail_compliance(client, deployed: Clock):
+def test_a_snapshot_keeps_its_verdict_and_the_next_one_sees_new_evidence(client,
+                                                                          deployed: Clock):
     snapshot = get(client, "snapshots/acme/prod/-1")
     assert snapshot["compliant"] is False
     a = next(x for x in snapshot["artifacts"] if x["fingerprint"] == FP_A)
@@ -296,6 +304,9 @@ def test_snapshot_compliance_follows_trail_compliance(client, deployed: Clock):
     for trail in ("a", "b", "c"):
         attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
                flow="ci", trail=trail)
+    assert get(client, "snapshots/acme/prod/-1") == snapshot  # recorded, not re-judged
+    assert get(client, "environments/acme/prod")["state"] is False
+    running(client, "prod", FP_A, FP_B)  # C exits: snapshot #3, judged with the reviews
     assert get(client, "snapshots/acme/prod/-1")["compliant"] is True
     assert get(client, "environments/acme/prod")["state"] is True
     staging = get(client, "snapshots/acme/staging/-1")
@@ -304,7 +315,29 @@ def test_snapshot_compliance_follows_trail_compliance(client, deployed: Clock):
         (False, "no_provenance")
     attest(client, "generic", {"attestation_name": "review", "is_compliant": False},
            flow="ci", trail="a")
-    assert get(client, "snapshots/acme/prod/-1")["compliant"] is False
+    assert [(s["index"], s["compliant"]) for s in get(client, "snapshots/acme/prod")] == [
+        (3, True), (2, False), (1, False)]
+    events = get(client, "environments/acme/prod/events")
+    assert [(e["snapshot_index"], e["type"], e["artifact_compliance"], e["snapshot_compliance"])
+            for e in events] == [(3, "exited", False, True), (2, "started", False, False),
+                                 (2, "started", False, False), (1, "started", False, False)]
+
+
+def test_an_environment_without_policies_is_of_unknown_compliance(client, deployed: Clock):
+    environment(client, "dev")
+    running(client, "dev", FP_A, FP_X)
+    snapshot = get(client, "snapshots/acme/dev/-1")
+    assert snapshot["compliant"] is False  # a bool for `kosli assert snapshot`: not COMPLIANT
+    assert snapshot["artifact_compliance_count"] == {"true": 0, "false": 0, "null": 2}
+    assert [(a["compliant"], a["reasons_for_incompliance"]) for a in snapshot["artifacts"]] == [
+        (None, []), (None, [])]
+    assert sorted(a["flow_name"] for a in snapshot["artifacts"]) == ["", "ci"]  # provenance kept
+    assert get(client, "environments/acme/dev")["state"] is None  # Unknown: N/A in the CLI
+    assert {e["name"]: e["state"] for e in get(client, "environments/acme")} == {
+        "all": None, "dev": None, "prod": False, "staging": False}
+    assert [s["compliant"] for s in get(client, "snapshots/acme/dev")] == [False]
+    assert {(e["artifact_compliance"], e["snapshot_compliance"])
+            for e in get(client, "environments/acme/dev/events")} == {(None, None)}
 
 
 def test_allowlist_listing(client, deployed: Clock):
@@ -345,3 +378,30 @@ def test_repo_tags_and_filter_options(client, deployed: Clock):
     repo = get(client, "repos/acme/platform/backend/api")
     assert (repo["id"], repo["repo_id"], repo["namespace_path"], repo["vcs_instance"]) == \
         ("r-7", "r-7", ["platform", "backend"], "gitlab.example")
+
+
+def test_attaching_or_detaching_policies_judges_what_runs_in_a_new_snapshot(client,
+                                                                           deployed: Clock):
+    assert get(client, "snapshots/acme/prod/-1")["index"] == 2
+    for trail in ("a", "b", "c"):
+        attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
+               flow="ci", trail=trail)
+    detached = client.delete("/api/v2/environments/acme/prod/policies", headers=H,
+                             json={"policy_names": ["house-rules"]})
+    assert detached.status_code == 200
+    three = get(client, "snapshots/acme/prod/-1")
+    assert (three["index"], three["compliant"], three["artifact_compliance_count"]) == (
+        3, False, {"true": 0, "false": 0, "null": 3})  # Unknown: nothing is required
+    assert {a["annotation"]["type"] for a in three["artifacts"]} == {"unchanged"}
+    assert get(client, "environments/acme/prod")["state"] is None
+    assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
+                       json={"policy_names": ["house-rules"]}).status_code == 200
+    four = get(client, "snapshots/acme/prod/-1")
+    assert (four["index"], four["compliant"]) == (4, True)  # judged with the reviews
+    assert get(client, "snapshots/acme/prod/2")["compliant"] is False  # as it was judged
+    assert [e["snapshot_index"] for e in get(client, "environments/acme/prod/events")] == [
+        2, 2, 1]  # nothing started or exited since
+    # Attaching what is attached changes nothing, and makes no snapshot.
+    assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
+                       json={"policy_names": ["house-rules"]}).status_code == 200
+    assert get(client, "snapshots/acme/prod/-1")["index"] == 4

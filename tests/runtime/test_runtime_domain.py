@@ -8,11 +8,21 @@ import time
 
 import pytest
 
-from evidence_grpc.domain import artifacts, deployments, environments, flows, repos, snapshots, trails
+from evidence_grpc.domain import (
+    artifacts,
+    deployments,
+    environments,
+    flows,
+    policies,
+    repos,
+    snapshots,
+    trails,
+)
 from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
 from evidence_grpc.domain.presence import presence
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Artifact, Organization, User
+from tests.conftest import HOUSE_RULES
 
 FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo",
@@ -161,14 +171,22 @@ def test_presence_follows_snapshots(org):
 
 def test_compliance_is_provenance_or_allowlist(org):
     make_env(org)
+    policies.upsert_policy(org, "alice", "rules", description="", comment="", policy_type="env",
+                           policy_yaml=HOUSE_RULES.decode())
+    policies.attach_policies(org, "prod", ["rules"])
     built_artifact(org, FP1, commit_ts=time.time() - 100)
     snapshots.report_environment(org, "prod", "server", server_report(("app", FP1), ("x", FP2)))
     assert snapshots.get_snapshot(org, "prod", "-1", "")["compliant"] is False
     environments.allow_artifact(org, "prod", {"artifact_name": "x", "artifact_fingerprint": FP2,
                                               "description": "ok"}, alice())
+    # Judged when made: #1 keeps its verdict, the next snapshot sees the allowlisting.
+    assert snapshots.get_snapshot(org, "prod", "-1", "")["compliant"] is False
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1), ("y", FP2)))
     view = snapshots.get_snapshot(org, "prod", "-1", "")
     assert view["compliant"] is True
-    assert {a["name"]: a["flow_name"] for a in view["artifacts"]} == {"app": "backend-ci", "x": ""}
+    assert {a["name"]: a["flow_name"] for a in view["artifacts"]} == {
+        "app": "backend-ci", "x": "", "y": ""}  # x exited
+    assert snapshots.get_snapshot(org, "prod", "1", "")["compliant"] is False
 
 
 def test_deployment_statistics(org):

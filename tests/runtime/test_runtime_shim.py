@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import BOB_KEY, bearer
+from tests.conftest import BOB_KEY, bearer, govern
 
 FP1, FP2 = "a" * 64, "b" * 64
 H = bearer()
@@ -74,6 +74,28 @@ def test_patch_archive_rename_join(client):
     assert [e["name"] for e in client.get("/api/v2/environments/acme", headers=H).json] == ["all"]
     archived = report(client, "production", "server", {"artifacts": []})
     assert archived.status_code == 400 and "archived" in archived.json["message"]
+
+
+def test_patching_policies_names_known_policies_only(client):
+    create(client, description="words")
+    refused = client.patch("/api/v2/environments/acme/prod", headers=H,
+                           json={"description": "new", "policies": ["house-rules"]})
+    assert refused.status_code == 404
+    assert refused.json["message"] == "Policy 'house-rules' not found"
+    unchanged = client.get("/api/v2/environments/acme/prod", headers=H).json
+    assert (unchanged["description"], unchanged["policies"]) == ("words", [])  # nothing written
+    govern(client)  # creates house-rules, attached nowhere
+    patched = client.patch("/api/v2/environments/acme/prod", headers=H,
+                           json={"policies": ["house-rules", "house-rules"]})
+    assert patched.status_code == 200 and patched.json["policies"] == ["house-rules"]
+    both = client.patch("/api/v2/environments/acme/prod", headers=H,
+                        json={"policies": ["house-rules", "a", "b"]})
+    assert (both.status_code, both.json["message"]) == (404, "Policies ['a', 'b'] not found")
+    assert client.put("/api/v2/environments/acme", headers=H, json={
+        "name": "lab", "type": "server", "description": "", "policies": ["nope"]}).status_code == 404
+    assert client.get("/api/v2/environments/acme/lab", headers=H).status_code == 404
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["policies"] == [
+        "house-rules"]
 
 
 def test_reports_of_every_type(client):
@@ -160,6 +182,7 @@ def test_snapshots_list_get_and_expressions(client):
 def test_diff_events_allowlist(client):
     create(client, "prod")
     create(client, "staging")
+    govern(client, "prod")
     report(client, "prod", "server", {"artifacts": [{"digests": {"app": FP1}, "creationTimestamp": 5}]})
     report(client, "staging", "server", {"artifacts": [
         {"digests": {"app": FP1}, "creationTimestamp": 5},
@@ -190,7 +213,14 @@ def test_diff_events_allowlist(client):
         "artifact_fingerprint": FP1, "artifact_name": "app", "description": "hotfix"})
     assert allowed.status_code == 201
     assert allowed.json["user_name"] == "alice"
+    # The allowlisting shows in the next snapshot; snapshot #1 keeps its verdict.
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is False
+    report(client, "prod", "server", {"artifacts": [{"digests": {"app": FP1}, "creationTimestamp": 5},
+                                                    {"digests": {"app": FP1}, "creationTimestamp": 6}]})
+    assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is False  # scaling
+    report(client, "prod", "server", {"artifacts": [{"digests": {"api": FP1}, "creationTimestamp": 5}]})
     assert client.get("/api/v2/snapshots/acme/prod/-1", headers=H).json["compliant"] is True
+    assert client.get("/api/v2/snapshots/acme/prod/1", headers=H).json["compliant"] is False
     assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is True
     bad = client.put("/api/v2/allowlists/acme/prod", headers=H, json={
         "artifact_fingerprint": "xyz", "artifact_name": "app", "description": "hotfix"})
