@@ -3,12 +3,15 @@ shim (`client`) and the servicer, on every engine under test."""
 
 from __future__ import annotations
 
+import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
 import grpc_testing
 import pytest
+import requests
 
 from evidence_grpc._pb.evidence.v2 import approval_service_pb2 as pb
 from evidence_grpc.domain import approvals
@@ -299,3 +302,37 @@ def test_approval_service_typed(call):
     commit, _, _ = call("GetRunningArtifactCommit", pb.GetRunningArtifactCommitRequest(
         org="acme", flow_name="payments", env_name="prod"))
     assert not commit.HasField("commit_sha")
+
+
+# ---- numbering under concurrency, on a real server --------------------------------------------
+
+def test_concurrent_approvals_and_artifact_reports_number_every_approval_once(server):
+    """Approvals are numbered under a lock of the flow while artifacts are reported to its
+    trails: every request succeeds, and the numbers have neither gaps nor repeats."""
+    base, clients = f"{server.http_url}/api/v2", 16
+    assert requests.put(f"{base}/flows/acme", headers=H, timeout=30, json={
+        "name": "busy", "description": "", "visibility": "private",
+        "template": []}).status_code == 201
+    for n in range(clients + 1):
+        assert requests.put(f"{base}/trails/acme/busy", headers=H, timeout=30,
+                            files={"data_json": (None, json.dumps({"name": f"t{n}"}))}
+                            ).status_code == 201
+    first = {"fingerprint": BACKEND_FP, "filename": "b", "trail_name": "t0", "build_url": "",
+             "commit_url": ""}
+    assert requests.post(f"{base}/artifacts/acme/busy", headers=H, json=first,
+                         timeout=30).status_code == 201
+
+    def approve() -> requests.Response:
+        return requests.post(f"{base}/approvals/acme/busy", headers=H, timeout=120,
+                             json=approval(src_commit_list=[]))
+
+    def report_to(n: int):
+        return lambda: requests.post(f"{base}/artifacts/acme/busy", headers=H, timeout=120,
+                                     json={**first, "trail_name": f"t{n}"})
+
+    with ThreadPoolExecutor(max_workers=2 * clients) as pool:
+        answers = list(pool.map(lambda c: c(), [approve] * clients
+                                + [report_to(n) for n in range(1, clients + 1)]))
+    assert [(a.status_code, a.text) for a in answers if not a.ok] == []
+    listed = requests.get(f"{base}/approvals/acme/busy?per_page=100", headers=H, timeout=30)
+    assert sorted(a["release_number"] for a in listed.json()) == list(range(1, clients + 1))

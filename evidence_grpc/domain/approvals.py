@@ -1,8 +1,8 @@
 """Approvals (deprecated; attestations replace them): an artifact of a flow approved for
 deployment, or awaiting approval (no review yet). Approvals are numbered per flow from 1; the
-flow row is locked while a number is taken, and the unique (flow, number) key with a retry
-backs that up. Each approval is also an `artifact_approval_reported` event on every trail of
-the flow that reported the artifact."""
+flow row is locked while a number is taken (see _number_lock), and the unique (flow, number)
+key with a retry backs that up. Each approval is also an `artifact_approval_reported` event
+on every trail of the flow that reported the artifact."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
+import peewee
+
+from ..storage.db import database, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
 from .errors import InvalidArgument, NotFound
@@ -68,6 +70,15 @@ def _check_request(fingerprint: str, description: str | None, environment: str |
         raise InvalidArgument("Input payload validation failed", errors)
 
 
+def _number_lock(flow: Flow) -> None:
+    """Take the flow's numbering lock until the transaction ends. On PostgreSQL it is FOR NO
+    KEY UPDATE, which leaves alone the KEY SHARE locks of writers that only insert rows
+    pointing at the flow: artifacts and attestations reported to its trails go on while an
+    approval is numbered. SQLite admits one writer at a time anyway."""
+    if isinstance(database.obj, peewee.PostgresqlDatabase):
+        Flow.select(Flow.id).where(Flow.id == flow.id).for_update("FOR NO KEY UPDATE").execute()
+
+
 def _reviewer(name: str) -> str:
     return name if name.startswith(EXTERNAL) else EXTERNAL + name
 
@@ -87,7 +98,7 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
 
     def write() -> Approval:
         with write_transaction():
-            locked(flow)
+            _number_lock(flow)
             artifact = (Artifact.select(Artifact.name)
                         .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint))
                         .order_by(Artifact.id.desc()).first())
