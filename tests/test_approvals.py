@@ -103,6 +103,9 @@ def test_create_get_and_list_approvals(reported):
                                headers=H).json
     assert [(a["release_number"], a["state"]) for a in of_artifact] == [(1, "APPROVED"),
                                                                         (2, "PENDING")]
+    artifact = reported.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}",
+                            headers=H).json
+    assert artifact["approvals"] == [1, 2]
 
 
 def test_the_last_review_decides_the_state(reported):

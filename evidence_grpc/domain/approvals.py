@@ -206,6 +206,20 @@ def running_artifact_commit(org: Organization, flow_name: str, env_name: str) ->
 
 # ---- views ---------------------------------------------------------------------------------
 
+def approval_numbers(artifacts: list[Artifact]) -> dict[tuple[int, str], list[int]]:
+    """{(flow id, fingerprint): approval numbers, oldest first} of the artifacts: one query per
+    IN_CHUNK fingerprints, whatever the number of artifacts."""
+    flows = {a.flow_id for a in artifacts}
+    numbers: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for chunk in in_chunks(sorted({a.fingerprint for a in artifacts})):
+        for flow_id, fingerprint, number in (
+                Approval.select(Approval.flow, Approval.fingerprint, Approval.number)
+                .where(Approval.fingerprint.in_(chunk) & Approval.flow.in_(sorted(flows)))
+                .order_by(Approval.number).tuples()):
+            numbers[(flow_id, fingerprint)].append(number)
+    return numbers
+
+
 def _commit_artifacts(approval: Approval) -> dict[str, list[str]]:
     """Fingerprints of the flow's artifacts built from each of the approval's commits."""
     built: dict[str, set[str]] = defaultdict(set)
