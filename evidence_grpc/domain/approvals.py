@@ -40,8 +40,8 @@ class Review:
 
 
 def _check_request(fingerprint: str, description: str | None, environment: str | None,
-                   commits: list[str], oldest_commit: str | None, reviews: list[Review]
-                   ) -> None:
+                   commits: list[str], oldest_commit: str | None, reviews: list[Review],
+                   user_data: Any) -> None:
     """Refuse the request naming every offending field at once."""
     errors: dict[str, str] = {}
     if not FINGERPRINT.fullmatch(fingerprint):
@@ -66,6 +66,8 @@ def _check_request(fingerprint: str, description: str | None, environment: str |
     for i, review in enumerate(reviews):
         if review.state not in REVIEW_STATES:
             errors[f"approvals.{i}.state"] = f"Must be one of {list(REVIEW_STATES)}"
+    if user_data is not None and not isinstance(user_data, dict | list):
+        errors["user_data"] = "Must be an object or an array"
     if errors:
         raise InvalidArgument("Input payload validation failed", errors)
 
@@ -90,10 +92,8 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
     """Number and store an approval of the flow's artifact with `fingerprint`; PENDING when
     no review is given, else the state of the last review."""
     commits, reviews = list(commits or []), list(reviews or [])
-    _check_request(fingerprint, description, environment, commits, oldest_commit, reviews)
-    if user_data is not None and not isinstance(user_data, dict | list):
-        raise InvalidArgument("Input payload validation failed",
-                              {"user_data": "Must be an object or an array"})
+    _check_request(fingerprint, description, environment, commits, oldest_commit, reviews,
+                   user_data)
     flow = find_flow(org, flow_name)
 
     def write() -> Approval:
