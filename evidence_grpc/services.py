@@ -11,6 +11,7 @@ import grpc
 from google.protobuf import descriptor, message_factory
 
 from ._pb.evidence.v2 import (
+    approval_service_pb2,
     artifact_service_pb2,
     attestation_service_pb2,
     attestation_type_service_pb2,
@@ -28,6 +29,7 @@ from ._pb.evidence.v2 import (
 )
 from .config import Settings
 from .domain import sandbox
+from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.environments import EnvironmentServicer
@@ -62,6 +64,8 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (build_service_pb2.DESCRIPTOR.services_by_name["BuildService"], BuildServicer),
     (policy_service_pb2.DESCRIPTOR.services_by_name["PolicyService"], lambda s: PolicyServicer()),
     (policy_service_pb2.DESCRIPTOR.services_by_name["SchemaService"], lambda s: SchemaServicer()),
+    (approval_service_pb2.DESCRIPTOR.services_by_name["ApprovalService"],
+     lambda s: ApprovalServicer()),
 ]
 
 

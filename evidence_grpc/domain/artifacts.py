@@ -11,6 +11,7 @@ import peewee
 from ..storage.db import for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
 from . import contract, trails
+from .approvals import approval_numbers
 from .compliance import artifact_state
 from .deployments import link_artifact
 from .errors import InvalidArgument, NotFound, validation_error
@@ -233,6 +234,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     is always present)."""
     states = states_of(artifacts)
     where = presence(org, [a.fingerprint for a in artifacts])
+    approved = approval_numbers(artifacts)
     views = []
     for a in artifacts:
         flow_name = a.flow.name
@@ -262,7 +264,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "history": _history(a, running),
             "commits": a.commits or [],
             "deployments": [],
-            "approvals": [],
+            "approvals": approved.get((a.flow_id, a.fingerprint), []),
         })
     return views
 

@@ -43,6 +43,7 @@ from .errors import FailedPrecondition, NotFound, validation_error
 from .numbers import whole_number
 from .pages import page_of
 from .repos import built_from
+from .trail_events import record_running
 
 NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
 MAX_EVENTS_PER_PAGE = 100
@@ -159,6 +160,7 @@ def _record_changes(org: Organization, env: Environment, index: int,
         EnvironmentEvent.insert_many(events).execute()
     record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
                              if e["type"] == "started"], stamp)
+    record_running(org, env, index, events, stamp)
 
 
 def report_message(env_name: str, snapshot: Snapshot | None) -> str:

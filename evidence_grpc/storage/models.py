@@ -413,3 +413,33 @@ class PolicyEvent(BaseModel):
 
 
 ALL_MODELS += [Policy, PolicyVersion, PolicyEvent]
+
+
+class Approval(BaseModel):
+    """A (deprecated) approval of an artifact of a flow, numbered per flow. `reviews` are the
+    individual verdicts [{state, comment, approved_by, approval_url, timestamp}]; none: pending."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
+    number = peewee.IntegerField()
+    fingerprint = peewee.CharField()
+    artifact_name = peewee.TextField()
+    environment = peewee.CharField(null=True)
+    description = peewee.TextField(default="")
+    commits = JSONField(default=list)
+    oldest_commit = peewee.CharField(null=True)
+    reviews = JSONField(default=list)
+    state = peewee.CharField()
+    user_data = JSONField(null=True)
+    created_by = peewee.CharField(default="")
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = (
+            (("flow", "number"), True),
+            (("flow", "fingerprint"), False),
+        )
+
+
+ALL_MODELS += [Approval]
