@@ -15,6 +15,7 @@ from ._pb.evidence.v2 import (
     attestation_service_pb2,
     attestation_type_service_pb2,
     build_service_pb2,
+    control_service_pb2,
     deployment_service_pb2,
     environment_service_pb2,
     flow_service_pb2,
@@ -30,6 +31,7 @@ from .config import Settings
 from .domain import sandbox
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
+from .servicers.controls import ControlServicer
 from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
@@ -62,6 +64,7 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (build_service_pb2.DESCRIPTOR.services_by_name["BuildService"], BuildServicer),
     (policy_service_pb2.DESCRIPTOR.services_by_name["PolicyService"], lambda s: PolicyServicer()),
     (policy_service_pb2.DESCRIPTOR.services_by_name["SchemaService"], lambda s: SchemaServicer()),
+    (control_service_pb2.DESCRIPTOR.services_by_name["ControlService"], ControlServicer),
 ]
 
 
