@@ -13,7 +13,7 @@ def up(migrator, db):
             database = db
             legacy_table_names = False
 
-    collate = "C" if isinstance(db, peewee.PostgresqlDatabase) else None
+    collate = '"C"' if isinstance(db, peewee.PostgresqlDatabase) else None
 
     # Stand-in for a table of 0001, only referenced here.
     class Organization(Base):
