@@ -5,7 +5,7 @@ author. Attachments are the names in `environment.policies`."""
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import re
 from collections import defaultdict
 from typing import Any
@@ -53,10 +53,22 @@ def _control_references(document: dict[str, Any]) -> list[tuple[str, str]]:
             for i, rule in enumerate(rules) if rule.get("for_control") is not None]
 
 
-@functools.lru_cache(maxsize=1024)
+_REFERENCES: dict[bytes, frozenset[str]] = {}  # sha256 of a policy YAML -> its controls
+_MAX_REFERENCES = 4096
+
+
 def _controls_of(policy_yaml: str) -> frozenset[str]:
-    return frozenset(c for _, c in _control_references(
-        load_mapping(policy_yaml, "policy_file", "policy")))
+    """The controls a stored (valid) policy YAML references, parsed once per text; the cache
+    keys on digests so it never holds the (up to 1 MiB) texts themselves."""
+    key = hashlib.sha256(policy_yaml.encode()).digest()
+    found = _REFERENCES.get(key)
+    if found is None:
+        found = frozenset(c for _, c in _control_references(
+            load_mapping(policy_yaml, "policy_file", "policy")))
+        if len(_REFERENCES) >= _MAX_REFERENCES:
+            _REFERENCES.clear()
+        _REFERENCES[key] = found
+    return found
 
 
 def policy_controls(org: Organization) -> dict[str, frozenset[str]]:
