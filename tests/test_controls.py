@@ -196,6 +196,9 @@ def test_decisions_of_a_control(client):
     decide("billing", True)
     decide("billing", False, control="other")
     decide("billing", True, control="not-in-the-catalog")  # recorded as sent
+    create(client, identifier="Change-Approval")  # identifiers are case-sensitive
+    decide("billing", False, control="Change-Approval")
+    decide("billing", False, control="change-approval-2")
 
     url = f"{BASE}/change-approval/decisions"
     listed = client.get(url, headers=bearer()).get_json()

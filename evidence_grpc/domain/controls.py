@@ -16,7 +16,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import for_update, now, retry_on_conflict, write_transaction
+from ..storage.db import contains, for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Attestation,
     Control,
@@ -293,18 +293,14 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
 
 def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
     """The organization's decision attestations naming the control. The control is kept in
-    the attestation's summary (attestations._judge_system): a text match narrows the rows,
-    and the caller checks the summary itself."""
-    # Not `.contains()`: the JSON field would encode the pattern as a JSON string.
-    fragment = peewee.Value(f'%"control":{json.dumps(identifier)}%', converter=False)
+    the attestation's summary as `{"control":"<identifier>"}` (attestations._judge_system,
+    compact JSON): an exact, case-sensitive substring match on it finds them in SQL."""
+    # Wrapped in a Value: the JSON field would otherwise encode the text as a JSON string.
+    fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
     return (Attestation.select(Attestation, Flow, Trail).join(Flow)
             .switch(Attestation).join(Trail)
             .where((Attestation.organization == org) & (Attestation.type == "decision")
-                   & (Attestation.summary ** fragment)))
-
-
-def _names(a: Attestation, identifier: str) -> bool:
-    return (a.summary or {}).get("control") == identifier
+                   & contains(Attestation.summary, fragment, case_sensitive=True)))
 
 
 def list_decisions(org: Organization, identifier: str, page: int | None = None,
@@ -326,15 +322,15 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
         query = query.where(Attestation.created_at <= to_timestamp)
     if flows:
         query = query.where(Flow.name.in_(flows))
-    query = query.order_by(*((Attestation.created_at, Attestation.id) if direction == "asc"
-                             else (Attestation.created_at.desc(), Attestation.id.desc())))
-    return paging.slice([a for a in query if _names(a, identifier)])
+    return _page(paging, query.order_by(
+        *((Attestation.created_at, Attestation.id) if direction == "asc"
+          else (Attestation.created_at.desc(), Attestation.id.desc()))))
 
 
 def get_decision(org: Organization, identifier: str, decision_id: str) -> Attestation:
     find_control(org, identifier)
     found = _decisions(org, identifier).where(Attestation.uid == decision_id).first()
-    if found is None or not _names(found, identifier):
+    if found is None:
         raise NotFound(f"Decision '{decision_id}' of control '{identifier}' does not exist")
     return found
 
