@@ -16,6 +16,7 @@ from ._pb.evidence.v2 import (
     attestation_service_pb2,
     attestation_type_service_pb2,
     build_service_pb2,
+    control_service_pb2,
     deployment_service_pb2,
     environment_service_pb2,
     flow_service_pb2,
@@ -32,6 +33,7 @@ from .domain import sandbox
 from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
+from .servicers.controls import ControlServicer
 from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
@@ -66,6 +68,7 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (policy_service_pb2.DESCRIPTOR.services_by_name["SchemaService"], lambda s: SchemaServicer()),
     (approval_service_pb2.DESCRIPTOR.services_by_name["ApprovalService"],
      lambda s: ApprovalServicer()),
+    (control_service_pb2.DESCRIPTOR.services_by_name["ControlService"], ControlServicer),
 ]
 
 

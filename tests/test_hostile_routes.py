@@ -32,7 +32,8 @@ FINGERPRINT = "a" * 64
 PLAUSIBLE = {"org": "acme", "flow_name": "f1", "trail_name": "t1", "env_name": "e1",
              "snapshot_expression": "1", "type": "server", "kind": "generic",
              "resource_type": "flow", "resource_id": "f1", "fingerprint": FINGERPRINT,
-             "search_value": FINGERPRINT, "commit_sha": "b" * 40, "approval_number": "1"}
+             "search_value": FINGERPRINT, "commit_sha": "b" * 40, "approval_number": "1",
+             "identifier": "c1", "version_number": "1"}
 NUMBER_TYPES = {FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32, FD.CPPTYPE_UINT64,
                 FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT}
 # Numbers no field may take: non-finite, beyond int64, and digits int() and isdigit() accept
@@ -137,7 +138,7 @@ def _is_number(field: descriptor.FieldDescriptor) -> bool:
 
 @pytest.fixture
 def seeded(client: Any) -> Any:
-    """Flow f1 with trail t1, and server environment e1 with one snapshot."""
+    """Flow f1 with trail t1, server environment e1 with one snapshot, and control c1."""
     def put(path: str, body: dict[str, Any]) -> None:
         response = client.put(path, data=json.dumps(body), content_type=JSON, headers=bearer())
         assert response.status_code < 300, response.get_data(as_text=True)
@@ -148,6 +149,8 @@ def seeded(client: Any) -> Any:
     put("/api/v2/environments/acme", {"name": "e1", "type": "server", "description": ""})
     put("/api/v2/environments/acme/e1/report/server", {"artifacts": [
         {"digests": {"app": FINGERPRINT}, "creationTimestamp": 1700000000}]})
+    assert client.post("/api/v2/controls/acme", data=json.dumps({"identifier": "c1", "name": "C"}),
+                       content_type=JSON, headers=bearer()).status_code == 201
     return client
 
 

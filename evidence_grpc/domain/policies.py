@@ -5,13 +5,21 @@ author. Attachments are the names in `environment.policies`."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from typing import Any
 from urllib.parse import urlparse
 
 from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
-from ..storage.models import Environment, Organization, Policy, PolicyEvent, PolicyVersion
+from ..storage.models import (
+    Control,
+    Environment,
+    Organization,
+    Policy,
+    PolicyEvent,
+    PolicyVersion,
+)
 from .environments import find_environment, known_policies, set_policies
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
@@ -38,6 +46,65 @@ def check_policy_yaml(text: str) -> dict[str, Any]:
     return document
 
 
+def _control_references(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, control identifier) of each `for_control` of a valid policy document."""
+    rules = (document.get("artifacts") or {}).get("attestations") or []
+    return [(f"artifacts.attestations.{i}.for_control", rule["for_control"])
+            for i, rule in enumerate(rules) if rule.get("for_control") is not None]
+
+
+_REFERENCES: dict[bytes, frozenset[str]] = {}  # sha256 of a policy YAML -> its controls
+_MAX_REFERENCES = 4096
+
+
+def _controls_of(policy_yaml: str) -> frozenset[str]:
+    """The controls a stored (valid) policy YAML references, parsed once per text; the cache
+    keys on digests so it never holds the (up to 1 MiB) texts themselves."""
+    key = hashlib.sha256(policy_yaml.encode()).digest()
+    found = _REFERENCES.get(key)
+    if found is None:
+        found = frozenset(c for _, c in _control_references(
+            load_mapping(policy_yaml, "policy_file", "policy")))
+        if len(_REFERENCES) >= _MAX_REFERENCES:
+            _REFERENCES.clear()
+        _REFERENCES[key] = found
+    return found
+
+
+def policy_controls(org: Organization) -> dict[str, frozenset[str]]:
+    """{policy name: identifiers of the controls its latest version references}, for the
+    organization's active policies."""
+    latest: dict[int, tuple[int, int]] = {}  # policy id -> (version, PolicyVersion id)
+    for version_id, policy_id, number in (
+            PolicyVersion.select(PolicyVersion.id, PolicyVersion.policy, PolicyVersion.version)
+            .join(Policy).where((Policy.organization == org)
+                                & (Policy.archived == False)).tuples()):  # noqa: E712
+        if number > latest.get(policy_id, (0, 0))[0]:
+            latest[policy_id] = (number, version_id)
+    found: dict[str, frozenset[str]] = {}
+    for chunk in in_chunks([version_id for _, version_id in latest.values()]):
+        for name, policy_yaml in (PolicyVersion.select(Policy.name, PolicyVersion.policy_yaml)
+                                  .join(Policy).where(PolicyVersion.id.in_(chunk)).tuples()):
+            found[name] = _controls_of(policy_yaml)
+    return found
+
+
+def _check_controls(org: Organization, document: dict[str, Any]) -> None:
+    """Refuse references to controls the organization does not have. Only organizations with
+    the Controls feature have a catalog to check against; elsewhere `for_control` stays a
+    free-form name."""
+    if "controls" not in (org.features or []):
+        return
+    references = _control_references(document)
+    known = {c for chunk in in_chunks(list({c for _, c in references}))
+             for (c,) in Control.select(Control.identifier).where(
+                 (Control.organization == org) & (Control.identifier.in_(chunk))).tuples()}
+    missing = {path: f"Control '{c}' does not exist in organization '{org.name}'"
+               for path, c in references if c not in known}
+    if missing:
+        raise InvalidArgument("Invalid policy", missing)
+
+
 def upsert_policy(org: Organization, user_name: str, name: str, *, description: str,
                   comment: str, policy_type: str | None,
                   policy_yaml: str | None) -> tuple[Policy, bool]:
@@ -47,7 +114,7 @@ def upsert_policy(org: Organization, user_name: str, name: str, *, description: 
     if policy_type is not None and policy_type not in POLICY_TYPES:
         raise validation_error("type", f"'{policy_type}' is not one of {list(POLICY_TYPES)}")
     if policy_yaml is not None:
-        check_policy_yaml(policy_yaml)
+        _check_controls(org, check_policy_yaml(policy_yaml))
 
     def write() -> tuple[Policy, bool]:
         with write_transaction():

@@ -1,5 +1,6 @@
-"""Tags: key/value labels set and removed on flows, environments and repos, addressed by the
-resource type as the CLI spells it (`flow`, `flows`, `env`, `environment(s)`, `repo(s)`)."""
+"""Tags: key/value labels set and removed on flows, environments, repos and controls,
+addressed by the resource type as the CLI spells it (`flow`, `flows`, `env`, `environment(s)`,
+`repo(s)`, `control(s)`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from collections.abc import Callable
 import peewee
 
 from ..storage.db import locked, write_transaction
-from ..storage.models import Organization, Repo
+from ..storage.models import Control, Organization, Repo
+from .controls import find_control
 from .environments import find_environment
 from .errors import NotFound
 from .flows import find_flow
@@ -24,10 +26,20 @@ def _repo(org: Organization, identifier: str) -> Repo:
         return find_repo(org, name=identifier)
 
 
+def _control(org: Organization, identifier: str) -> Control:
+    """A control (the organization needs the Controls feature). The hosted tag endpoint
+    answers an unknown control with its message in double quotes; so do we."""
+    try:
+        return find_control(org, identifier)
+    except NotFound as missing:
+        raise NotFound(f'"{missing.message}"') from None
+
+
 FINDERS: dict[str, Callable[[Organization, str], peewee.Model]] = {
     "flow": find_flow, "flows": find_flow,
     "env": find_environment, "environment": find_environment, "environments": find_environment,
     "repo": _repo, "repos": _repo,
+    "control": _control, "controls": _control,
 }
 
 

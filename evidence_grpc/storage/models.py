@@ -443,3 +443,45 @@ class Approval(BaseModel):
 
 
 ALL_MODELS += [Approval]
+
+
+class Control(BaseModel):
+    """A control of the organization's catalog (beta). Archived, never deleted; `version` is
+    the number of its newest ControlVersion."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    identifier = peewee.CharField(max_length=256)
+    name = peewee.TextField()
+    description = peewee.TextField(default="")
+    links = JSONField(default=dict)
+    tags = JSONField(default=dict)
+    version = peewee.IntegerField()
+    archived = peewee.BooleanField(default=False)
+    created_by = peewee.CharField()
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("organization", "identifier"), True),
+                   (("organization", "archived", "name"), False))
+
+
+class ControlVersion(BaseModel):
+    """One lifecycle event of a control (Created, Edited, Archived, Unarchived) and the control
+    as it left it."""
+
+    control = peewee.ForeignKeyField(Control, on_delete="CASCADE")
+    version = peewee.IntegerField()
+    event = peewee.CharField()
+    name = peewee.TextField()
+    description = peewee.TextField(default="")
+    links = JSONField(default=dict)
+    archived = peewee.BooleanField()
+    created_by = peewee.CharField()
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("control", "version"), True),)
+
+
+ALL_MODELS += [Control, ControlVersion]

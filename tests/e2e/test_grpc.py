@@ -197,6 +197,45 @@ def test_a_snapshot_keeps_its_verdict_over_grpc(live: RunningServer, channel: gr
         "state"] is True
 
 
+def test_controls_over_a_real_grpc_server(channel: grpc.Channel):
+    from evidence_grpc._pb.evidence.v2 import control_service_pb2 as control_pb
+    from evidence_grpc._pb.evidence.v2 import control_service_pb2_grpc as control_grpc
+
+    controls = control_grpc.ControlServiceStub(channel)
+    alice = (("authorization", f"Bearer {ALICE_KEY}"),)
+    create = control_pb.CreateControlRequest(org="acme", identifier="grpc-ctl", name="Review")
+    create.links.update({"runbook.v1": "https://wiki.example/r"})
+    created = controls.CreateControl(create, metadata=alice, timeout=10)
+    assert (created.identifier, created.version, dict(created.links)) == (
+        "grpc-ctl", 1, {"runbook.v1": "https://wiki.example/r"})
+    refusals = [
+        (create, alice, grpc.StatusCode.ALREADY_EXISTS),
+        (control_pb.CreateControlRequest(org="acme", identifier="bad id", name="x"), alice,
+         grpc.StatusCode.INVALID_ARGUMENT),
+        (control_pb.CreateControlRequest(org="acme-shared", identifier="c", name="x"), alice,
+         grpc.StatusCode.PERMISSION_DENIED),
+        (control_pb.CreateControlRequest(org="acme", identifier="c", name="x"),
+         (("authorization", f"Bearer {BOB_KEY}"),), grpc.StatusCode.PERMISSION_DENIED),
+    ]
+    for request, metadata, code in refusals:
+        with pytest.raises(grpc.RpcError) as refused:
+            controls.CreateControl(request, metadata=metadata, timeout=10)
+        assert refused.value.code() == code, refused.value.details()
+    with pytest.raises(grpc.RpcError) as missing:
+        controls.GetControl(control_pb.GetControlRequest(org="acme", identifier="nope"),
+                            metadata=alice, timeout=10)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    archived = controls.ArchiveControl(
+        control_pb.ArchiveControlRequest(org="acme", identifier="grpc-ctl"), metadata=alice)
+    assert (archived.archived, archived.version) == (True, 2)
+    listed = controls.ListControls(control_pb.ListControlsRequest(org="acme", archived=True),
+                                   metadata=alice)
+    assert "grpc-ctl" in [c.identifier for c in listed.controls]
+    versions = controls.ListControlVersions(
+        control_pb.ListControlVersionsRequest(org="acme", identifier="grpc-ctl"), metadata=alice)
+    assert [v.event for v in versions.versions] == ["Archived", "Created"]
+
+
 # ---- health -----------------------------------------------------------------------------------
 
 def test_health_check_is_serving(channel: grpc.Channel):

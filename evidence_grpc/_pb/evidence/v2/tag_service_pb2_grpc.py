@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class TagServiceStub:
-    """Tags: key/value labels on flows, environments and repos.
+    """Tags: key/value labels on flows, environments, repos and controls.
     """
 
     def __init__(self, channel):
@@ -43,12 +43,12 @@ class TagServiceStub:
 
 
 class TagServiceServicer:
-    """Tags: key/value labels on flows, environments and repos.
+    """Tags: key/value labels on flows, environments, repos and controls.
     """
 
     def UpdateTags(self, request, context):
-        """Set and remove tags of a flow, environment or repo; resource_type as the CLI passes it:
-        flow(s), env, environment(s), repo(s).
+        """Set and remove tags of a flow, environment, repo or control; resource_type as the CLI
+        passes it: flow(s), env, environment(s), repo(s), control(s).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -71,7 +71,7 @@ def add_TagServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TagService:
-    """Tags: key/value labels on flows, environments and repos.
+    """Tags: key/value labels on flows, environments, repos and controls.
     """
 
     @staticmethod

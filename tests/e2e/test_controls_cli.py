@@ -1,0 +1,81 @@
+"""The real kosli CLI on controls (beta): create, get, list, update, archive, unarchive, tag,
+and a decision attested for a control."""
+
+from __future__ import annotations
+
+import pathlib
+
+import requests
+
+from tests.conftest import RunningServer, bearer
+from tests.e2e.cli import failure, unique
+
+
+def test_control_lifecycle_with_the_cli(live: RunningServer):
+    ident = unique("ctl")
+    assert live.kosli("create", "control", ident, "--name", "Code review",
+                      "--description", "every change reviewed").stdout == \
+        f"control {ident} was created\n"
+    duplicate = failure(live.kosli("create", "control", ident, "--name", "x", check=False))
+    assert f"A control with identifier '{ident}' already exists in organization 'acme'\n" \
+        in duplicate
+    bad = failure(live.kosli("create", "control", "bad identifier", "--name", "x", check=False))
+    assert "Input payload validation failed: map[identifier:String should match pattern " \
+           "'^[a-zA-Z0-9\\-._~]+$' [input: bad identifier]]\n" in bad
+
+    assert "was updated" in live.kosli("update", "control", ident, "--name", "Peer review",
+                                       "--link", "runbook.v2=https://wiki.example/r").stdout
+    table = live.kosli("get", "control", ident).stdout
+    for line in ("Peer review", "every change reviewed", "Version:", "2", "Created by:",
+                 "alice", "runbook.v2:", "https://wiki.example/r"):
+        assert line in table, table
+    got = live.kosli_json("get", "control", ident)
+    assert (got["identifier"], got["version"], got["links"]) == (
+        ident, 2, {"runbook.v2": "https://wiki.example/r"})
+
+    live.kosli("tag", "control", ident, "--set", "framework=finos")
+    listed = live.kosli_json("list", "controls", "--tag", "framework:finos")
+    assert [c["identifier"] for c in listed["controls"]] == [ident]
+    table = live.kosli("list", "controls", "--search", ident).stdout
+    assert ident in table and "Showing page 1 of 1, total 1 controls" in table
+
+    assert live.kosli("archive", "control", ident).stdout == f"control {ident} was archived\n"
+    assert live.kosli_json("list", "controls", "--search", ident)["controls"] == []
+    assert "Archived:" in live.kosli("get", "control", ident).stdout
+    archived = live.kosli_json("list", "controls", "--archived", "--search", ident)
+    assert [c["identifier"] for c in archived["controls"]] == [ident]
+    assert live.kosli("unarchive", "control", ident).stdout == \
+        f"control {ident} was unarchived\n"
+    assert live.kosli_json("get", "control", ident)["version"] == 4
+
+    missing = failure(live.kosli("get", "control", "no-such-control", check=False))
+    assert "Control 'no-such-control' does not exist in organization 'acme'" in missing
+    untagged = failure(live.kosli("tag", "control", "no-such-control", "--set", "a=b",
+                                  check=False))
+    assert "\"Control 'no-such-control' does not exist in organization 'acme'\"" in untagged
+    gated = failure(live.kosli("list", "controls", org="acme-shared", check=False))
+    assert "Controls feature" in gated
+
+
+def test_decisions_attested_for_a_control(live: RunningServer, tmp_path: pathlib.Path):
+    ident, flow = unique("ctl"), unique("flow")
+    live.kosli("create", "control", ident, "--name", "Change approval")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("begin", "trail", "t1", "--flow", flow)
+    live.kosli("attest", "decision", "--name", "approval", "--control", ident,
+               "--flow", flow, "--trail", "t1", "--compliant=false")
+    answer = requests.get(f"{live.http_url}/api/v2/controls/acme/{ident}/decisions",
+                          headers=bearer(), timeout=10).json()
+    assert [(d["flow_name"], d["trail_name"], d["is_compliant"]) for d in answer["decisions"]] \
+        == [(flow, "t1", False)]
+    policy = tmp_path / "policy.yml"
+    policy.write_text("_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n"
+                      "  attestations:\n    - name: decision\n      type: decision\n"
+                      f"      for_control: {ident}\n")
+    name = unique("policy")
+    live.kosli("create", "policy", name, str(policy))
+    assert live.kosli_json("get", "control", ident)["policies_referencing"] == [name]
+    assert name in live.kosli("get", "control", ident).stdout
+    policy.write_text(policy.read_text().replace(ident, "no-such-control"))
+    refused = failure(live.kosli("create", "policy", unique("policy"), str(policy), check=False))
+    assert "Control 'no-such-control' does not exist" in refused
