@@ -12,6 +12,7 @@ from google.protobuf import descriptor, message_factory
 
 from ._pb.evidence.v2 import (
     artifact_service_pb2,
+    assert_service_pb2,
     attestation_service_pb2,
     attestation_type_service_pb2,
     build_service_pb2,
@@ -29,6 +30,7 @@ from ._pb.evidence.v2 import (
 from .config import Settings
 from .domain import sandbox
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
+from .servicers.asserts import AssertServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.environments import EnvironmentServicer
 from .servicers.flows import FlowServicer
@@ -62,6 +64,7 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (build_service_pb2.DESCRIPTOR.services_by_name["BuildService"], BuildServicer),
     (policy_service_pb2.DESCRIPTOR.services_by_name["PolicyService"], lambda s: PolicyServicer()),
     (policy_service_pb2.DESCRIPTOR.services_by_name["SchemaService"], lambda s: SchemaServicer()),
+    (assert_service_pb2.DESCRIPTOR.services_by_name["AssertService"], AssertServicer),
 ]
 
 

@@ -8,8 +8,10 @@ deployment. Reports of one environment are serialized: the environment row is lo
 key with a retry backs that up.
 
 Compliance is judged when read: an artifact is compliant when it is allowlisted in the
-environment, or has provenance (it was reported to a flow of the organization) and is compliant
-in every trail it was reported to; a snapshot is compliant when all its artifacts are."""
+environment, or complies with every policy attached to the environment (policy_eval), or, when
+none is attached, has provenance (it was reported to a flow of the organization) and is
+compliant in every trail it was reported to; a snapshot is compliant when all its artifacts
+are."""
 
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ from .environments import LOGICAL, find_environment, has_schema, validate
 from .errors import FailedPrecondition, NotFound, validation_error
 from .numbers import whole_number
 from .pages import page_of
+from .policy_eval import (
+    ArtifactVerdict,
+    LoadedPolicy,
+    applied_policies,
+    decide,
+    latest_policies,
+    needs_attestations,
+    trail_attestations,
+)
 from .repos import built_from
 
 NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
@@ -149,17 +160,28 @@ def report_message(env_name: str, snapshot: Snapshot | None) -> str:
 class Judgement:
     provenance: dict[str, list[dict[str, Any]]]  # fingerprint -> its reports, oldest first
     allowed: set[str]
+    # Set when the environment has policies attached: they decide compliance.
+    verdicts: dict[str, ArtifactVerdict] | None = None
+    # The hosted `applied_policies` (failing_artifacts: every judged fingerprint that fails).
+    applied_policies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def compliant(self, fingerprint: str) -> bool:
-        """Allowlisted, or reported and compliant in every trail it was reported to."""
+        """Allowlisted, or compliant with every attached policy; without policies, reported and
+        compliant in every trail it was reported to."""
         if fingerprint in self.allowed:
             return True
+        if self.verdicts is not None:
+            verdict = self.verdicts.get(fingerprint)
+            return verdict is not None and verdict.compliant
         reports = self.provenance.get(fingerprint)
         return bool(reports) and all(r["compliance_state"] == COMPLIANT for r in reports)
 
     def reasons(self, fingerprint: str) -> list[dict[str, str]]:
         if self.compliant(fingerprint):
             return []
+        if self.verdicts is not None:
+            verdict = self.verdicts.get(fingerprint)
+            return verdict.reasons if verdict else []
         reports = self.provenance.get(fingerprint)
         if not reports:
             return [{"type": "no_provenance", "message": "Artifact has no provenance"}]
@@ -167,6 +189,11 @@ class Judgement:
                  "message": f"Artifact is {r['compliance_state']} in trail '{r['trail_name']}' "
                             f"of flow '{r['flow_name']}'"}
                 for r in reports if r["compliance_state"] != COMPLIANT]
+
+    def policy_decisions(self, fingerprint: str) -> list[dict[str, Any]]:
+        """The hosted `policy_decisions` of an artifact ([] without attached policies)."""
+        verdict = (self.verdicts or {}).get(fingerprint)
+        return verdict.policy_decisions if verdict else []
 
 
 # Every snapshot read judges its artifacts: compiled once (see storage.db.Prepared).
@@ -179,35 +206,76 @@ _ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEnt
     env=int, fingerprints=list[str])
 
 
-def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = ""
-          ) -> Judgement:
-    """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
-    policies, when they arrive, are applied here."""
+def _with_policies(org: Organization, policy_names: list[str], judgement: Judgement,
+                   fingerprints: set[str], attestations: dict[int, list[dict[str, Any]]] | None,
+                   names: dict[str, str]) -> Judgement:
+    """`judgement` decided by the attached policies (when there are any)."""
+    policies = latest_policies(org, policy_names)
+    if not policies:
+        return judgement
+    if attestations is None:
+        attestations = _attestations(judgement.provenance, policies)
+    verdicts = {f: decide(policies, f, names.get(f), judgement.provenance.get(f, []),
+                          attestations)
+                for f in sorted(fingerprints) if f}
+    return dataclasses.replace(judgement, verdicts=verdicts,
+                               applied_policies=applied_policies(policies, verdicts))
+
+
+def _attestations(provenance: dict[str, list[dict[str, Any]]], policies: list[LoadedPolicy]
+                  ) -> dict[int, list[dict[str, Any]]]:
+    if not needs_attestations(policies):
+        return {}
+    return trail_attestations(r["_trail_id"] for reports in provenance.values() for r in reports)
+
+
+def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = "",
+          names: dict[str, str] | None = None) -> Judgement:
+    """Provenance, trail compliance and allowlisting of the given fingerprints, decided by the
+    environment's attached policies when it has any. `names`: the name each fingerprint runs
+    under (policy expressions read it as artifact.name; else its reported name)."""
     wanted = sorted(f for f in fingerprints if f)
     allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
         if wanted else set()
-    return Judgement(_provenance(org, wanted, html_base), allowed)
+    judgement = Judgement(provenance_of(org, wanted, html_base), allowed)
+    if not env.policies:
+        return judgement
+    return _with_policies(org, env.policies, judgement, set(wanted), None, names or {})
 
 
-def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = ""
-               ) -> dict[int, Judgement]:
+def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = "",
+               names: dict[str, str] | None = None) -> dict[int, Judgement]:
     """`judge` for many environments (by id) at once: one provenance read for all their
-    fingerprints and one allowlist read, however many environments."""
+    fingerprints, one allowlist read and one read of their policies, however many
+    environments."""
     wanted = sorted({f for fps in fingerprints.values() for f in fps if f})
-    provenance = _provenance(org, wanted, html_base)
+    provenance = provenance_of(org, wanted, html_base)
     allowed: dict[int, set[str]] = defaultdict(set)
+    attached: dict[int, list[str]] = {}
     for ids in in_chunks(sorted(fingerprints) if wanted else []):
         for env_id, fingerprint in (AllowlistEntry
                                     .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
                                     .where(AllowlistEntry.environment.in_(ids)).tuples()):
             allowed[env_id].add(fingerprint)
-    return {env_id: Judgement(provenance, allowed[env_id] & fps)
-            for env_id, fps in fingerprints.items()}
+        for env_id, names in (Environment.select(Environment.id, Environment.policies)
+                              .where(Environment.id.in_(ids)).tuples()):
+            if names:
+                attached[env_id] = names
+    judgements = {env_id: Judgement(provenance, allowed[env_id] & fps)
+                  for env_id, fps in fingerprints.items()}
+    if attached:
+        every = latest_policies(org, {n for names in attached.values() for n in names})
+        attestations = _attestations(provenance, every)
+        for env_id, names in attached.items():
+            judgements[env_id] = _with_policies(org, names, judgements[env_id],
+                                                fingerprints[env_id], attestations, names or {})
+    return judgements
 
 
-def _provenance(org: Organization, wanted: list[str], html_base: str
-                ) -> dict[str, list[dict[str, Any]]]:
-    """The reports of each fingerprint, in report order (the id sequence)."""
+def provenance_of(org: Organization, wanted: list[str], html_base: str
+                  ) -> dict[str, list[dict[str, Any]]]:
+    """The reports of each fingerprint, in report order (the id sequence). Keys starting with
+    `_` are for policy evaluation and never shown."""
     reported = [a for chunk in in_chunks(wanted)
                 for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
     states = states_of(reported)
@@ -223,6 +291,7 @@ def _provenance(org: Organization, wanted: list[str], html_base: str
             "flow_html_url": flow_url,
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+            "_trail_id": a.trail_id, "_flow_tags": a.flow.tags or {}, "_artifact_name": a.name,
         })
     return dict(provenance)
 
@@ -378,7 +447,8 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
                   ) -> dict[str, Any]:
     """A snapshot with its artifacts marked against the previous one (started, exited)."""
     before, current = _by_artifact(previous), _by_artifact(snapshot)
-    judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base)
+    judgement = judge(org, env, {k[1] for k in before} | {k[1] for k in current}, html_base,
+                      {k[1]: k[0] for k in (*before, *current)})
     artifacts = []
     for key in sorted(set(current) | set(before)):
         entry = current.get(key) or before[key]
@@ -387,7 +457,9 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         compliant = judgement.compliant(key[1])
         artifacts.append(_artifact_view(entry, was, count, compliant,
                                         judgement.provenance.get(key[1], []),
-                                        judgement.reasons(key[1])))
+                                        judgement.reasons(key[1]),
+                                        judgement.policy_decisions(key[1])))
+    running = {k[1] for k in current}
     counts = {"true": 0, "false": 0, "null": 0}
     for a in artifacts:
         if a["annotation"]["now"]:
@@ -402,7 +474,10 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         "compliant": snapshot_compliant(snapshot, judgement),
         "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
         "artifacts": artifacts,
-        "applied_policies": [],
+        "applied_policies": [
+            {**policy, "failing_artifacts": [f for f in policy["failing_artifacts"]
+                                             if f in running]}
+            for policy in judgement.applied_policies],
     }
 
 
@@ -428,7 +503,8 @@ def _pods(entry: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
 
 
 def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
-                   flows: list[dict[str, Any]], reasons: list[dict[str, str]]) -> dict[str, Any]:
+                   flows: list[dict[str, Any]], reasons: list[dict[str, str]],
+                   policy_decisions: list[dict[str, Any]]) -> dict[str, Any]:
     first = flows[0] if flows else None
     commit_ts = first.get("commit_timestamp") if first else None
     started = min(entry["creationTimestamp"]) if entry["creationTimestamp"] else None
@@ -438,6 +514,7 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
         "compliant": compliant,
         "deployments": [],
         "reasons_for_incompliance": reasons,
+        "policy_decisions": policy_decisions,
         "creationTimestamp": entry["creationTimestamp"],
         "pods": _pods(entry),
         "instance_count": count,
@@ -450,7 +527,8 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, compliant: bool,
         "flow_html_url": first["flow_html_url"] if first else "",
         "deployment_diff": None,
         "commit_lead_time": (started - commit_ts) if (started and commit_ts) else None,
-        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp"} for f in flows],
+        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"}
+                  for f in flows],
     }
 
 
