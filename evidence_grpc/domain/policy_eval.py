@@ -246,18 +246,19 @@ def _resolve(rule: Rule, context: dict[str, Any], report: dict[str, Any] | None,
 
 
 def _failure_text(rule: Rule, outcome: str) -> str:
-    """What a failed resolution means, in the words `kosli assert artifact` prints."""
+    """What a failed resolution means, in the words `kosli assert artifact` prints (which
+    adds "in trail")."""
     if outcome == NO_PROVENANCE:
         return "artifact has no provenance"
     if outcome == NON_COMPLIANT_IN_TRAIL:
-        return "artifact is not compliant in trail"
+        return "artifact is not compliant"
     if outcome == MISSING_ATTESTATION:
         if rule.for_control:
             return f"artifact is missing required {rule.type} for control '{rule.for_control}'"
         return f"artifact is missing required '{rule.name}' (type: {rule.type}) attestation"
     if rule.for_control:
-        return f"decision for control '{rule.for_control}' is non-compliant in trail"
-    return f"attestation '{rule.name}' is non-compliant in trail"
+        return f"decision for control '{rule.for_control}' is non-compliant"
+    return f"attestation '{rule.name}' is non-compliant"
 
 
 def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
@@ -284,8 +285,8 @@ def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
                     where["for_control"] = rule.for_control
                 resolutions.append({"type": outcome, "context": where})
                 if outcome not in (SATISFIED, NOT_APPLICABLE):
-                    trail = f" '{where['trail_name']}' of flow '{where['flow_name']}'" \
-                        if report else ""
+                    trail = f" in trail '{where['trail_name']}' of flow " \
+                        f"'{where['flow_name']}'" if report else ""
                     reasons.append({"type": outcome, "message": f"Policy '{policy.name}': "
                                     f"{_failure_text(rule, outcome)}{trail}"})
             applicable = [r for r in resolutions if r["type"] != NOT_APPLICABLE]
