@@ -51,6 +51,11 @@ class Rule:
     must_be_compliant: bool = True
     for_control: str | None = None
 
+    @functools.cached_property
+    def shown(self) -> dict[str, Any]:
+        """The rule as rule_evaluations show it."""
+        return {"type": self.kind, "definition": self.definition}
+
 
 @dataclasses.dataclass(frozen=True)
 class LoadedPolicy:
@@ -221,28 +226,59 @@ def _context(fingerprint: str, name: str | None, report: dict[str, Any] | None
             "artifact": {**artifact, "name": name or report.get("_artifact_name")}}
 
 
-def _resolve(rule: Rule, context: dict[str, Any], report: dict[str, Any] | None,
-             attestations: dict[str, dict[str, Any]]) -> str:
-    if rule.kind == ATTESTATION:
-        if rule.condition is not None and not rule.condition.holds(context):
+class _Case:
+    """One report of an artifact (or none: no provenance) as its rules see it. Expressions
+    that read only the flow are evaluated once per flow for a whole batch (`memo`)."""
+
+    def __init__(self, fingerprint: str, name: str | None, report: dict[str, Any] | None,
+                 attestations: dict[str, dict[str, Any]], memo: dict[tuple[str, str], bool]
+                 ) -> None:
+        self.report = report
+        self.context = _context(fingerprint, name, report)
+        self.attestations = attestations
+        self.memo = memo
+        self.flow_key = report["flow_name"] if report else ""
+        where = {"flow_name": report["flow_name"] if report else None,
+                 "trail_name": report["trail_name"] if report else None}
+        self.where = {**where, "artifact_status": None}
+        self.where_with_status = {
+            **where, "artifact_status": report["compliance_state"] if report else None}
+
+    def holds(self, expression: Expression) -> bool:
+        if expression.reads_artifact:
+            return expression.holds(self.context)
+        key = (expression.text, self.flow_key)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = expression.holds(self.context)
+        return found
+
+    def resolve(self, rule: Rule) -> str:
+        report = self.report
+        if rule.kind == ATTESTATION:
+            if rule.condition is not None and not self.holds(rule.condition):
+                return NOT_APPLICABLE
+            if report is None:
+                return MISSING_ATTESTATION
+            found = [a for a in self.attestations.values()
+                     if rule.name in ("*", a["name"]) and rule.type in ("*", a["type"])
+                     and (rule.for_control is None or a["control"] == rule.for_control)]
+            if not found:
+                return MISSING_ATTESTATION
+            if rule.must_be_compliant and not all(a["is_compliant"] for a in found):
+                return NON_COMPLIANT_ATTESTATION
+            return SATISFIED
+        if not rule.required or any(self.holds(e) for e in rule.exceptions):
             return NOT_APPLICABLE
         if report is None:
-            return MISSING_ATTESTATION
-        found = [a for a in attestations.values()
-                 if rule.name in ("*", a["name"]) and rule.type in ("*", a["type"])
-                 and (rule.for_control is None or a["control"] == rule.for_control)]
-        if not found:
-            return MISSING_ATTESTATION
-        if rule.must_be_compliant and not all(a["is_compliant"] for a in found):
-            return NON_COMPLIANT_ATTESTATION
+            return NO_PROVENANCE
+        if rule.kind == TRAIL_COMPLIANCE and report["compliance_state"] != COMPLIANT:
+            return NON_COMPLIANT_IN_TRAIL
         return SATISFIED
-    if not rule.required or any(e.holds(context) for e in rule.exceptions):
-        return NOT_APPLICABLE
-    if report is None:
-        return NO_PROVENANCE
-    if rule.kind == TRAIL_COMPLIANCE and report["compliance_state"] != COMPLIANT:
-        return NON_COMPLIANT_IN_TRAIL
-    return SATISFIED
+
+    def context_for(self, rule: Rule) -> dict[str, Any]:
+        where = self.where_with_status if rule.kind == TRAIL_COMPLIANCE else self.where
+        return {**where, "for_control": rule.for_control} if rule.for_control else where
 
 
 def _failure_text(rule: Rule, outcome: str) -> str:
@@ -262,39 +298,33 @@ def _failure_text(rule: Rule, outcome: str) -> str:
 
 
 def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
-           reports: list[dict[str, Any]],
-           attestations: dict[int, list[dict[str, Any]]]) -> ArtifactVerdict:
+           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]],
+           memo: dict[tuple[str, str], bool] | None = None) -> ArtifactVerdict:
     """The verdict of every policy on one artifact, given its reports (provenance) and the
-    attestations of their trails (by trail id)."""
-    cases = [(r, _context(fingerprint, name, r),
-              _about(r, fingerprint, attestations.get(r["_trail_id"], []))) for r in reports] \
-        or [(None, _context(fingerprint, name, None), {})]
+    attestations of their trails (by trail id). Pass one `memo` to every call of a batch."""
+    memo = {} if memo is None else memo
+    cases = [_Case(fingerprint, name, r, _about(r, fingerprint, attestations.get(r["_trail_id"], [])),
+                   memo) for r in reports] or [_Case(fingerprint, name, None, {}, memo)]
     decisions, reasons = [], []
     for policy in policies:
         evaluations, compliant = [], True
         for rule in policy.rules:
-            resolutions = []
-            for report, context, about in cases:
-                outcome = _resolve(rule, context, report, about)
-                where: dict[str, Any] = {
-                    "flow_name": report["flow_name"] if report else None,
-                    "trail_name": report["trail_name"] if report else None,
-                    "artifact_status": report["compliance_state"]
-                    if report and rule.kind == TRAIL_COMPLIANCE else None}
-                if rule.for_control:
-                    where["for_control"] = rule.for_control
-                resolutions.append({"type": outcome, "context": where})
-                if outcome not in (SATISFIED, NOT_APPLICABLE):
-                    trail = f" in trail '{where['trail_name']}' of flow " \
-                        f"'{where['flow_name']}'" if report else ""
+            resolutions, applicable, satisfied = [], False, True
+            for case in cases:
+                outcome = case.resolve(rule)
+                resolutions.append({"type": outcome, "context": case.context_for(rule)})
+                if outcome == NOT_APPLICABLE:
+                    continue
+                applicable = True
+                if outcome != SATISFIED:
+                    satisfied = False
+                    trail = (f" in trail '{case.report['trail_name']}' of flow "
+                             f"'{case.report['flow_name']}'") if case.report else ""
                     reasons.append({"type": outcome, "message": f"Policy '{policy.name}': "
                                     f"{_failure_text(rule, outcome)}{trail}"})
-            applicable = [r for r in resolutions if r["type"] != NOT_APPLICABLE]
-            satisfied = all(r["type"] == SATISFIED for r in applicable) if applicable else None
-            compliant = compliant and satisfied is not False
-            evaluations.append({"rule": {"type": rule.kind, "definition": rule.definition},
-                                "satisfied": satisfied, "ignored": not applicable,
-                                "resolutions": resolutions})
+            compliant = compliant and (satisfied or not applicable)
+            evaluations.append({"rule": rule.shown, "satisfied": satisfied if applicable else None,
+                                "ignored": not applicable, "resolutions": resolutions})
         decisions.append({"policy_name": policy.name, "policy_version": policy.version,
                           "status": COMPLIANT if compliant else NON_COMPLIANT,
                           "rule_evaluations": evaluations})
@@ -319,8 +349,8 @@ def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[Load
     reports = {f: provenance.get(f, []) for f in wanted}
     attestations = trail_attestations(r["_trail_id"] for rs in reports.values() for r in rs) \
         if needs_attestations(policies) else {}
-    names = names or {}
-    return {f: decide(policies, f, names.get(f), reports[f], attestations) for f in wanted}
+    names, memo = names or {}, {}
+    return {f: decide(policies, f, names.get(f), reports[f], attestations, memo) for f in wanted}
 
 
 def applied_policies(policies: list[LoadedPolicy], verdicts: dict[str, ArtifactVerdict]

@@ -44,6 +44,7 @@ _TOKEN = re.compile(r"""
   | (?P<op>==|!=|<=|>=|<|>|\(|\)|\[|\]|,)
   | (?P<word>[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)
 """, re.X)
+_NUMERIC = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # tags holding numbers; never nan or inf
 _CONSTANTS = {"true": True, "false": False, "null": None}
 _KEYWORDS = {"and", "or", "not", "in"}
 _COMPARISONS = {"==", "!=", "<", ">", "<=", ">=", "in"}
@@ -57,10 +58,12 @@ class ExpressionError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Expression:
-    """A parsed condition: `text` as written (inside `${{ }}`), `holds(context)` its value."""
+    """A parsed condition: `text` as written (inside `${{ }}`), `holds(context)` its value;
+    `reads_artifact` when it names artifact.* (else its value depends on the flow alone)."""
 
     text: str
     holds: Callable[[Context], bool]
+    reads_artifact: bool
 
 
 def unwrap(text: str) -> str:
@@ -108,12 +111,8 @@ def _number(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return value
-    if isinstance(value, str) and len(value) <= MAX_NUMBER_DIGITS + 1:
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if number == number and abs(number) != float("inf") else None
+    if isinstance(value, str) and len(value) <= MAX_NUMBER_DIGITS + 2 and _NUMERIC.fullmatch(value):
+        return float(value)
     return None
 
 
@@ -122,10 +121,9 @@ def _equal(left: Any, right: Any) -> bool:
         return left is right
     if isinstance(left, bool) or isinstance(right, bool):
         return left is right
-    numbers = _number(left), _number(right)
-    if (isinstance(left, int | float) or isinstance(right, int | float)) \
-            and None not in numbers:
-        return numbers[0] == numbers[1]
+    if isinstance(left, int | float) or isinstance(right, int | float):
+        a, b = _number(left), _number(right)
+        return a is not None and a == b
     return bool(left == right)
 
 
@@ -170,6 +168,7 @@ class _Parser:
         self.tokens = tokens
         self.position = 0
         self.depth = 0
+        self.reads_artifact = False
 
     def peek(self) -> tuple[str, str]:
         return self.tokens[self.position] if self.position < len(self.tokens) else ("end", "")
@@ -255,6 +254,7 @@ class _Parser:
         if kind == "word" and self.peek() == ("op", "("):
             return self.call(value)
         if kind == "word":
+            self.reads_artifact = self.reads_artifact or value.startswith("artifact")
             return _path(value), False
         raise ExpressionError(f"Unexpected '{value}'")
 
@@ -315,4 +315,4 @@ def parse(text: str) -> Expression:
     if not condition:
         raise ExpressionError("The expression must be a condition (a comparison, exists(), "
                               "matches(), true or false)")
-    return Expression(inner, lambda context: bool(evaluator(context)))
+    return Expression(inner, lambda context: bool(evaluator(context)), parser.reads_artifact)

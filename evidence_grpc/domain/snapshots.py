@@ -215,8 +215,9 @@ def _with_policies(org: Organization, policy_names: list[str], judgement: Judgem
         return judgement
     if attestations is None:
         attestations = _attestations(judgement.provenance, policies)
+    memo: dict[tuple[str, str], bool] = {}
     verdicts = {f: decide(policies, f, names.get(f), judgement.provenance.get(f, []),
-                          attestations)
+                          attestations, memo)
                 for f in sorted(fingerprints) if f}
     return dataclasses.replace(judgement, verdicts=verdicts,
                                applied_policies=applied_policies(policies, verdicts))
