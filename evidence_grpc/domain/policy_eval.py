@@ -52,6 +52,11 @@ class Rule:
     for_control: str | None = None
 
     @functools.cached_property
+    def reads_artifact(self) -> bool:
+        """Whether any of its expressions reads artifact.* (else only the flow matters)."""
+        return any(e.reads_artifact for e in (*self.exceptions, self.condition) if e)
+
+    @functools.cached_property
     def shown(self) -> dict[str, Any]:
         """The rule as rule_evaluations show it."""
         return {"type": self.kind, "definition": self.definition}
@@ -64,6 +69,10 @@ class LoadedPolicy:
     version: int
     rules: tuple[Rule, ...]
     dump: dict[str, Any]  # the hosted `policy_dump`
+
+    @functools.cached_property
+    def reads_artifact(self) -> bool:
+        return any(rule.reads_artifact for rule in self.rules)
 
 
 def _text_of(condition: Any) -> str | None:
@@ -179,13 +188,6 @@ def latest_policies(org: Organization, names: Iterable[str]) -> list[LoadedPolic
 
 # ---- facts about artifacts ---------------------------------------------------------------------
 
-@dataclasses.dataclass
-class ArtifactVerdict:
-    compliant: bool
-    policy_decisions: list[dict[str, Any]]
-    reasons: list[dict[str, str]]
-
-
 def trail_attestations(trail_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
     """The attestations of trails, oldest first: {name, type, is_compliant, control, target,
     fingerprint}."""
@@ -226,32 +228,50 @@ def _context(fingerprint: str, name: str | None, report: dict[str, Any] | None
             "artifact": {**artifact, "name": name or report.get("_artifact_name")}}
 
 
+Memo = dict[tuple[Any, ...], Any]
+
+
 class _Case:
-    """One report of an artifact (or none: no provenance) as its rules see it. Expressions
-    that read only the flow are evaluated once per flow for a whole batch (`memo`)."""
+    """One report of an artifact (or none: no provenance) as its rules see it.
+
+    A rule's outcome depends only on the flow, the trail compliance state and the attestations
+    (and on the artifact when its expressions read artifact.*), so outcomes are kept in a memo
+    shared by a batch: artifacts built alike are judged once."""
 
     def __init__(self, fingerprint: str, name: str | None, report: dict[str, Any] | None,
-                 attestations: dict[str, dict[str, Any]], memo: dict[tuple[str, str], bool]
-                 ) -> None:
+                 attestations: dict[str, dict[str, Any]], memo: Memo) -> None:
         self.report = report
         self.context = _context(fingerprint, name, report)
         self.attestations = attestations
         self.memo = memo
         self.flow_key = report["flow_name"] if report else ""
-        where = {"flow_name": report["flow_name"] if report else None,
-                 "trail_name": report["trail_name"] if report else None}
-        self.where = {**where, "artifact_status": None}
-        self.where_with_status = {
-            **where, "artifact_status": report["compliance_state"] if report else None}
+        self.key = (self.flow_key, report["compliance_state"] if report else None,
+                    tuple(sorted((a["name"], a["type"], a["is_compliant"], a["control"])
+                                 for a in attestations.values())))
+        self.artifact_key = (self.key, self.context["artifact"]["name"], fingerprint)
 
     def holds(self, expression: Expression) -> bool:
-        if expression.reads_artifact:
-            return expression.holds(self.context)
-        key = (expression.text, self.flow_key)
+        """Its value here, once per flow (or per artifact when it reads artifact.*): rules of
+        several policies often share a condition."""
+        key = (expression.text, self.artifact_key if expression.reads_artifact
+               else self.flow_key)
         found = self.memo.get(key)
         if found is None:
             found = self.memo[key] = expression.holds(self.context)
         return found
+
+    def outcomes(self, policy: LoadedPolicy) -> tuple[str, ...]:
+        """The outcome of each rule of the policy; rules that do not read the artifact are
+        resolved once per batch for cases alike."""
+        key = (id(policy), self.key)
+        shared = self.memo.get(key)
+        if shared is None:
+            shared = self.memo[key] = tuple(
+                None if rule.reads_artifact else self.resolve(rule) for rule in policy.rules)
+        if not policy.reads_artifact:
+            return shared
+        return tuple(self.resolve(rule) if outcome is None else outcome
+                     for rule, outcome in zip(policy.rules, shared, strict=True))
 
     def resolve(self, rule: Rule) -> str:
         report = self.report
@@ -277,8 +297,14 @@ class _Case:
         return SATISFIED
 
     def context_for(self, rule: Rule) -> dict[str, Any]:
-        where = self.where_with_status if rule.kind == TRAIL_COMPLIANCE else self.where
-        return {**where, "for_control": rule.for_control} if rule.for_control else where
+        report = self.report
+        where = {"flow_name": report["flow_name"] if report else None,
+                 "trail_name": report["trail_name"] if report else None,
+                 "artifact_status": report["compliance_state"]
+                 if report and rule.kind == TRAIL_COMPLIANCE else None}
+        if rule.for_control:
+            where["for_control"] = rule.for_control
+        return where
 
 
 def _failure_text(rule: Rule, outcome: str) -> str:
@@ -297,38 +323,67 @@ def _failure_text(rule: Rule, outcome: str) -> str:
     return f"attestation '{rule.name}' is non-compliant"
 
 
-def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
-           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]],
-           memo: dict[tuple[str, str], bool] | None = None) -> ArtifactVerdict:
-    """The verdict of every policy on one artifact, given its reports (provenance) and the
-    attestations of their trails (by trail id). Pass one `memo` to every call of a batch."""
-    memo = {} if memo is None else memo
-    cases = [_Case(fingerprint, name, r, _about(r, fingerprint, attestations.get(r["_trail_id"], [])),
-                   memo) for r in reports] or [_Case(fingerprint, name, None, {}, memo)]
-    decisions, reasons = [], []
-    for policy in policies:
-        evaluations, compliant = [], True
-        for rule in policy.rules:
-            resolutions, applicable, satisfied = [], False, True
-            for case in cases:
-                outcome = case.resolve(rule)
-                resolutions.append({"type": outcome, "context": case.context_for(rule)})
-                if outcome == NOT_APPLICABLE:
-                    continue
-                applicable = True
-                if outcome != SATISFIED:
-                    satisfied = False
+class ArtifactVerdict:
+    """The policies' verdict on one artifact: `compliant` at once; `policy_decisions` (the
+    hosted shape) and `reasons` (for reasons_for_incompliance) built when first read, as only
+    views that show them need them."""
+
+    def __init__(self, policies: list[LoadedPolicy], cases: list[_Case]) -> None:
+        self._policies = policies
+        self._cases = cases
+        # outcomes[p][r][c]: policy p, rule r, case c
+        self._outcomes = [list(zip(*(case.outcomes(policy) for case in cases), strict=True))
+                          for policy in policies]
+        # names of the policies it fails
+        self.failing = {policy.name for policy, per_policy in zip(policies, self._outcomes,
+                                                                  strict=True)
+                        if any(o not in (SATISFIED, NOT_APPLICABLE)
+                               for per_rule in per_policy for o in per_rule)}
+        self.compliant = not self.failing
+
+    @functools.cached_property
+    def policy_decisions(self) -> list[dict[str, Any]]:
+        decisions = []
+        for policy, per_policy in zip(self._policies, self._outcomes, strict=True):
+            evaluations, compliant = [], True
+            for rule, outcomes in zip(policy.rules, per_policy, strict=True):
+                applicable = [o for o in outcomes if o != NOT_APPLICABLE]
+                satisfied = all(o == SATISFIED for o in applicable) if applicable else None
+                compliant = compliant and satisfied is not False
+                evaluations.append({
+                    "rule": rule.shown, "satisfied": satisfied, "ignored": not applicable,
+                    "resolutions": [{"type": o, "context": case.context_for(rule)}
+                                    for o, case in zip(outcomes, self._cases, strict=True)]})
+            decisions.append({"policy_name": policy.name, "policy_version": policy.version,
+                              "status": COMPLIANT if compliant else NON_COMPLIANT,
+                              "rule_evaluations": evaluations})
+        return decisions
+
+    @functools.cached_property
+    def reasons(self) -> list[dict[str, str]]:
+        reasons = []
+        for policy, per_policy in zip(self._policies, self._outcomes, strict=True):
+            for rule, outcomes in zip(policy.rules, per_policy, strict=True):
+                for outcome, case in zip(outcomes, self._cases, strict=True):
+                    if outcome in (SATISFIED, NOT_APPLICABLE):
+                        continue
                     trail = (f" in trail '{case.report['trail_name']}' of flow "
                              f"'{case.report['flow_name']}'") if case.report else ""
                     reasons.append({"type": outcome, "message": f"Policy '{policy.name}': "
                                     f"{_failure_text(rule, outcome)}{trail}"})
-            compliant = compliant and (satisfied or not applicable)
-            evaluations.append({"rule": rule.shown, "satisfied": satisfied if applicable else None,
-                                "ignored": not applicable, "resolutions": resolutions})
-        decisions.append({"policy_name": policy.name, "policy_version": policy.version,
-                          "status": COMPLIANT if compliant else NON_COMPLIANT,
-                          "rule_evaluations": evaluations})
-    return ArtifactVerdict(all(d["status"] == COMPLIANT for d in decisions), decisions, reasons)
+        return reasons
+
+
+def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
+           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]],
+           memo: Memo | None = None) -> ArtifactVerdict:
+    """The verdict of every policy on one artifact, given its reports (provenance) and the
+    attestations of their trails (by trail id). Pass one `memo` to every call of a batch."""
+    memo = {} if memo is None else memo
+    cases = [_Case(fingerprint, name, r,
+                   _about(r, fingerprint, attestations.get(r["_trail_id"], [])), memo)
+             for r in reports] or [_Case(fingerprint, name, None, {}, memo)]
+    return ArtifactVerdict(policies, cases)
 
 
 def needs_attestations(policies: Iterable[LoadedPolicy]) -> bool:
@@ -357,8 +412,5 @@ def applied_policies(policies: list[LoadedPolicy], verdicts: dict[str, ArtifactV
                      ) -> list[dict[str, Any]]:
     """The snapshot's `applied_policies`: each policy with the fingerprints it fails."""
     return [{"id": p.id, "name": p.name, "version": p.version, "policy_dump": p.dump,
-             "failing_artifacts": sorted(
-                 f for f, v in verdicts.items()
-                 if any(d["policy_name"] == p.name and d["status"] != COMPLIANT
-                        for d in v.policy_decisions))}
+             "failing_artifacts": sorted(f for f, v in verdicts.items() if p.name in v.failing)}
             for p in policies]

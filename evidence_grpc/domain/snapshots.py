@@ -43,6 +43,7 @@ from .pages import page_of
 from .policy_eval import (
     ArtifactVerdict,
     LoadedPolicy,
+    Memo,
     applied_policies,
     decide,
     latest_policies,
@@ -215,7 +216,7 @@ def _with_policies(org: Organization, policy_names: list[str], judgement: Judgem
         return judgement
     if attestations is None:
         attestations = _attestations(judgement.provenance, policies)
-    memo: dict[tuple[str, str], bool] = {}
+    memo: Memo = {}
     verdicts = {f: decide(policies, f, names.get(f), judgement.provenance.get(f, []),
                           attestations, memo)
                 for f in sorted(fingerprints) if f}
