@@ -222,6 +222,8 @@ def test_snapshots_follow_the_attached_policies(reported):
         "message": "Policy 'signed': artifact is missing required 'signed' (type: generic) "
                    "attestation in trail 'release-1' of flow 'payments'"}]
     assert "_trail_id" not in by_name["backend"]["flows"][0]
+    listed = reported.get("/api/v2/environments/acme", headers=H).get_json()
+    assert [(e["name"], e["state"]) for e in listed] == [("prod", False)]
 
     attest(reported, "generic", {"attestation_name": "signed", "is_compliant": True,
                                  "artifact_fingerprint": FP})

@@ -16,7 +16,7 @@ from .compliance import COMPLIANT
 from .environments import find_environment
 from .errors import NotFound, validation_error
 from .flows import find_flow
-from .policy_eval import LoadedPolicy, decide, latest_policies, needs_attestations, trail_attestations
+from .policy_eval import LoadedPolicy, evaluate, latest_policies
 from .snapshots import provenance_of
 
 
@@ -76,9 +76,7 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
     if scope == "flow":
         answer["compliant"] = all(r["compliance_state"] == COMPLIANT for r in reports)
         return answer
-    attestations = trail_attestations(r["_trail_id"] for r in reports) \
-        if needs_attestations(policies) else {}
-    verdict = decide(policies, fingerprint, None, reports, attestations)
+    verdict = evaluate(org, [fingerprint], policies, provenance={fingerprint: reports})[fingerprint]
     answer["compliant"] = verdict.compliant
     answer["policy_evaluations"] = verdict.policy_decisions
     if scope == "environment":

@@ -390,22 +390,33 @@ def needs_attestations(policies: Iterable[LoadedPolicy]) -> bool:
     return any(rule.kind == ATTESTATION for p in policies for rule in p.rules)
 
 
+def attestations_for(provenance: dict[str, list[dict[str, Any]]],
+                     policies: list[LoadedPolicy]) -> dict[int, list[dict[str, Any]]]:
+    """The attestations of the reported trails, read only when a policy requires some."""
+    if not needs_attestations(policies):
+        return {}
+    return trail_attestations(r["_trail_id"] for reports in provenance.values() for r in reports)
+
+
 def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[LoadedPolicy], *,
              provenance: dict[str, list[dict[str, Any]]] | None = None,
-             names: dict[str, str] | None = None) -> dict[str, ArtifactVerdict]:
-    """{fingerprint: verdict of `policies`} for many artifacts at once. `provenance` (as
-    snapshots.provenance_of builds it) is read when not given; `names` are the names the
-    artifacts run under (else their reported names)."""
+             names: dict[str, str] | None = None,
+             attestations: dict[int, list[dict[str, Any]]] | None = None
+             ) -> dict[str, ArtifactVerdict]:
+    """{fingerprint: verdict of `policies`} for many artifacts at once, in a few set-based
+    queries. `provenance` (as snapshots.provenance_of builds it) and `attestations` (as
+    attestations_for reads them) are read when not given; `names` are the names the artifacts
+    run under (else their reported names)."""
     wanted = sorted({f for f in fingerprints if f})
     if provenance is None:
         from .snapshots import provenance_of  # snapshots judges with this module
 
         provenance = provenance_of(org, wanted, "")
-    reports = {f: provenance.get(f, []) for f in wanted}
-    attestations = trail_attestations(r["_trail_id"] for rs in reports.values() for r in rs) \
-        if needs_attestations(policies) else {}
+    if attestations is None:
+        attestations = attestations_for(provenance, policies)
     names, memo = names or {}, {}
-    return {f: decide(policies, f, names.get(f), reports[f], attestations, memo) for f in wanted}
+    return {f: decide(policies, f, names.get(f), provenance.get(f, []), attestations, memo)
+            for f in wanted}
 
 
 def applied_policies(policies: list[LoadedPolicy], verdicts: dict[str, ArtifactVerdict]

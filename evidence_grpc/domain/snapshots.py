@@ -42,13 +42,10 @@ from .numbers import whole_number
 from .pages import page_of
 from .policy_eval import (
     ArtifactVerdict,
-    LoadedPolicy,
-    Memo,
     applied_policies,
-    decide,
+    attestations_for,
+    evaluate,
     latest_policies,
-    needs_attestations,
-    trail_attestations,
 )
 from .repos import built_from
 
@@ -208,27 +205,16 @@ _ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEnt
 
 
 def _with_policies(org: Organization, policy_names: list[str], judgement: Judgement,
-                   fingerprints: set[str], attestations: dict[int, list[dict[str, Any]]] | None,
-                   names: dict[str, str]) -> Judgement:
+                   fingerprints: set[str], names: dict[str, str],
+                   attestations: dict[int, list[dict[str, Any]]] | None = None) -> Judgement:
     """`judgement` decided by the attached policies (when there are any)."""
     policies = latest_policies(org, policy_names)
     if not policies:
         return judgement
-    if attestations is None:
-        attestations = _attestations(judgement.provenance, policies)
-    memo: Memo = {}
-    verdicts = {f: decide(policies, f, names.get(f), judgement.provenance.get(f, []),
-                          attestations, memo)
-                for f in sorted(fingerprints) if f}
+    verdicts = evaluate(org, fingerprints, policies, provenance=judgement.provenance,
+                        names=names, attestations=attestations)
     return dataclasses.replace(judgement, verdicts=verdicts,
                                applied_policies=applied_policies(policies, verdicts))
-
-
-def _attestations(provenance: dict[str, list[dict[str, Any]]], policies: list[LoadedPolicy]
-                  ) -> dict[int, list[dict[str, Any]]]:
-    if not needs_attestations(policies):
-        return {}
-    return trail_attestations(r["_trail_id"] for reports in provenance.values() for r in reports)
 
 
 def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = "",
@@ -242,7 +228,7 @@ def judge(org: Organization, env: Environment, fingerprints: set[str], html_base
     judgement = Judgement(provenance_of(org, wanted, html_base), allowed)
     if not env.policies:
         return judgement
-    return _with_policies(org, env.policies, judgement, set(wanted), None, names or {})
+    return _with_policies(org, env.policies, judgement, set(wanted), names or {})
 
 
 def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = "",
@@ -259,18 +245,18 @@ def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: 
                                     .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
                                     .where(AllowlistEntry.environment.in_(ids)).tuples()):
             allowed[env_id].add(fingerprint)
-        for env_id, names in (Environment.select(Environment.id, Environment.policies)
-                              .where(Environment.id.in_(ids)).tuples()):
-            if names:
-                attached[env_id] = names
+        for env_id, policy_names in (Environment.select(Environment.id, Environment.policies)
+                                     .where(Environment.id.in_(ids)).tuples()):
+            if policy_names:
+                attached[env_id] = policy_names
     judgements = {env_id: Judgement(provenance, allowed[env_id] & fps)
                   for env_id, fps in fingerprints.items()}
     if attached:
-        every = latest_policies(org, {n for names in attached.values() for n in names})
-        attestations = _attestations(provenance, every)
-        for env_id, names in attached.items():
-            judgements[env_id] = _with_policies(org, names, judgements[env_id],
-                                                fingerprints[env_id], attestations, names or {})
+        every = latest_policies(org, {n for listed in attached.values() for n in listed})
+        attestations = attestations_for(provenance, every)
+        for env_id, policy_names in attached.items():
+            judgements[env_id] = _with_policies(org, policy_names, judgements[env_id],
+                                                fingerprints[env_id], names or {}, attestations)
     return judgements
 
 
