@@ -35,6 +35,7 @@ MISSING_ATTESTATION = "missing_attestation"
 NON_COMPLIANT_ATTESTATION = "non_compliant_attestation"
 NON_COMPLIANT_IN_TRAIL = "non_compliant_in_trail"
 NON_COMPLIANT = "NON-COMPLIANT"
+_PASSING = (SATISFIED, NOT_APPLICABLE)
 
 
 # ---- policies --------------------------------------------------------------------------------
@@ -71,8 +72,9 @@ class LoadedPolicy:
     dump: dict[str, Any]  # the hosted `policy_dump`
 
     @functools.cached_property
-    def reads_artifact(self) -> bool:
-        return any(rule.reads_artifact for rule in self.rules)
+    def artifact_rules(self) -> tuple[int, ...]:
+        """Indexes of the rules whose expressions read artifact.*."""
+        return tuple(i for i, rule in enumerate(self.rules) if rule.reads_artifact)
 
 
 def _text_of(condition: Any) -> str | None:
@@ -260,18 +262,24 @@ class _Case:
             found = self.memo[key] = expression.holds(self.context)
         return found
 
-    def outcomes(self, policy: LoadedPolicy) -> tuple[str, ...]:
-        """The outcome of each rule of the policy; rules that do not read the artifact are
-        resolved once per batch for cases alike."""
+    def outcomes(self, policy: LoadedPolicy) -> tuple[list[str] | tuple[str, ...], bool]:
+        """(the outcome of each rule of the policy, whether one of them fails). Rules that do
+        not read the artifact are resolved once per batch for cases alike."""
         key = (id(policy), self.key)
-        shared = self.memo.get(key)
-        if shared is None:
-            shared = self.memo[key] = tuple(
-                None if rule.reads_artifact else self.resolve(rule) for rule in policy.rules)
-        if not policy.reads_artifact:
-            return shared
-        return tuple(self.resolve(rule) if outcome is None else outcome
-                     for rule, outcome in zip(policy.rules, shared, strict=True))
+        found = self.memo.get(key)
+        if found is None:
+            shared = tuple(None if rule.reads_artifact else self.resolve(rule)
+                           for rule in policy.rules)
+            found = self.memo[key] = (shared, any(o not in _PASSING for o in shared
+                                                  if o is not None))
+        shared, failed = found
+        if not policy.artifact_rules:
+            return shared, failed
+        filled = list(shared)
+        for i in policy.artifact_rules:
+            filled[i] = outcome = self.resolve(policy.rules[i])
+            failed = failed or outcome not in _PASSING
+        return filled, failed
 
     def resolve(self, rule: Rule) -> str:
         report = self.report
@@ -331,20 +339,24 @@ class ArtifactVerdict:
     def __init__(self, policies: list[LoadedPolicy], cases: list[_Case]) -> None:
         self._policies = policies
         self._cases = cases
-        # outcomes[p][r][c]: policy p, rule r, case c
-        self._outcomes = [list(zip(*(case.outcomes(policy) for case in cases), strict=True))
-                          for policy in policies]
-        # names of the policies it fails
-        self.failing = {policy.name for policy, per_policy in zip(policies, self._outcomes,
-                                                                  strict=True)
-                        if any(o not in (SATISFIED, NOT_APPLICABLE)
-                               for per_rule in per_policy for o in per_rule)}
+        # vectors[p][c][r]: policy p, case c, rule r
+        self._vectors: list[list[Any]] = []
+        self.failing: set[str] = set()  # names of the policies it fails
+        for policy in policies:
+            per_case = [case.outcomes(policy) for case in cases]
+            self._vectors.append([vector for vector, _ in per_case])
+            if any(failed for _, failed in per_case):
+                self.failing.add(policy.name)
         self.compliant = not self.failing
+
+    def _by_rule(self) -> list[list[tuple[str, ...]]]:
+        """outcomes[p][r][c]: policy p, rule r, case c."""
+        return [list(zip(*vectors, strict=True)) for vectors in self._vectors]
 
     @functools.cached_property
     def policy_decisions(self) -> list[dict[str, Any]]:
         decisions = []
-        for policy, per_policy in zip(self._policies, self._outcomes, strict=True):
+        for policy, per_policy in zip(self._policies, self._by_rule(), strict=True):
             evaluations, compliant = [], True
             for rule, outcomes in zip(policy.rules, per_policy, strict=True):
                 applicable = [o for o in outcomes if o != NOT_APPLICABLE]
@@ -362,7 +374,7 @@ class ArtifactVerdict:
     @functools.cached_property
     def reasons(self) -> list[dict[str, str]]:
         reasons = []
-        for policy, per_policy in zip(self._policies, self._outcomes, strict=True):
+        for policy, per_policy in zip(self._policies, self._by_rule(), strict=True):
             for rule, outcomes in zip(policy.rules, per_policy, strict=True):
                 for outcome, case in zip(outcomes, self._cases, strict=True):
                     if outcome in (SATISFIED, NOT_APPLICABLE):
