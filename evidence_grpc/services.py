@@ -13,6 +13,7 @@ from google.protobuf import descriptor, message_factory
 from ._pb.evidence.v2 import (
     approval_service_pb2,
     artifact_service_pb2,
+    assert_service_pb2,
     attestation_service_pb2,
     attestation_type_service_pb2,
     build_service_pb2,
@@ -32,6 +33,7 @@ from .config import Settings
 from .domain import sandbox
 from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
+from .servicers.asserts import AssertServicer
 from .servicers.attestations import AttestationServicer, AttestationTypeServicer
 from .servicers.controls import ControlServicer
 from .servicers.environments import EnvironmentServicer
@@ -69,6 +71,7 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (approval_service_pb2.DESCRIPTOR.services_by_name["ApprovalService"],
      lambda s: ApprovalServicer()),
     (control_service_pb2.DESCRIPTOR.services_by_name["ControlService"], ControlServicer),
+    (assert_service_pb2.DESCRIPTOR.services_by_name["AssertService"], AssertServicer),
 ]
 
 

@@ -23,6 +23,7 @@ from ..storage.models import (
 from .environments import find_environment, known_policies, set_policies
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
+from .policy_eval import normalize_conditions, rule_problems
 from .yaml_documents import load_mapping, schema_violations
 
 SCHEMA_FILE = "environment-policy-v1.json"
@@ -31,9 +32,14 @@ _MAJOR_VERSION = re.compile(r"/v(\d+)/?$")
 
 
 def check_policy_yaml(text: str) -> dict[str, Any]:
-    """The policy document of `text`, or InvalidArgument naming each offending path."""
+    """The policy document of `text`, or InvalidArgument naming each offending path (a
+    malformed `if` expression included)."""
     document = load_mapping(text, "policy_file", "policy")
+    expressions = normalize_conditions(document)
     violations = schema_violations(SCHEMA_FILE, document, "policy_file")
+    if not violations:
+        violations = rule_problems(document)
+    violations.update(expressions)
     schema_url = document.get("_schema")
     if isinstance(schema_url, str) and "_schema" not in violations:
         major = _MAJOR_VERSION.search(urlparse(schema_url).path)

@@ -9,11 +9,12 @@ key with a retry backs that up.
 
 Compliance is judged once, when a snapshot is made, and kept with it (`Snapshot.verdicts`):
 later evidence, template edits or policy changes show in the next snapshot, never in an old one
-(a report of what already runs makes no snapshot and judges nothing). An artifact is compliant
-when it is allowlisted in the environment, or has provenance (it was reported to a flow of the
-organization) and is compliant in every trail it was reported to; a snapshot is compliant when
-all its artifacts are. An environment without policies has no requirements: its snapshots and
-their artifacts are of Unknown compliance (null; a snapshot's `compliant` reads false)."""
+(a report of what already runs makes no snapshot and judges nothing). An environment's attached
+policies decide (policy_eval): an artifact is compliant when it is allowlisted in the
+environment or complies with every attached policy, and a snapshot is compliant when all its
+artifacts are. An environment without policies has no requirements: its snapshots and their
+artifacts are of Unknown compliance (null; a snapshot's `compliant` reads false), though what
+is known of their provenance and trails is kept and shown."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ from .environments import LOGICAL, find_environment, has_schema, validate
 from .errors import FailedPrecondition, NotFound, validation_error
 from .numbers import whole_number
 from .pages import page_of
+from .policy_eval import (
+    ArtifactVerdict,
+    applied_policies,
+    attestations_for,
+    evaluate,
+    latest_policies,
+)
 from .repos import built_from
 from .trail_events import record_running
 
@@ -125,7 +133,8 @@ def _new_snapshot(org: Organization, env: Environment, env_type: str,
                   entries: list[dict[str, Any]], stamp: float) -> Snapshot:
     """The environment's next snapshot of `entries`, judged now, in the caller's write
     transaction with `env` locked (the caller saves `env`)."""
-    judgement = judge(org, env, {e["fingerprint"] for e in entries})
+    judgement = judge(org, env, {e["fingerprint"] for e in entries},
+                      names={e["fingerprint"]: e["name"] for e in entries})
     snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
                                artifacts=entries, created_at=stamp,
                                **_verdicts(env, judgement, entries))
@@ -177,17 +186,28 @@ def report_message(env_name: str, snapshot: Snapshot | None) -> str:
 class Judgement:
     provenance: dict[str, list[dict[str, Any]]]  # fingerprint -> its reports, oldest first
     allowed: set[str]
+    # Set when the environment has policies attached: they decide compliance.
+    verdicts: dict[str, ArtifactVerdict] | None = None
+    # The hosted `applied_policies` (failing_artifacts: every judged fingerprint that fails).
+    applied_policies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def compliant(self, fingerprint: str) -> bool:
-        """Allowlisted, or reported and compliant in every trail it was reported to."""
+        """Allowlisted, or compliant with every attached policy; without policies, reported and
+        compliant in every trail it was reported to."""
         if fingerprint in self.allowed:
             return True
+        if self.verdicts is not None:
+            verdict = self.verdicts.get(fingerprint)
+            return verdict is not None and verdict.compliant
         reports = self.provenance.get(fingerprint)
         return bool(reports) and all(r["compliance_state"] == COMPLIANT for r in reports)
 
     def reasons(self, fingerprint: str) -> list[dict[str, str]]:
         if self.compliant(fingerprint):
             return []
+        if self.verdicts is not None:
+            verdict = self.verdicts.get(fingerprint)
+            return verdict.reasons if verdict else []
         reports = self.provenance.get(fingerprint)
         if not reports:
             return [{"type": "no_provenance", "message": "Artifact has no provenance"}]
@@ -195,6 +215,11 @@ class Judgement:
                  "message": f"Artifact is {r['compliance_state']} in trail '{r['trail_name']}' "
                             f"of flow '{r['flow_name']}'"}
                 for r in reports if r["compliance_state"] != COMPLIANT]
+
+    def policy_decisions(self, fingerprint: str) -> list[dict[str, Any]]:
+        """The hosted `policy_decisions` of an artifact ([] without attached policies)."""
+        verdict = (self.verdicts or {}).get(fingerprint)
+        return verdict.policy_decisions if verdict else []
 
 
 # Every snapshot read judges its artifacts: compiled once (see storage.db.Prepared).
@@ -207,35 +232,66 @@ _ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEnt
     env=int, fingerprints=list[str])
 
 
-def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = ""
-          ) -> Judgement:
-    """Provenance, trail compliance and allowlisting of the given fingerprints. Environment
-    policies, when they arrive, are applied here."""
+def _with_policies(org: Organization, policy_names: list[str], judgement: Judgement,
+                   fingerprints: set[str], names: dict[str, str],
+                   attestations: dict[int, list[dict[str, Any]]] | None = None) -> Judgement:
+    """`judgement` decided by the attached policies (when there are any)."""
+    policies = latest_policies(org, policy_names)
+    if not policies:
+        return judgement
+    verdicts = evaluate(org, fingerprints, policies, provenance=judgement.provenance,
+                        names=names, attestations=attestations)
+    return dataclasses.replace(judgement, verdicts=verdicts,
+                               applied_policies=applied_policies(policies, verdicts))
+
+
+def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = "",
+          names: dict[str, str] | None = None) -> Judgement:
+    """Provenance, trail compliance and allowlisting of the given fingerprints, decided by the
+    environment's attached policies when it has any. `names`: the name each fingerprint runs
+    under (policy expressions read it as artifact.name; else its reported name)."""
     wanted = sorted(f for f in fingerprints if f)
     allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
         if wanted else set()
-    return Judgement(_provenance(org, wanted, html_base), allowed)
+    judgement = Judgement(provenance_of(org, wanted, html_base), allowed)
+    if not env.policies:
+        return judgement
+    return _with_policies(org, env.policies, judgement, set(wanted), names or {})
 
 
-def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = ""
-               ) -> dict[int, Judgement]:
+def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = "",
+               names: dict[str, str] | None = None) -> dict[int, Judgement]:
     """`judge` for many environments (by id) at once: one provenance read for all their
-    fingerprints and one allowlist read, however many environments."""
+    fingerprints, one allowlist read and one read of their policies, however many
+    environments."""
     wanted = sorted({f for fps in fingerprints.values() for f in fps if f})
-    provenance = _provenance(org, wanted, html_base)
+    provenance = provenance_of(org, wanted, html_base)
     allowed: dict[int, set[str]] = defaultdict(set)
+    attached: dict[int, list[str]] = {}
     for ids in in_chunks(sorted(fingerprints) if wanted else []):
         for env_id, fingerprint in (AllowlistEntry
                                     .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
                                     .where(AllowlistEntry.environment.in_(ids)).tuples()):
             allowed[env_id].add(fingerprint)
-    return {env_id: Judgement(provenance, allowed[env_id] & fps)
-            for env_id, fps in fingerprints.items()}
+        for env_id, policy_names in (Environment.select(Environment.id, Environment.policies)
+                                     .where(Environment.id.in_(ids)).tuples()):
+            if policy_names:
+                attached[env_id] = policy_names
+    judgements = {env_id: Judgement(provenance, allowed[env_id] & fps)
+                  for env_id, fps in fingerprints.items()}
+    if attached:
+        every = latest_policies(org, {n for listed in attached.values() for n in listed})
+        attestations = attestations_for(provenance, every)
+        for env_id, policy_names in attached.items():
+            judgements[env_id] = _with_policies(org, policy_names, judgements[env_id],
+                                                fingerprints[env_id], names or {}, attestations)
+    return judgements
 
 
-def _provenance(org: Organization, wanted: list[str], html_base: str
-                ) -> dict[str, list[dict[str, Any]]]:
-    """The reports of each fingerprint, in report order (the id sequence)."""
+def provenance_of(org: Organization, wanted: list[str], html_base: str
+                  ) -> dict[str, list[dict[str, Any]]]:
+    """The reports of each fingerprint, in report order (the id sequence). Keys starting with
+    `_` are for policy evaluation and never shown."""
     reported = [a for chunk in in_chunks(wanted)
                 for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
     states = states_of(reported)
@@ -251,6 +307,7 @@ def _provenance(org: Organization, wanted: list[str], html_base: str
             "flow_html_url": flow_url,
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+            "_trail_id": a.trail_id, "_flow_tags": a.flow.tags or {}, "_artifact_name": a.name,
         })
     return dict(provenance)
 
@@ -260,13 +317,17 @@ def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
     the html base, which reads prepend)."""
     return {"compliant": judgement.compliant(fingerprint),
             "reasons_for_incompliance": judgement.reasons(fingerprint),
-            "policy_decisions": [],
-            "flows": judgement.provenance.get(fingerprint, [])}
+            "policy_decisions": judgement.policy_decisions(fingerprint),
+            "flows": [{k: v for k, v in report.items() if not k.startswith("_")}
+                      for report in judgement.provenance.get(fingerprint, [])]}
 
 
-def _applied_policies(judgement: Judgement) -> list[dict[str, Any]]:
-    """The policies a snapshot was judged by, as it keeps them."""
-    return []
+def _applied_policies(judgement: Judgement, running: set[str]) -> list[dict[str, Any]]:
+    """The policies a snapshot was judged by, as it keeps them: failing_artifacts names the
+    snapshot's own artifacts only."""
+    return [{**policy, "failing_artifacts": [f for f in policy["failing_artifacts"]
+                                             if f in running]}
+            for policy in judgement.applied_policies]
 
 
 def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, Any]]
@@ -282,7 +343,8 @@ def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, An
         verdicts.append({"name": entry["name"], "fingerprint": entry["fingerprint"], **verdict})
     return {"verdicts": verdicts,
             "compliant": all(v["compliant"] for v in verdicts) if governed else None,
-            "applied_policies": _applied_policies(judgement)}
+            "applied_policies": _applied_policies(judgement,
+                                                  {e["fingerprint"] for e in entries})}
 
 
 def judge_recorded_snapshots() -> None:
@@ -296,9 +358,11 @@ def judge_recorded_snapshots() -> None:
         by_org[snapshot.environment.organization_id].append(snapshot)
     for org_id, rows in by_org.items():
         fingerprints: dict[int, set[str]] = defaultdict(set)
+        names: dict[str, str] = {}
         for snapshot in rows:
             fingerprints[snapshot.environment_id] |= {e["fingerprint"] for e in snapshot.artifacts}
-        judgements = judge_each(Organization.get_by_id(org_id), fingerprints)
+            names.update((e["fingerprint"], e["name"]) for e in snapshot.artifacts)
+        judgements = judge_each(Organization.get_by_id(org_id), fingerprints, names=names)
         for snapshot in rows:
             fields = _verdicts(snapshot.environment, judgements[snapshot.environment_id],
                                snapshot.artifacts)
@@ -536,7 +600,8 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "flow_html_url": first["flow_html_url"] if first else "",
         "deployment_diff": None,
         "commit_lead_time": (started - commit_ts) if (started and commit_ts) else None,
-        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp"} for f in flows],
+        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"}
+                  for f in flows],
     }
 
 

@@ -369,3 +369,49 @@ def test_reporting_an_artifact_over_grpc_begins_its_trail(channel: grpc.Channel)
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
     assert missing.value.details() == ("Trail with name 't9' does not exist for Organization "
                                        "'acme' and Flow 'implicit-trail'")
+
+
+# ---- asserts ------------------------------------------------------------------------------------
+
+def test_assert_artifact_answers_typed_messages(live: RunningServer, channel: grpc.Channel):
+    from evidence_grpc._pb.evidence.v2 import assert_service_pb2, assert_service_pb2_grpc
+
+    fingerprint = "c" * 64
+    Reflected(channel, "evidence.v2.FlowService").call(
+        "UpsertFlow", {"org": "acme", "name": "asserted", "description": ""})
+    Reflected(channel, "evidence.v2.TrailService").call(
+        "BeginTrail", {"org": "acme", "flow_name": "asserted", "data_json": {"name": "t1"}})
+    reported = requests.post(f"{live.http_url}/api/v2/artifacts/acme/asserted", headers=bearer(),
+                             json={"fingerprint": fingerprint, "filename": "app",
+                                   "trail_name": "t1", "build_url": "https://ci.example/1",
+                                   "commit_url": "https://git.example/c"}, timeout=10)
+    assert reported.status_code == 201, reported.text
+    policy = b"_schema: https://docs.kosli.com/schemas/policy/v1\nartifacts:\n" \
+             b"  attestations:\n    - name: review\n      type: generic\n"
+    Reflected(channel, "evidence.v2.PolicyService").call("UpsertPolicy", {
+        "org": "acme", "payload": {"name": "reviewed", "description": "", "comment": ""},
+        "policy_file": {"filename": "p.yml",
+                        "content": base64.b64encode(policy).decode()}})
+
+    stub = assert_service_pb2_grpc.AssertServiceStub(channel)
+    metadata = [("authorization", f"Bearer {ALICE_KEY}")]
+    answer = stub.AssertArtifact(assert_service_pb2.AssertArtifactRequest(
+        org="acme", fingerprint=fingerprint, policy_name=["reviewed"]), metadata=metadata,
+        timeout=10)
+    assert isinstance(answer, assert_service_pb2.AssertArtifactResponse)
+    assert (answer.compliant, answer.scope) == (False, "policy")
+    evaluation = answer.policy_evaluations[0]
+    assert (evaluation.policy_name, evaluation.status) == ("reviewed", "NON-COMPLIANT")
+    failed = [r for r in evaluation.rule_evaluations if r.HasField("satisfied")]
+    assert [(r.rule.type, r.resolutions[0].type, r.resolutions[0].context.trail_name)
+            for r in failed] == [("attestation", "missing_attestation", "t1")]
+    assert [(f.flow, f.trail, f.compliance_status.status) for f in answer.flows] == [
+        ("asserted", "t1", "COMPLIANT")]
+
+    with pytest.raises(grpc.RpcError) as missing:
+        stub.AssertArtifact(assert_service_pb2.AssertArtifactRequest(
+            org="acme", fingerprint="d" * 64, flow_name="asserted"), metadata=metadata,
+            timeout=10)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert missing.value.details() == (f"Artifact with fingerprint '{'d' * 64}' does not exist "
+                                       "in flow 'asserted' belonging to organization 'acme'")

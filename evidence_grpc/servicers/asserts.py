@@ -1,0 +1,61 @@
+"""AssertService."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from google.protobuf import struct_pb2
+
+from .._pb.evidence.v2 import assert_service_pb2 as pb
+from .._pb.evidence.v2 import assert_service_pb2_grpc as pb_grpc
+from .._pb.evidence.v2 import trail_service_pb2
+from ..config import Settings
+from ..convert import optional, to_message
+from ..domain import asserts
+from ..domain.organizations import current_caller
+
+
+def _rules(evaluations: list[dict[str, Any]]) -> list[pb.RuleEvaluation]:
+    """Rule evaluations built directly: one answer holds policies x rules x reports of them,
+    which a generic dict-to-message walk makes the bulk of the call. Rules are shared objects
+    (see policy_eval.Rule.shown), so each definition is converted once."""
+    definitions: dict[int, pb.PolicyRule] = {}
+    built = []
+    for evaluation in evaluations:
+        shown = evaluation["rule"]
+        rule = definitions.get(id(shown))
+        if rule is None:
+            definition = struct_pb2.Struct()
+            definition.update(shown["definition"])
+            rule = definitions[id(shown)] = pb.PolicyRule(type=shown["type"],
+                                                          definition=definition)
+        built.append(pb.RuleEvaluation(
+            rule=rule, satisfied=evaluation["satisfied"], ignored=evaluation["ignored"],
+            resolutions=[pb.RuleResolution(type=r["type"], context=pb.RuleResolutionContext(
+                **{k: v for k, v in r["context"].items() if v is not None}))
+                for r in evaluation["resolutions"]]))
+    return built
+
+
+class AssertServicer(pb_grpc.AssertServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.html_base = settings.html_base
+
+    def AssertArtifact(self, request: pb.AssertArtifactRequest, context: grpc.ServicerContext
+                       ) -> pb.AssertArtifactResponse:
+        answer = asserts.assert_artifact(
+            current_caller().org, request.fingerprint, self.html_base,
+            flow_name=optional(request, "flow_name"),
+            environment_name=optional(request, "environment_name"),
+            policy_names=list(request.policy_name))
+        return pb.AssertArtifactResponse(
+            compliant=answer["compliant"], scope=answer["scope"],
+            environment=answer.get("environment"), html_url=answer["html_url"],
+            policy_evaluations=[pb.PolicyEvaluation(
+                policy_name=e["policy_name"], policy_version=e["policy_version"],
+                status=e["status"], rule_evaluations=_rules(e["rule_evaluations"]))
+                for e in answer["policy_evaluations"]],
+            flows=[pb.AssertedFlow(flow=f["flow"], trail=f["trail"], compliance_status=to_message(
+                f["compliance_status"], trail_service_pb2.ComplianceStatus))
+                for f in answer["flows"]])

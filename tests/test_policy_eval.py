@@ -1,0 +1,118 @@
+"""The policy engine as pure functions: a policy's YAML and an artifact's reports and
+attestations in, the hosted decision out. No database, no server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evidence_grpc.domain.policy_eval import LoadedPolicy, compile_policy, decide
+
+SCHEMA = "_schema: https://docs.kosli.com/schemas/policy/v1\n"
+FP, OTHER = "a" * 64, "b" * 64
+
+
+def policy(text: str, name: str = "p") -> LoadedPolicy:
+    rules, dump = compile_policy(SCHEMA + text)
+    return LoadedPolicy("1", name, 3, rules, dump)
+
+
+def report(trail_id: int = 1, state: str = "COMPLIANT", flow: str = "runner",
+           tags: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"flow_name": flow, "trail_name": f"t{trail_id}", "template_reference_name": "app",
+            "compliance_state": state, "_trail_id": trail_id, "_flow_tags": tags or {},
+            "_artifact_name": "app"}
+
+
+def attestation(name: str, type_: str = "generic", compliant: bool = True,
+                control: str | None = None, fingerprint: str | None = None) -> dict[str, Any]:
+    return {"name": name, "type": type_, "is_compliant": compliant, "control": control,
+            "target": "app" if fingerprint else None, "fingerprint": fingerprint}
+
+
+def outcomes(verdict, policy_index: int = 0) -> list[list[str]]:
+    return [[r["type"] for r in e["resolutions"]]
+            for e in verdict.policy_decisions[policy_index]["rule_evaluations"]]
+
+
+def test_every_rule_is_resolved_per_report_in_the_hosted_shape():
+    p = policy("artifacts:\n  provenance:\n    required: true\n  trail-compliance:\n"
+               "    required: true\n    exceptions:\n      - if: ${{ flow.name == 'legacy' }}\n")
+    verdict = decide([p], FP, None, [report(1), report(2, "NON-COMPLIANT", flow="legacy")], {})
+    assert verdict.compliant is True
+    assert outcomes(verdict) == [["rule_satisfied", "rule_satisfied"],
+                                 ["rule_satisfied", "rule_not_applicable"]]
+    decision = verdict.policy_decisions[0]
+    assert (decision["policy_name"], decision["policy_version"], decision["status"]) == (
+        "p", 3, "COMPLIANT")
+    trail_rule = decision["rule_evaluations"][1]
+    assert trail_rule["rule"] == {"type": "trail-compliance", "definition": {
+        "required": True, "exceptions": [{"if": {"text": "flow.name == 'legacy'"}}]}}
+    assert trail_rule["resolutions"][1]["context"] == {
+        "flow_name": "legacy", "trail_name": "t2", "artifact_status": "NON-COMPLIANT"}
+    assert verdict.reasons == []
+
+
+def test_without_provenance_rules_fail_unless_an_exception_names_the_artifact():
+    p = policy("artifacts:\n  provenance:\n    required: true\n    exceptions:\n"
+               "      - if: ${{ matches(artifact.name, '^datadog:') }}\n")
+    assert decide([p], FP, "datadog:7", [], {}).compliant is True
+    refused = decide([p], FP, "nginx", [], {})
+    assert refused.compliant is False
+    assert refused.policy_decisions[0]["rule_evaluations"][0]["resolutions"] == [
+        {"type": "no_provenance",
+         "context": {"flow_name": None, "trail_name": None, "artifact_status": None}}]
+    assert refused.reasons == [{"type": "no_provenance",
+                                "message": "Policy 'p': artifact has no provenance"}]
+
+
+def test_attestation_rules_match_name_type_control_and_compliance():
+    p = policy("artifacts:\n  attestations:\n"
+               "    - name: '*'\n      type: pull_request\n"
+               "    - name: cov\n      type: custom:coverage\n      must_be_compliant: false\n"
+               "    - name: approval\n      type: decision\n      for_control: C1\n")
+    evidence = {1: [attestation("pr-1", "pull_request"), attestation("cov", "custom:coverage",
+                                                                     False),
+                    attestation("approval", "decision", True, control="C2")]}
+    verdict = decide([p], FP, None, [report(1)], evidence)
+    assert [o[0] for o in outcomes(verdict)[2:]] == [
+        "rule_satisfied", "rule_satisfied", "missing_attestation"]
+    assert verdict.policy_decisions[0]["rule_evaluations"][4]["resolutions"][0]["context"][
+        "for_control"] == "C1"
+    evidence[1].append(attestation("approval", "decision", False, control="C1"))
+    assert [o[0] for o in outcomes(decide([p], FP, None, [report(1)], evidence))[2:]] == [
+        "rule_satisfied", "rule_satisfied", "non_compliant_attestation"]
+
+
+def test_attestations_count_on_the_trail_or_on_this_artifact_only():
+    p = policy("artifacts:\n  attestations:\n    - name: signed\n      type: generic\n")
+    evidence = {1: [attestation("signed", fingerprint=OTHER)]}
+    other_report = {**report(1), "template_reference_name": "other"}
+    assert decide([p], FP, None, [other_report], evidence).compliant is False
+    evidence = {1: [attestation("signed", fingerprint=FP)]}
+    assert decide([p], FP, None, [report(1)], evidence).compliant is True
+
+
+def test_a_batch_memo_never_mixes_artifacts_that_differ():
+    p = policy("artifacts:\n  attestations:\n    - name: signed\n      type: generic\n"
+               "      if: ${{ flow.tags.tier == 'gold' }}\n")
+    memo: dict = {}
+    gold = {"tier": "gold"}
+    evidence = {1: [attestation("signed")], 2: []}
+    signed = decide([p], FP, None, [report(1, tags=gold)], evidence, memo)
+    unsigned = decide([p], OTHER, None, [report(2, tags=gold)], evidence, memo)
+    other_flow = decide([p], OTHER, None, [report(2, flow="batch")], evidence, memo)
+    assert (signed.compliant, unsigned.compliant, other_flow.compliant) == (True, False, True)
+    assert unsigned.failing == {"p"}
+    assert unsigned.reasons[0]["message"] == (
+        "Policy 'p': artifact is missing required 'signed' (type: generic) attestation in "
+        "trail 't2' of flow 'runner'")
+
+
+def test_the_policy_dump_has_the_hosted_names():
+    p = policy("artifacts:\n  attestations:\n    - name: x\n      type: junit\n"
+               "      if: ${{ exists(flow) }}\n")
+    assert p.dump == {"schema_version": "1", "artifacts": {
+        "provenance": {"required": False, "exceptions": []},
+        "trail_compliance": {"required": False, "exceptions": []},
+        "attestations": [{"if_condition": {"text": "exists(flow)"}, "name": "x", "type": "junit",
+                          "must_be_compliant": True}]}}
