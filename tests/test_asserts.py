@@ -96,7 +96,7 @@ def test_unknown_artifacts_environments_and_policies_are_404(reported):
     assert asserted(reported, STRANGER, 404)["message"] == (
         f"Artifact with fingerprint '{STRANGER}' does not exist in organization 'acme'")
     assert asserted(reported, FP, 404, environment_name="nowhere")["message"] == \
-        "Environment 'nowhere' not found"
+        "Environment named 'nowhere' does not exist for organization 'acme'"
     assert asserted(reported, FP, 404, policy_name="nothing")["message"] == \
         "Policy 'nothing' not found"
     policy(reported, "p", NEEDS_SIGNED)
@@ -150,6 +150,9 @@ def test_policy_scope_evaluates_required_attestations_in_the_order_given(reporte
 
 
 def test_decisions_are_matched_to_their_control(reported):
+    # acme has the controls feature: a policy may name only controls that exist.
+    assert reported.post("/api/v2/controls/acme", headers=H, json={
+        "identifier": "CTL-1", "name": "Approved before release"}).status_code == 201
     policy(reported, "controlled", NEEDS_DECISION)
     reported.put("/api/v2/environments/acme", headers=H,
                  json={"name": "prod", "type": "server", "description": ""})
@@ -230,9 +233,17 @@ def test_snapshots_follow_the_attached_policies(reported):
     allowed = reported.put("/api/v2/allowlists/acme/prod", headers=H, json={
         "artifact_name": "nginx", "artifact_fingerprint": stranger, "description": "vendor"})
     assert allowed.status_code in (200, 201), allowed.get_json()
+    # The snapshot keeps the verdict it was made with; the next one sees the new evidence.
+    kept = reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json()
+    assert (kept["index"], kept["compliant"]) == (snapshot["index"], False)
+    assert {a["name"]: a["compliant"] for a in kept["artifacts"]} == {
+        "backend": False, "datadog:7": False, "nginx": False}
+    report(reported, "prod", ("backend", FP), ("datadog:7", other), ("nginx", stranger),
+           ("sidecar", FP))
     snapshot = reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json()
+    assert snapshot["index"] == kept["index"] + 1
     assert {a["name"]: a["compliant"] for a in snapshot["artifacts"]} == {
-        "backend": True, "datadog:7": False, "nginx": True}
+        "backend": True, "datadog:7": False, "nginx": True, "sidecar": True}
 
 
 @pytest.mark.parametrize(("text", "path"), [

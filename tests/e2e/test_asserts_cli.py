@@ -113,6 +113,8 @@ def test_environment_mode_with_decisions_for_a_control(live: RunningServer,
                                            "--output", "json").stdout)
     assert (compliant["compliant"], compliant["scope"], compliant["environment"]) == (
         True, "environment", env)
+    # acme has the controls feature: a policy may name only controls that exist.
+    live.kosli("create", "control", "CTL-7", "--name", "Approved before release")
     live.kosli("attach-policy", policy(live, tmp_path, NEEDS_DECISION), "--environment", env)
 
     missing = assert_artifact(live, fingerprint, "--environment", env, check=False)
@@ -133,4 +135,4 @@ def test_environment_mode_with_decisions_for_a_control(live: RunningServer,
                                         "json").stdout)
     assert answer["policy_evaluations"][0]["status"] == "COMPLIANT"
     unknown = assert_artifact(live, fingerprint, "--environment", "nowhere", check=False)
-    assert failure(unknown).endswith("Environment 'nowhere' not found\n")
+    assert failure(unknown).endswith("Environment named 'nowhere' does not exist for organization 'acme'\n")

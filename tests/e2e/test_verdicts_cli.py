@@ -74,7 +74,7 @@ def test_an_old_snapshot_keeps_its_verdict(live: RunningServer, tmp_path: pathli
     second = live.kosli_json("get", "snapshot", f"{env}#2")
     [api] = [a for a in second["artifacts"] if a["name"] == "api"]
     assert (second["compliant"], api["compliant"], api["reasons_for_incompliance"][0]["type"],
-            api["flow_name"]) == (False, False, "non_compliant_trail", flow)
+            api["flow_name"]) == (False, False, "non_compliant_in_trail", flow)
     events = live.kosli_json("log", "environment", env)
     assert [(e["snapshot_index"], e["type"], e["artifact_compliance"], e["snapshot_compliance"])
             for e in events] == [(3, "started", True, True), (3, "exited", False, True),

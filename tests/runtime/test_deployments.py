@@ -300,7 +300,8 @@ def test_a_snapshot_keeps_its_verdict_and_the_next_one_sees_new_evidence(client,
     a = next(x for x in snapshot["artifacts"] if x["fingerprint"] == FP_A)
     assert a["compliant"] is False
     assert a["reasons_for_incompliance"] == [
-        {"type": "non_compliant_trail", "message": "Artifact is INCOMPLETE in trail 'a' of flow 'ci'"}]
+        {"type": "non_compliant_in_trail",
+         "message": "Policy 'house-rules': artifact is not compliant in trail 'a' of flow 'ci'"}]
     for trail in ("a", "b", "c"):
         attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
                flow="ci", trail=trail)
