@@ -155,6 +155,20 @@ def test_one_expression_is_the_interval_of_the_one_snapshot_it_names(org):
         == {3}
 
 
+def test_a_snapshot_out_of_range_is_named_with_the_index_it_resolves_to(org):
+    environments.upsert_environment(org, {"name": "empty", "type": "server", "description": ""})
+    with pytest.raises(NotFound) as missing:
+        snapshots.get_snapshot(org, "empty", "-1", "")
+    assert str(missing.value) == ("Org: 'acme'. Snapshot 'empty#-1' resolves to 'empty#0'. "
+                                  "len(snapshots) == 0. Indexes are 1-based")
+    snapshots.report_environment(org, "empty", "server", {"artifacts": [
+        {"digests": {"app": "1" * 64}, "creationTimestamp": 1700000000}]})
+    with pytest.raises(NotFound) as beyond:
+        snapshots.get_snapshot(org, "empty", "#7", "")
+    assert str(beyond.value) == ("Org: 'acme'. Snapshot 'empty#7' resolves to 'empty#7'. "
+                                 "len(snapshots) == 1. Indexes are 1-based")
+
+
 # ---- the attestation type view ----------------------------------------------------------------
 
 def test_the_type_view_leaves_out_what_is_empty_and_a_version_has_no_history(org, alice):

@@ -457,7 +457,11 @@ def _snapshots_around(env: Environment, expression: str, reach: int
             members = ", ".join(env.included_environments or []) or "none yet"
             raise NotFound(f"Environment '{env.name}' is logical and has no snapshots of its "
                            f"own: ask the environments it includes ({members})")
-        raise NotFound(f"Snapshot '{expression}' of environment '{env.name}' not found")
+        # The hosted wording, which `kosli assert snapshot` and `get snapshot` print as is.
+        raise NotFound(f"Org: '{env.organization.name}'. Snapshot "
+                       f"'{env.name}#{expression.strip().removeprefix('#')}' resolves to "
+                       f"'{env.name}#{max(index, 0)}'. len(snapshots) == {env.latest_index}. "
+                       "Indexes are 1-based")
     return index, found
 
 

@@ -97,7 +97,8 @@ def test_snapshots_from_the_filesystem(live: RunningServer, tmp_path: pathlib.Pa
     assert live.kosli_json("get", "snapshot", f"{env}@{{now}}")["index"] == 3
     assert "COMMIT" in live.kosli("get", "snapshot", env).stdout
     missing = failure(live.kosli("get", "snapshot", f"{env}@{{2.hours.ago}}", check=False))
-    assert "not found" in missing
+    assert missing.endswith(f"Org: 'acme'. Snapshot '{env}#@{{2.hours.ago}}' resolves to "
+                            f"'{env}#0'. len(snapshots) == 3. Indexes are 1-based\n")
 
     diff = live.kosli_json("diff", "snapshots", f"{env}#2", env)
     assert {a["name"] for a in diff["snappish1"]["artifacts"]} == {"app", "web"}
