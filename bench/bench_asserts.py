@@ -25,13 +25,12 @@ Then, at c=1 on one keep-alive connection, within --budget seconds each:
   GET /api/v2/asserts/acme/fingerprint/{fp}?policy_name=... (5)        the same, named
   GET /api/v2/asserts/acme/fingerprint/{fp}                            flow scope, no policies
   PUT .../environments/acme/{plain|judged}/report/server  (500 artifacts, a new snapshot each)
-  GET /api/v2/snapshots/acme/{plain|judged}/-1            (judges its 500 artifacts)
+  GET /api/v2/snapshots/acme/{plain|judged}/-1            (renders its kept verdicts)
 
-Compliance is judged when a snapshot is read on this branch (storing the verdict when a
-report makes a snapshot is another branch's work), so judging is also measured on its own, in
-this process through the domain layer on the server's database: `snapshots.judge` of the 500
-fingerprints for `plain` and for `judged`. The snapshot read adds rendering the hosted
-`policy_decisions` (5 x 20 rule evaluations per artifact) to that.
+A snapshot is judged when a report makes it and keeps its verdict (the policy decisions of
+every artifact), so the report PUT pays for judging and storing, and the snapshot GET for
+rendering what was kept. Judging alone is also timed in this process through the domain layer
+on the server's database: `snapshots.judge` of the 500 fingerprints for `plain` and `judged`.
 
 Targets: assert p99 < 20 ms; judging by the policies adds < 30 %.
 """
