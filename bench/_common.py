@@ -6,6 +6,7 @@ Not a benchmark itself; `bench_*.py` import it (this folder is first on their sy
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import http.client
 import json
@@ -33,6 +34,21 @@ MAX_REQUESTS_PER_CLIENT = 2_000_000  # a bound on every client loop, far above a
 T = TypeVar("T")
 R = TypeVar("R")
 
+
+
+def add_run_options(p: argparse.ArgumentParser, budget_help: str) -> None:
+    """The options every server bench shares: warm-up, time budget, quick, database, workers,
+    source checkout and keeping the work directory."""
+    p.add_argument("--warmup", type=int, default=10, help="untimed requests first (10)")
+    p.add_argument("--budget", type=float, default=None, help=budget_help)
+    p.add_argument("--quick", action="store_true", help="a smaller, faster run")
+    p.add_argument("--database-url", default=None,
+                   help="postgresql://... of an existing database: a new database is made on "
+                        "that server for the run and dropped after it (default: SQLite)")
+    p.add_argument("--workers", type=int, default=None, help="HTTP workers (server default)")
+    p.add_argument("--source", type=pathlib.Path, default=ROOT,
+                   help="run the server from another checkout")
+    p.add_argument("--keep", action="store_true", help="keep the temporary directory")
 
 def use_source(source: pathlib.Path) -> None:
     """Import the project from `source` here and in client processes spawned later."""

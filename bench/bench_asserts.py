@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import sys
 import time
 from typing import Any
@@ -215,17 +214,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="snapshots of the asserted environment (10,000; --quick 1,000)")
     p.add_argument("--requests", type=int, default=None,
                    help="timed requests per measurement (300; --quick 100)")
-    p.add_argument("--warmup", type=int, default=10, help="untimed requests first (10)")
-    p.add_argument("--budget", type=float, default=None,
-                   help="seconds per measurement at most (30; --quick 10)")
-    p.add_argument("--quick", action="store_true", help="fewer snapshots and requests")
-    p.add_argument("--database-url", default=None,
-                   help="postgresql://... of an existing database: a new database is made on "
-                        "that server for the run and dropped after it (default: SQLite)")
-    p.add_argument("--workers", type=int, default=None, help="HTTP workers (server default)")
-    p.add_argument("--source", type=pathlib.Path, default=common.ROOT,
-                   help="run the server from another checkout")
-    p.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    common.add_run_options(p, "seconds per measurement at most (30; --quick 10)")
     args = p.parse_args(argv)
     args.snapshots = args.snapshots if args.snapshots is not None else (
         1000 if args.quick else 10_000)
