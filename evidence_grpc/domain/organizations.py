@@ -23,6 +23,9 @@ class Caller:
 
     user: User
     organization: Organization | None = None
+    # The caller's privilege in `organization` (an options_pb2.Privilege value: 1 reader ..
+    # 4 admin); personal keys of bootstrap members are admins.
+    privilege: int = 4
 
     @property
     def org(self) -> Organization:

@@ -25,13 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x65vidence/v2/options.proto\x12\x0b\x65vidence.v2\x1a google/protobuf/descriptor.proto\"z\n\x0bHttpOptions\x12\x14\n\x0csuccess_code\x18\x01 \x01(\x05\x12\x15\n\rcreated_field\x18\x02 \x01(\t\x12\x16\n\x0e\x65nvelope_field\x18\x03 \x01(\t\x12\x13\n\x0bstrict_body\x18\x04 \x01(\x08\x12\x11\n\tanonymous\x18\x05 \x01(\x08:P\n\x0chttp_options\x12\x1e.google.protobuf.MethodOptions\x18\xd1\x86\x03 \x01(\x0b\x32\x18.evidence.v2.HttpOptions:9\n\x10max_upload_bytes\x12\x1d.google.protobuf.FieldOptions\x18\xd2\x86\x03 \x01(\x03:1\n\x08json_key\x12\x1d.google.protobuf.FieldOptions\x18\xd3\x86\x03 \x01(\t:5\n\nomit_unset\x12\x1f.google.protobuf.MessageOptions\x18\xd4\x86\x03 \x01(\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x65vidence/v2/options.proto\x12\x0b\x65vidence.v2\x1a google/protobuf/descriptor.proto\"z\n\x0bHttpOptions\x12\x14\n\x0csuccess_code\x18\x01 \x01(\x05\x12\x15\n\rcreated_field\x18\x02 \x01(\t\x12\x16\n\x0e\x65nvelope_field\x18\x03 \x01(\t\x12\x13\n\x0bstrict_body\x18\x04 \x01(\x08\x12\x11\n\tanonymous\x18\x05 \x01(\x08*\x82\x01\n\tPrivilege\x12\x19\n\x15PRIVILEGE_UNSPECIFIED\x10\x00\x12\x14\n\x10PRIVILEGE_READER\x10\x01\x12\x19\n\x15PRIVILEGE_SNAPSHOTTER\x10\x02\x12\x14\n\x10PRIVILEGE_MEMBER\x10\x03\x12\x13\n\x0fPRIVILEGE_ADMIN\x10\x04:P\n\x0chttp_options\x12\x1e.google.protobuf.MethodOptions\x18\xd1\x86\x03 \x01(\x0b\x32\x18.evidence.v2.HttpOptions:K\n\tprivilege\x12\x1e.google.protobuf.MethodOptions\x18\xd5\x86\x03 \x01(\x0e\x32\x16.evidence.v2.Privilege:9\n\x10max_upload_bytes\x12\x1d.google.protobuf.FieldOptions\x18\xd2\x86\x03 \x01(\x03:1\n\x08json_key\x12\x1d.google.protobuf.FieldOptions\x18\xd3\x86\x03 \x01(\t:5\n\nomit_unset\x12\x1f.google.protobuf.MessageOptions\x18\xd4\x86\x03 \x01(\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.options_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_PRIVILEGE']._serialized_start=201
+  _globals['_PRIVILEGE']._serialized_end=331
   _globals['_HTTPOPTIONS']._serialized_start=76
   _globals['_HTTPOPTIONS']._serialized_end=198
 # @@protoc_insertion_point(module_scope)

@@ -1,11 +1,27 @@
 from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Optional as _Optional
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class Privilege(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PRIVILEGE_UNSPECIFIED: _ClassVar[Privilege]
+    PRIVILEGE_READER: _ClassVar[Privilege]
+    PRIVILEGE_SNAPSHOTTER: _ClassVar[Privilege]
+    PRIVILEGE_MEMBER: _ClassVar[Privilege]
+    PRIVILEGE_ADMIN: _ClassVar[Privilege]
+PRIVILEGE_UNSPECIFIED: Privilege
+PRIVILEGE_READER: Privilege
+PRIVILEGE_SNAPSHOTTER: Privilege
+PRIVILEGE_MEMBER: Privilege
+PRIVILEGE_ADMIN: Privilege
 HTTP_OPTIONS_FIELD_NUMBER: _ClassVar[int]
 http_options: _descriptor.FieldDescriptor
+PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
+privilege: _descriptor.FieldDescriptor
 MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]
