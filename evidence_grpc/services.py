@@ -25,6 +25,7 @@ from ._pb.evidence.v2 import (
     policy_service_pb2,
     readiness_service_pb2,
     repo_service_pb2,
+    service_account_service_pb2,
     snapshot_service_pb2,
     tag_service_pb2,
     trail_service_pb2,
@@ -41,6 +42,7 @@ from .servicers.flows import FlowServicer
 from .servicers.organizations import OrganizationServicer, ReadinessServicer
 from .servicers.policies import PolicyServicer, SchemaServicer
 from .servicers.repos import BuildServicer, DeploymentServicer, RepoServicer
+from .servicers.service_accounts import ServiceAccountServicer
 from .servicers.snapshots import SnapshotServicer
 from .servicers.trails import TrailServicer
 
@@ -72,6 +74,8 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
      lambda s: ApprovalServicer()),
     (control_service_pb2.DESCRIPTOR.services_by_name["ControlService"], ControlServicer),
     (assert_service_pb2.DESCRIPTOR.services_by_name["AssertService"], AssertServicer),
+    (service_account_service_pb2.DESCRIPTOR.services_by_name["ServiceAccountService"],
+     lambda s: ServiceAccountServicer()),
 ]
 
 

@@ -7,14 +7,25 @@ import binascii
 import contextvars
 import dataclasses
 import hashlib
+import logging
 from typing import Any
 
 import peewee
 
 from ..storage.db import Prepared, now, write_transaction
-from ..storage.models import ApiKey, Membership, Organization, User
+from ..storage.models import (
+    ApiKey,
+    Membership,
+    Organization,
+    ServiceAccount,
+    ServiceAccountKey,
+    User,
+)
+from . import service_accounts
 from .errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
 from .names import check_name
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +96,7 @@ def _authentication_query(org_name: str, key_hash: str) -> peewee.SelectQuery:
     org_id = Organization.select(Organization.id).where(Organization.name == org_name)
     member = Membership.alias()
     return (ApiKey.select(ApiKey.expires_at, *[getattr(User, c) for c in _USER_COLUMNS],
-                          *[getattr(Organization, c) for c in _ORG_COLUMNS])
+                          member.role, *[getattr(Organization, c) for c in _ORG_COLUMNS])
             .join(User)
             .join(member, peewee.JOIN.LEFT_OUTER,
                   on=(member.user == User.id) & (member.organization == org_id))
@@ -99,22 +110,83 @@ _AUTHENTICATION = Prepared(_authentication_query, org_name=str, key_hash=str)
 
 
 def authenticate(header: str | None, org_name: str | None) -> Caller:
-    """Resolve the key to its user and, when the request names an organization, check the
-    user belongs to it. An unknown organization and a foreign one answer alike."""
+    """Resolve the key to its user (a personal key) or service account and, when the request
+    names an organization, check the key may act there, with which privilege. An unknown
+    organization and a foreign one answer alike."""
     key_hash = hash_key(key_from_authorization(header))
     rows = _AUTHENTICATION.rows(org_name=org_name or "", key_hash=key_hash)
     row = rows[0] if rows else None
-    if row is None or (row[0] is not None and row[0] < now()):
+    if row is None:
+        return _authenticate_service_account(key_hash, org_name)
+    if row[0] is not None and row[0] < now():
         raise Unauthenticated("Invalid API key")
     user = User(**dict(zip(_USER_COLUMNS, row[1:5], strict=True)))
     if not org_name:
         return Caller(user=user)
-    org_values = dict(zip(_ORG_COLUMNS, row[5:], strict=True))
+    org_values = dict(zip(_ORG_COLUMNS, row[6:], strict=True))
     if org_values["id"] is None:
         raise PermissionDenied(f"You do not have access to organization '{org_name}'")
-    org_values["features"] = Organization.features.python_value(org_values["features"])
-    org_values["experimental_features_enabled"] = bool(org_values["experimental_features_enabled"])
-    return Caller(user=user, organization=Organization(**org_values))
+    return Caller(user=user, organization=_organization(org_values),
+                  privilege=service_accounts.privilege_level(row[5]))
+
+
+def _organization(values: dict[str, Any]) -> Organization:
+    values["features"] = Organization.features.python_value(values["features"])
+    values["experimental_features_enabled"] = bool(values["experimental_features_enabled"])
+    return Organization(**values)
+
+
+def _service_account_key_query(key_hash: str) -> peewee.SelectQuery:
+    """Key -> service account -> its organization, in one statement."""
+    return (ServiceAccountKey.select(ServiceAccountKey.id, ServiceAccountKey.expires_at,
+                                     ServiceAccountKey.last_used_at, ServiceAccount.name,
+                                     ServiceAccount.privilege,
+                                     *[getattr(Organization, c) for c in _ORG_COLUMNS])
+            .join(ServiceAccount).join(Organization)
+            .where((ServiceAccountKey.key_hash == key_hash)
+                   & (ServiceAccountKey.revoked == False))  # noqa: E712
+            .limit(1))
+
+
+_SERVICE_ACCOUNT_KEY = Prepared(_service_account_key_query, key_hash=str)
+
+
+def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller:
+    """A service account's key acts in its own organization only, with the account's
+    privilege; the account stands in as the caller's user (its name is the author)."""
+    rows = _SERVICE_ACCOUNT_KEY.rows(key_hash=key_hash)
+    row = rows[0] if rows else None
+    if row is None or (row[1] and row[1] < now()):
+        raise Unauthenticated("Invalid API key")
+    key_id, _, last_used_at, account_name, privilege = row[:5]
+    org = _organization(dict(zip(_ORG_COLUMNS, row[5:], strict=True)))
+    if org_name and org_name != org.name:
+        raise PermissionDenied(f"You do not have access to organization '{org_name}'")
+    _note_use(key_id, last_used_at)
+    return Caller(user=User(name=account_name, default_org=org.name), organization=org,
+                  privilege=service_accounts.privilege_level(privilege))
+
+
+LAST_USED_RESOLUTION = 60.0  # seconds: last_used_at is written at most once a minute per key
+_last_written: dict[int, float] = {}
+
+
+def _note_use(key_id: int, last_used_at: float | None) -> None:
+    """Keep `last_used_at` to the minute without a write on every request: skip while the
+    stored value (or this process's last write) is recent. A failed write (a busy database)
+    costs the request nothing."""
+    stamp = now()
+    recent = max(last_used_at or 0.0, _last_written.get(key_id, 0.0))
+    if stamp - recent < LAST_USED_RESOLUTION:
+        return
+    if len(_last_written) > 100_000:
+        _last_written.clear()
+    _last_written[key_id] = stamp
+    try:
+        ServiceAccountKey.update(last_used_at=stamp).where(
+            ServiceAccountKey.id == key_id).execute()
+    except peewee.OperationalError:
+        log.warning("could not record the use of an API key; it is recorded next time")
 
 
 def organization_view(org: Organization) -> dict[str, Any]:
@@ -157,9 +229,22 @@ def _check_key(field: str, secret: Any) -> None:
                               "(e.g. `openssl rand -hex 32`)", {field: problem})
 
 
+def _membership_of(field: str, membership: Any) -> tuple[str, str]:
+    """(organization, role) of a user's membership: an organization's name (an admin) or
+    {"name": ..., "role": admin|member|snapshotter|reader}."""
+    if isinstance(membership, str):
+        return membership, "admin"
+    if not isinstance(membership, dict) or not isinstance(membership.get("name"), str):
+        raise InvalidArgument("A membership is an organization's name or {name, role}",
+                              {field: "is neither"})
+    return (membership["name"],
+            service_accounts.check_privilege(f"{field}.role", membership.get("role", "admin")))
+
+
 def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
-    """Create organizations, users, memberships and personal keys; running it again changes
-    nothing that is already there (features and descriptions are brought up to date)."""
+    """Create organizations, users, memberships (with their roles) and personal keys; running
+    it again changes nothing that is already there (features and roles are brought up to
+    date)."""
     if not isinstance(spec, dict):
         raise InvalidArgument("bootstrap file must hold a JSON/YAML object")
     counts = {"organizations": 0, "users": 0, "api_keys": 0}
@@ -182,12 +267,17 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
             user, created = User.get_or_create(name=check_name("users.name", entry["name"]),
                                                defaults={"created_at": stamp})
             counts["users"] += created
-            for org_name in entry.get("organizations", []):
+            for membership_number, membership in enumerate(entry.get("organizations", [])):
+                org_name, role = _membership_of(f"users[{user_number}].organizations"
+                                                f"[{membership_number}]", membership)
                 org = orgs.get(org_name) or Organization.get_or_none(Organization.name == org_name)
                 if org is None:
                     raise NotFound(f"Organization '{org_name}' is not in the bootstrap file "
                                    "nor in the database")
-                Membership.get_or_create(user=user, organization=org)
+                row, created = Membership.get_or_create(user=user, organization=org,
+                                                        defaults={"role": role})
+                if not created and row.role != role:
+                    Membership.update(role=role).where(Membership.id == row.id).execute()
                 if user.default_org is None:
                     user.default_org = org_name
                     user.save()

@@ -1,8 +1,9 @@
 """Authentication and organization access for every evidence.v2 call.
 
 The key comes from `authorization` metadata (Bearer or Basic); a request message with an `org`
-field is refused unless the key's user belongs to that organization. Methods marked
-`(http_options).anonymous` skip this."""
+field is refused unless the key may act in that organization, and any request unless the
+caller's privilege there is at least the method's `(privilege)` option (a method that declares
+none needs admin). Methods marked `(http_options).anonymous` skip this."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 import grpc
 
-from ..domain import organizations
+from ..domain import organizations, service_accounts
+from ..domain.errors import PermissionDenied
 from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
@@ -20,6 +22,14 @@ def _is_anonymous(method: str) -> bool:
     from .._pb.evidence.v2 import options_pb2
 
     return method_descriptor(method).GetOptions().Extensions[options_pb2.http_options].anonymous
+
+
+@functools.cache
+def _required_privilege(method: str) -> int:
+    from .._pb.evidence.v2 import options_pb2
+
+    declared = method_descriptor(method).GetOptions().Extensions[options_pb2.privilege]
+    return declared or options_pb2.PRIVILEGE_ADMIN
 
 
 def _authorization(context: grpc.ServicerContext) -> str | None:
@@ -36,6 +46,14 @@ class AuthInterceptor(UnaryInterceptor):
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
         caller = organizations.authenticate(_authorization(context), org)
+        required = _required_privilege(method)
+        if caller.privilege < required:
+            needed = service_accounts.PRIVILEGES[required - 1]
+            raise PermissionDenied(
+                "You don't have permission to access this resource",
+                {"privilege": f"needs {needed} privilege in organization "
+                              f"'{caller.org.name if caller.organization else org}', the key has "
+                              f"{service_accounts.PRIVILEGES[caller.privilege - 1]}"})
         token = organizations.set_current_caller(caller)
         try:
             return behavior(request, context)

@@ -47,6 +47,8 @@ class User(BaseModel):
 class Membership(BaseModel):
     user = peewee.ForeignKeyField(User, on_delete="CASCADE")
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    # admin | member | snapshotter | reader
+    role = peewee.CharField(default="admin")
 
     class Meta:
         indexes = ((("user", "organization"), True),)
@@ -485,3 +487,51 @@ class ControlVersion(BaseModel):
 
 
 ALL_MODELS += [Control, ControlVersion]
+
+
+class ServiceAccount(BaseModel):
+    """A machine identity of one organization; its keys carry its privilege."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    name = peewee.CharField(max_length=64)
+    description = peewee.TextField(null=True)
+    privilege = peewee.CharField()
+    created_by = peewee.CharField()
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("organization", "name"), True),)
+
+
+class ServiceAccountKey(BaseModel):
+    """An API key of a service account: only its SHA-256 is kept. `expires_at` is 0 for
+    never; a rotated key's `expires_at` is the end of its grace period."""
+
+    service_account = peewee.ForeignKeyField(ServiceAccount, on_delete="CASCADE")
+    key_id = peewee.CharField(unique=True)
+    key_hash = peewee.CharField(unique=True)
+    description = peewee.TextField()
+    created_at = peewee.DoubleField()
+    expires_at = peewee.BigIntegerField(default=0)
+    last_used_at = peewee.DoubleField(null=True)
+    revoked = peewee.BooleanField(default=False)
+    rotated = peewee.BooleanField(default=False)
+
+
+class MembershipAuditEvent(BaseModel):
+    """Who changed which identity of an organization, recorded in the changing transaction."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    event_type = peewee.CharField()
+    timestamp = peewee.DoubleField()
+    actor = peewee.CharField()
+    subject = peewee.CharField()
+    role = peewee.CharField(default="")
+    source = peewee.CharField(default="api")
+    details = JSONField(default=dict)
+
+    class Meta:
+        indexes = ((("organization", "timestamp"), False),)
+
+
+ALL_MODELS += [ServiceAccount, ServiceAccountKey, MembershipAuditEvent]

@@ -1,3 +1,4 @@
+from . import options_pb2 as _options_pb2
 from . import trail_service_pb2 as _trail_service_pb2
 from google.api import annotations_pb2 as _annotations_pb2
 from google.protobuf import struct_pb2 as _struct_pb2

@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$evidence/v2/deployment_service.proto\x12\x0b\x65vidence.v2\x1a\x1cgoogle/api/annotations.proto\"\xff\x02\n\nDeployment\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x18\n\x10\x65nvironment_name\x18\x02 \x01(\t\x12\x16\n\x0esnapshot_index\x18\x03 \x01(\x05\x12\x15\n\rartifact_name\x18\x04 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x05 \x01(\t\x12\x16\n\tflow_name\x18\x06 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ntrail_name\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x17\n\ngit_commit\x18\x08 \x01(\tH\x02\x88\x01\x01\x12\x16\n\trepo_name\x18\t \x01(\tH\x03\x88\x01\x01\x12\x13\n\x0b\x64\x65ployed_at\x18\n \x01(\x01\x12\x1e\n\x11lead_time_seconds\x18\x0b \x01(\x01H\x04\x88\x01\x01\x12\x14\n\x07repo_id\x18\x0c \x01(\tH\x05\x88\x01\x01\x42\x0c\n\n_flow_nameB\r\n\x0b_trail_nameB\r\n\x0b_git_commitB\x0c\n\n_repo_nameB\x14\n\x12_lead_time_secondsB\n\n\x08_repo_id\"\xf3\x01\n\x16ListDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x16\n\trepo_name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x15\n\x08\x65nv_name\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x15\n\x08start_ts\x18\x06 \x01(\x01H\x04\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x07 \x01(\x01H\x05\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0c\n\n_repo_nameB\x0b\n\t_env_nameB\x0b\n\t_start_tsB\t\n\x07_end_ts\"\x91\x01\n\x17ListDeploymentsResponse\x12,\n\x0b\x64\x65ployments\x18\x01 \x03(\x0b\x32\x17.evidence.v2.Deployment\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"J\n\x14GetDeploymentRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\"\xb8\x01\n!ListEnvironmentDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x11\n\x04\x66rom\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02to\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x05 \x01(\x05H\x02\x88\x01\x01\x12\x16\n\tpage_size\x18\x06 \x01(\x05H\x03\x88\x01\x01\x42\x07\n\x05_fromB\x05\n\x03_toB\x07\n\x05_pageB\x0c\n\n_page_size\"`\n\x1dGetDeploymentFrequencyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x07\x66low_id\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_flow_id\"!\n\nDeployedAt\x12\x13\n\x0b\x64\x65ployed_at\x18\x01 \x01(\x01\"\xb5\x01\n\x13\x44\x65ploymentFrequency\x12\x10\n\x08\x65nv_name\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x10\n\x08start_ts\x18\x03 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x04 \x01(\x01\x12\r\n\x05\x63ount\x18\x05 \x01(\x05\x12\x35\n\x14\x64\x65ployment_frequency\x18\x06 \x03(\x0b\x32\x17.evidence.v2.DeployedAtB\x0c\n\n_flow_name2\xfb\x04\n\x11\x44\x65ploymentService\x12\x7f\n\x0fListDeployments\x12#.evidence.v2.ListDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/deployments/{org}\x12\x87\x01\n\rGetDeployment\x12!.evidence.v2.GetDeploymentRequest\x1a\x17.evidence.v2.Deployment\":\x82\xd3\xe4\x93\x02\x34\x12\x32/api/v2/deployments/{org}/{env_name}/{fingerprint}\x12\xad\x01\n\x1aListEnvironmentDeployments\x12..evidence.v2.ListEnvironmentDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"9\x82\xd3\xe4\x93\x02\x33\x12\x31/api/v2/environments/{org}/{env_name}/deployments\x12\xaa\x01\n\x16GetDeploymentFrequency\x12*.evidence.v2.GetDeploymentFrequencyRequest\x1a .evidence.v2.DeploymentFrequency\"B\x82\xd3\xe4\x93\x02<\x12:/api/v2/environments/{org}/{env_name}/deployment_frequencyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$evidence/v2/deployment_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\xff\x02\n\nDeployment\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x18\n\x10\x65nvironment_name\x18\x02 \x01(\t\x12\x16\n\x0esnapshot_index\x18\x03 \x01(\x05\x12\x15\n\rartifact_name\x18\x04 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x05 \x01(\t\x12\x16\n\tflow_name\x18\x06 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ntrail_name\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x17\n\ngit_commit\x18\x08 \x01(\tH\x02\x88\x01\x01\x12\x16\n\trepo_name\x18\t \x01(\tH\x03\x88\x01\x01\x12\x13\n\x0b\x64\x65ployed_at\x18\n \x01(\x01\x12\x1e\n\x11lead_time_seconds\x18\x0b \x01(\x01H\x04\x88\x01\x01\x12\x14\n\x07repo_id\x18\x0c \x01(\tH\x05\x88\x01\x01\x42\x0c\n\n_flow_nameB\r\n\x0b_trail_nameB\r\n\x0b_git_commitB\x0c\n\n_repo_nameB\x14\n\x12_lead_time_secondsB\n\n\x08_repo_id\"\xf3\x01\n\x16ListDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x16\n\trepo_name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x15\n\x08\x65nv_name\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x15\n\x08start_ts\x18\x06 \x01(\x01H\x04\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x07 \x01(\x01H\x05\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0c\n\n_repo_nameB\x0b\n\t_env_nameB\x0b\n\t_start_tsB\t\n\x07_end_ts\"\x91\x01\n\x17ListDeploymentsResponse\x12,\n\x0b\x64\x65ployments\x18\x01 \x03(\x0b\x32\x17.evidence.v2.Deployment\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"J\n\x14GetDeploymentRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\"\xb8\x01\n!ListEnvironmentDeploymentsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x11\n\x04\x66rom\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02to\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x05 \x01(\x05H\x02\x88\x01\x01\x12\x16\n\tpage_size\x18\x06 \x01(\x05H\x03\x88\x01\x01\x42\x07\n\x05_fromB\x05\n\x03_toB\x07\n\x05_pageB\x0c\n\n_page_size\"`\n\x1dGetDeploymentFrequencyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x07\x66low_id\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_flow_id\"!\n\nDeployedAt\x12\x13\n\x0b\x64\x65ployed_at\x18\x01 \x01(\x01\"\xb5\x01\n\x13\x44\x65ploymentFrequency\x12\x10\n\x08\x65nv_name\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x10\n\x08start_ts\x18\x03 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x04 \x01(\x01\x12\r\n\x05\x63ount\x18\x05 \x01(\x05\x12\x35\n\x14\x64\x65ployment_frequency\x18\x06 \x03(\x0b\x32\x17.evidence.v2.DeployedAtB\x0c\n\n_flow_name2\x8c\x05\n\x11\x44\x65ploymentService\x12\x83\x01\n\x0fListDeployments\x12#.evidence.v2.ListDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"%\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/deployments/{org}\x12\x8b\x01\n\rGetDeployment\x12!.evidence.v2.GetDeploymentRequest\x1a\x17.evidence.v2.Deployment\">\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x34\x12\x32/api/v2/deployments/{org}/{env_name}/{fingerprint}\x12\xb1\x01\n\x1aListEnvironmentDeployments\x12..evidence.v2.ListEnvironmentDeploymentsRequest\x1a$.evidence.v2.ListDeploymentsResponse\"=\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x33\x12\x31/api/v2/environments/{org}/{env_name}/deployments\x12\xae\x01\n\x16GetDeploymentFrequency\x12*.evidence.v2.GetDeploymentFrequencyRequest\x1a .evidence.v2.DeploymentFrequency\"F\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02<\x12:/api/v2/environments/{org}/{env_name}/deployment_frequencyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,29 +34,29 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.deployment_serv
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListDeployments']._loaded_options = None
-  _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListDeployments']._serialized_options = b'\202\323\344\223\002\033\022\031/api/v2/deployments/{org}'
+  _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListDeployments']._serialized_options = b'\250\265\030\001\202\323\344\223\002\033\022\031/api/v2/deployments/{org}'
   _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeployment']._loaded_options = None
-  _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeployment']._serialized_options = b'\202\323\344\223\0024\0222/api/v2/deployments/{org}/{env_name}/{fingerprint}'
+  _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeployment']._serialized_options = b'\250\265\030\001\202\323\344\223\0024\0222/api/v2/deployments/{org}/{env_name}/{fingerprint}'
   _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListEnvironmentDeployments']._loaded_options = None
-  _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListEnvironmentDeployments']._serialized_options = b'\202\323\344\223\0023\0221/api/v2/environments/{org}/{env_name}/deployments'
+  _globals['_DEPLOYMENTSERVICE'].methods_by_name['ListEnvironmentDeployments']._serialized_options = b'\250\265\030\001\202\323\344\223\0023\0221/api/v2/environments/{org}/{env_name}/deployments'
   _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeploymentFrequency']._loaded_options = None
-  _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeploymentFrequency']._serialized_options = b'\202\323\344\223\002<\022:/api/v2/environments/{org}/{env_name}/deployment_frequency'
-  _globals['_DEPLOYMENT']._serialized_start=84
-  _globals['_DEPLOYMENT']._serialized_end=467
-  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_start=470
-  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_end=713
-  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_start=716
-  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_end=861
-  _globals['_GETDEPLOYMENTREQUEST']._serialized_start=863
-  _globals['_GETDEPLOYMENTREQUEST']._serialized_end=937
-  _globals['_LISTENVIRONMENTDEPLOYMENTSREQUEST']._serialized_start=940
-  _globals['_LISTENVIRONMENTDEPLOYMENTSREQUEST']._serialized_end=1124
-  _globals['_GETDEPLOYMENTFREQUENCYREQUEST']._serialized_start=1126
-  _globals['_GETDEPLOYMENTFREQUENCYREQUEST']._serialized_end=1222
-  _globals['_DEPLOYEDAT']._serialized_start=1224
-  _globals['_DEPLOYEDAT']._serialized_end=1257
-  _globals['_DEPLOYMENTFREQUENCY']._serialized_start=1260
-  _globals['_DEPLOYMENTFREQUENCY']._serialized_end=1441
-  _globals['_DEPLOYMENTSERVICE']._serialized_start=1444
-  _globals['_DEPLOYMENTSERVICE']._serialized_end=2079
+  _globals['_DEPLOYMENTSERVICE'].methods_by_name['GetDeploymentFrequency']._serialized_options = b'\250\265\030\001\202\323\344\223\002<\022:/api/v2/environments/{org}/{env_name}/deployment_frequency'
+  _globals['_DEPLOYMENT']._serialized_start=111
+  _globals['_DEPLOYMENT']._serialized_end=494
+  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_start=497
+  _globals['_LISTDEPLOYMENTSREQUEST']._serialized_end=740
+  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_start=743
+  _globals['_LISTDEPLOYMENTSRESPONSE']._serialized_end=888
+  _globals['_GETDEPLOYMENTREQUEST']._serialized_start=890
+  _globals['_GETDEPLOYMENTREQUEST']._serialized_end=964
+  _globals['_LISTENVIRONMENTDEPLOYMENTSREQUEST']._serialized_start=967
+  _globals['_LISTENVIRONMENTDEPLOYMENTSREQUEST']._serialized_end=1151
+  _globals['_GETDEPLOYMENTFREQUENCYREQUEST']._serialized_start=1153
+  _globals['_GETDEPLOYMENTFREQUENCYREQUEST']._serialized_end=1249
+  _globals['_DEPLOYEDAT']._serialized_start=1251
+  _globals['_DEPLOYEDAT']._serialized_end=1284
+  _globals['_DEPLOYMENTFREQUENCY']._serialized_start=1287
+  _globals['_DEPLOYMENTFREQUENCY']._serialized_end=1468
+  _globals['_DEPLOYMENTSERVICE']._serialized_start=1471
+  _globals['_DEPLOYMENTSERVICE']._serialized_end=2123
 # @@protoc_insertion_point(module_scope)

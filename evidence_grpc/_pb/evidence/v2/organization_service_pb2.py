@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/organization_service.proto\x12\x0b\x65vidence.v2\x1a\x1cgoogle/api/annotations.proto\"\x91\x01\n\x0cOrganization\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x66\x65\x61tures\x18\x06 \x03(\t\"%\n\x16GetOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"W\n!UpdateExperimentalFeaturesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x02 \x01(\x08\"5\n\"UpdateExperimentalFeaturesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"\x1f\n\x1dGetDefaultOrganizationRequest\":\n\x1eGetDefaultOrganizationResponse\x12\x18\n\x10\x64\x65\x66\x61ult_org_name\x18\x01 \x01(\t\",\n\x1dSetDefaultOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"1\n\x1eSetDefaultOrganizationResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\x86\x05\n\x13OrganizationService\x12v\n\x0fGetOrganization\x12#.evidence.v2.GetOrganizationRequest\x1a\x19.evidence.v2.Organization\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v2/organizations/{org}\x12\xc4\x01\n\x1aUpdateExperimentalFeatures\x12..evidence.v2.UpdateExperimentalFeaturesRequest\x1a/.evidence.v2.UpdateExperimentalFeaturesResponse\"E\x82\xd3\xe4\x93\x02?\x1a\x31/api/v2/organizations/{org}/experimental_features:\x01*b\x07message\x12\x93\x01\n\x16GetDefaultOrganization\x12*.evidence.v2.GetDefaultOrganizationRequest\x1a+.evidence.v2.GetDefaultOrganizationResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/user/default-org\x12\x99\x01\n\x16SetDefaultOrganization\x12*.evidence.v2.SetDefaultOrganizationRequest\x1a+.evidence.v2.SetDefaultOrganizationResponse\"&\x82\xd3\xe4\x93\x02 \x1a\x12/api/v2/user/{org}:\x01*b\x07messageb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/organization_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x91\x01\n\x0cOrganization\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x66\x65\x61tures\x18\x06 \x03(\t\"%\n\x16GetOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"W\n!UpdateExperimentalFeaturesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x02 \x01(\x08\"5\n\"UpdateExperimentalFeaturesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"\x1f\n\x1dGetDefaultOrganizationRequest\":\n\x1eGetDefaultOrganizationResponse\x12\x18\n\x10\x64\x65\x66\x61ult_org_name\x18\x01 \x01(\t\",\n\x1dSetDefaultOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"1\n\x1eSetDefaultOrganizationResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\x96\x05\n\x13OrganizationService\x12z\n\x0fGetOrganization\x12#.evidence.v2.GetOrganizationRequest\x1a\x19.evidence.v2.Organization\"\'\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v2/organizations/{org}\x12\xc8\x01\n\x1aUpdateExperimentalFeatures\x12..evidence.v2.UpdateExperimentalFeaturesRequest\x1a/.evidence.v2.UpdateExperimentalFeaturesResponse\"I\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02?\x1a\x31/api/v2/organizations/{org}/experimental_features:\x01*b\x07message\x12\x97\x01\n\x16GetDefaultOrganization\x12*.evidence.v2.GetDefaultOrganizationRequest\x1a+.evidence.v2.GetDefaultOrganizationResponse\"$\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/user/default-org\x12\x9d\x01\n\x16SetDefaultOrganization\x12*.evidence.v2.SetDefaultOrganizationRequest\x1a+.evidence.v2.SetDefaultOrganizationResponse\"*\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02 \x1a\x12/api/v2/user/{org}:\x01*b\x07messageb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,29 +34,29 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.organization_se
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetOrganization']._loaded_options = None
-  _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetOrganization']._serialized_options = b'\202\323\344\223\002\035\022\033/api/v2/organizations/{org}'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetOrganization']._serialized_options = b'\250\265\030\001\202\323\344\223\002\035\022\033/api/v2/organizations/{org}'
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['UpdateExperimentalFeatures']._loaded_options = None
-  _globals['_ORGANIZATIONSERVICE'].methods_by_name['UpdateExperimentalFeatures']._serialized_options = b'\202\323\344\223\002?\0321/api/v2/organizations/{org}/experimental_features:\001*b\007message'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['UpdateExperimentalFeatures']._serialized_options = b'\250\265\030\004\202\323\344\223\002?\0321/api/v2/organizations/{org}/experimental_features:\001*b\007message'
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetDefaultOrganization']._loaded_options = None
-  _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetDefaultOrganization']._serialized_options = b'\202\323\344\223\002\032\022\030/api/v2/user/default-org'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetDefaultOrganization']._serialized_options = b'\250\265\030\001\202\323\344\223\002\032\022\030/api/v2/user/default-org'
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['SetDefaultOrganization']._loaded_options = None
-  _globals['_ORGANIZATIONSERVICE'].methods_by_name['SetDefaultOrganization']._serialized_options = b'\202\323\344\223\002 \032\022/api/v2/user/{org}:\001*b\007message'
-  _globals['_ORGANIZATION']._serialized_start=86
-  _globals['_ORGANIZATION']._serialized_end=231
-  _globals['_GETORGANIZATIONREQUEST']._serialized_start=233
-  _globals['_GETORGANIZATIONREQUEST']._serialized_end=270
-  _globals['_UPDATEEXPERIMENTALFEATURESREQUEST']._serialized_start=272
-  _globals['_UPDATEEXPERIMENTALFEATURESREQUEST']._serialized_end=359
-  _globals['_UPDATEEXPERIMENTALFEATURESRESPONSE']._serialized_start=361
-  _globals['_UPDATEEXPERIMENTALFEATURESRESPONSE']._serialized_end=414
-  _globals['_GETDEFAULTORGANIZATIONREQUEST']._serialized_start=416
-  _globals['_GETDEFAULTORGANIZATIONREQUEST']._serialized_end=447
-  _globals['_GETDEFAULTORGANIZATIONRESPONSE']._serialized_start=449
-  _globals['_GETDEFAULTORGANIZATIONRESPONSE']._serialized_end=507
-  _globals['_SETDEFAULTORGANIZATIONREQUEST']._serialized_start=509
-  _globals['_SETDEFAULTORGANIZATIONREQUEST']._serialized_end=553
-  _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_start=555
-  _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_end=604
-  _globals['_ORGANIZATIONSERVICE']._serialized_start=607
-  _globals['_ORGANIZATIONSERVICE']._serialized_end=1253
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['SetDefaultOrganization']._serialized_options = b'\250\265\030\001\202\323\344\223\002 \032\022/api/v2/user/{org}:\001*b\007message'
+  _globals['_ORGANIZATION']._serialized_start=113
+  _globals['_ORGANIZATION']._serialized_end=258
+  _globals['_GETORGANIZATIONREQUEST']._serialized_start=260
+  _globals['_GETORGANIZATIONREQUEST']._serialized_end=297
+  _globals['_UPDATEEXPERIMENTALFEATURESREQUEST']._serialized_start=299
+  _globals['_UPDATEEXPERIMENTALFEATURESREQUEST']._serialized_end=386
+  _globals['_UPDATEEXPERIMENTALFEATURESRESPONSE']._serialized_start=388
+  _globals['_UPDATEEXPERIMENTALFEATURESRESPONSE']._serialized_end=441
+  _globals['_GETDEFAULTORGANIZATIONREQUEST']._serialized_start=443
+  _globals['_GETDEFAULTORGANIZATIONREQUEST']._serialized_end=474
+  _globals['_GETDEFAULTORGANIZATIONRESPONSE']._serialized_start=476
+  _globals['_GETDEFAULTORGANIZATIONRESPONSE']._serialized_end=534
+  _globals['_SETDEFAULTORGANIZATIONREQUEST']._serialized_start=536
+  _globals['_SETDEFAULTORGANIZATIONREQUEST']._serialized_end=580
+  _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_start=582
+  _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_end=631
+  _globals['_ORGANIZATIONSERVICE']._serialized_start=634
+  _globals['_ORGANIZATIONSERVICE']._serialized_end=1296
 # @@protoc_insertion_point(module_scope)
