@@ -35,6 +35,9 @@ ENGINES = ["sqlite", "postgresql"] if POSTGRES_URL else ["sqlite"]
 
 ALICE_KEY = "alice-secret-key-0123456789"
 BOB_KEY = "bob-secret-key-0123456789"
+# Members of acme with less than admin's privilege, one key each.
+ROLE_KEYS = {"reader": "rita-reader-key-0123456789", "snapshotter": "sam-snapshotter-key-0123456789",
+             "member": "mona-member-key-0123456789", "admin": ALICE_KEY}
 BOOTSTRAP = {
     "organizations": [{"name": "acme", "features": ["controls"]}, {"name": "acme-shared"},
                       {"name": "other"}],
@@ -42,6 +45,9 @@ BOOTSTRAP = {
         {"name": "alice", "organizations": ["acme", "acme-shared"],
          "api_keys": [{"key": ALICE_KEY, "description": "ci"}]},
         {"name": "bob", "organizations": ["other"], "api_keys": [{"key": BOB_KEY}]},
+        *({"name": name, "organizations": [{"name": "acme", "role": role}],
+           "api_keys": [{"key": ROLE_KEYS[role]}]}
+          for name, role in (("rita", "reader"), ("sam", "snapshotter"), ("mona", "member"))),
     ],
 }
 

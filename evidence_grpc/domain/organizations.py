@@ -162,26 +162,26 @@ def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller
     org = _organization(dict(zip(_ORG_COLUMNS, row[5:], strict=True)))
     if org_name and org_name != org.name:
         raise PermissionDenied(f"You do not have access to organization '{org_name}'")
-    _note_use(key_id, last_used_at)
+    _note_use(key_id, key_hash, last_used_at)
     return Caller(user=User(name=account_name, default_org=org.name), organization=org,
                   privilege=service_accounts.privilege_level(privilege))
 
 
 LAST_USED_RESOLUTION = 60.0  # seconds: last_used_at is written at most once a minute per key
-_last_written: dict[int, float] = {}
+_last_written: dict[str, float] = {}  # key hash -> when this process last wrote its use
 
 
-def _note_use(key_id: int, last_used_at: float | None) -> None:
+def _note_use(key_id: int, key_hash: str, last_used_at: float | None) -> None:
     """Keep `last_used_at` to the minute without a write on every request: skip while the
     stored value (or this process's last write) is recent. A failed write (a busy database)
     costs the request nothing."""
     stamp = now()
-    recent = max(last_used_at or 0.0, _last_written.get(key_id, 0.0))
+    recent = max(last_used_at or 0.0, _last_written.get(key_hash, 0.0))
     if stamp - recent < LAST_USED_RESOLUTION:
         return
     if len(_last_written) > 100_000:
         _last_written.clear()
-    _last_written[key_id] = stamp
+    _last_written[key_hash] = stamp
     try:
         ServiceAccountKey.update(last_used_at=stamp).where(
             ServiceAccountKey.id == key_id).execute()
