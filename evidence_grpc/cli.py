@@ -1,4 +1,4 @@
-"""`evidence-server`: serve, grpc, shim, bootstrap, migrate."""
+"""`evidence-server`: serve, grpc, shim, deliver, bootstrap, migrate."""
 
 from __future__ import annotations
 
@@ -90,8 +90,26 @@ def cmd_shim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_deliver(args: argparse.Namespace) -> int:
+    """The delivery worker alone: sends the outbox's notifications until stopped."""
+    import threading
+
+    from . import delivery
+    from .services import configure_outbound
+
+    settings = _settings(args)
+    _prepare_database(settings)
+    configure_outbound(settings)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    log.info("delivery worker on %s", settings.database_url)
+    delivery.run(stop)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Both halves: a gRPC server process and a REST shim process on one database."""
+    """The gRPC server, the REST shim and the delivery worker, processes on one database."""
     settings = _settings(args)
     _prepare_database(settings)
     database.close()
@@ -103,6 +121,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *env_args]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
                           "--workers", str(settings.http_workers), *env_args]),
+        subprocess.Popen([*me, "deliver", *env_args]),
     ]
     stopping = False
 
@@ -181,6 +200,7 @@ def parser() -> argparse.ArgumentParser:
     command("grpc", cmd_grpc, "the gRPC server alone", grpc=True).add_argument(
         "--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
     command("shim", cmd_shim, "the REST shim alone", http=True, target=True)
+    command("deliver", cmd_deliver, "the delivery worker of actions' notifications alone")
     command("bootstrap", cmd_bootstrap, "create organizations, users and API keys").add_argument(
         "file", help="JSON or YAML file")
     command("migrate", cmd_migrate, "apply pending database migrations")

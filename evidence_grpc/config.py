@@ -26,6 +26,12 @@ class Settings:
     # Limits of one evaluation of untrusted rules (custom types' schemas and jq) in the sandbox.
     rule_seconds: float = 2.0
     rule_memory_bytes: int = 512 * MIB
+    # Actions: the SMTP server of EMAIL targets (smtp://[from@]host:port; empty: refused),
+    # ranges outbound POSTs never reach beyond the built-in ones, and whether loopback
+    # receivers may get deliveries (off: only for tests and local receivers).
+    smtp_url: str = ""
+    outbound_deny_cidrs: str = ""
+    outbound_allow_loopback: bool = False
 
     @property
     def html_base(self) -> str:
@@ -49,5 +55,11 @@ class Settings:
             values["rule_seconds"] = float(os.environ["EVIDENCE_RULE_SECONDS"])
         if os.environ.get("EVIDENCE_RULE_MEMORY_MIB"):
             values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
+        if os.environ.get("EVIDENCE_SMTP_URL"):
+            values["smtp_url"] = os.environ["EVIDENCE_SMTP_URL"]
+        if os.environ.get("EVIDENCE_OUTBOUND_DENY_CIDRS"):
+            values["outbound_deny_cidrs"] = os.environ["EVIDENCE_OUTBOUND_DENY_CIDRS"]
+        values["outbound_allow_loopback"] = (
+            os.environ.get("EVIDENCE_OUTBOUND_ALLOW_LOOPBACK", "").lower() in ("1", "true", "yes"))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ import grpc
 from google.protobuf import descriptor, message_factory
 
 from ._pb.evidence.v2 import (
+    action_service_pb2,
     approval_service_pb2,
     artifact_service_pb2,
     assert_service_pb2,
@@ -31,7 +32,8 @@ from ._pb.evidence.v2 import (
     trail_service_pb2,
 )
 from .config import Settings
-from .domain import sandbox
+from .domain import actions, outbound, sandbox
+from .servicers.actions import ActionServicer
 from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
 from .servicers.asserts import AssertServicer
@@ -76,6 +78,7 @@ SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] =
     (assert_service_pb2.DESCRIPTOR.services_by_name["AssertService"], AssertServicer),
     (service_account_service_pb2.DESCRIPTOR.services_by_name["ServiceAccountService"],
      lambda s: ServiceAccountServicer()),
+    (action_service_pb2.DESCRIPTOR.services_by_name["ActionService"], lambda s: ActionServicer()),
 ]
 
 
@@ -88,10 +91,18 @@ def method_path(method: descriptor.MethodDescriptor) -> str:
     return f"/{method.containing_service.full_name}/{method.name}"
 
 
+def configure_outbound(settings: Settings) -> None:
+    """Where actions may POST (SSRF rules) and the SMTP server of EMAIL targets."""
+    outbound.configure(outbound.Policy(allow_loopback=settings.outbound_allow_loopback,
+                                       deny=outbound.parse_cidrs(settings.outbound_deny_cidrs)))
+    actions.configure_smtp(settings.smtp_url)
+
+
 def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
     """Unary handlers keyed by method path, not yet intercepted."""
     sandbox.configure(sandbox.Limits(seconds=settings.rule_seconds,
                                      memory_bytes=settings.rule_memory_bytes))
+    configure_outbound(settings)
     handlers = {}
     for service, build in SERVICES:
         servicer = build(settings)

@@ -33,7 +33,8 @@ PLAUSIBLE = {"org": "acme", "flow_name": "f1", "trail_name": "t1", "env_name": "
              "snapshot_expression": "1", "type": "server", "kind": "generic",
              "resource_type": "flow", "resource_id": "f1", "fingerprint": FINGERPRINT,
              "search_value": FINGERPRINT, "commit_sha": "b" * 40, "approval_number": "1",
-             "identifier": "c1", "version_number": "1"}
+             "identifier": "c1", "version_number": "1", "action_number": "1",
+             "notification_number": "1", "key_id": "k1", "name": "sa1"}
 NUMBER_TYPES = {FD.CPPTYPE_INT32, FD.CPPTYPE_INT64, FD.CPPTYPE_UINT32, FD.CPPTYPE_UINT64,
                 FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT}
 # Numbers no field may take: non-finite, beyond int64, and digits int() and isdigit() accept

@@ -15,6 +15,7 @@ import peewee
 
 from ..storage.db import database, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
+from . import actions
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
 from .errors import InvalidArgument, NotFound
 from .flows import find_flow
@@ -119,6 +120,9 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
                 user_data=user_data, created_by=user.name, created_at=stamp,
                 last_modified_at=stamp)
             _report_to_trails(org, flow, approval)
+            actions.flow_event(org, flow.name, "ON_APPROVAL", approval_number=approval.number,
+                               fingerprint=fingerprint, artifact_name=artifact.name,
+                               state=approval.state, user=user.name)
             return approval
 
     return retry_on_conflict(write)

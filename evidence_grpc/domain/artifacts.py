@@ -10,7 +10,7 @@ import peewee
 
 from ..storage.db import for_update, now, retry_on_conflict, write_transaction
 from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
-from . import contract, trails
+from . import actions, contract, trails
 from .approvals import approval_numbers
 from .compliance import artifact_state
 from .deployments import link_artifact
@@ -97,6 +97,9 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
                                        "template_reference_name": template_name,
                                        "git_commit_info": artifact.git_commit_info,
                                        "user": user.name})
+            actions.flow_event(org, flow.name, "ON_ATTESTED_PROVENANCE", trail_name=trail.name,
+                               artifact_name=artifact.name, fingerprint=fingerprint,
+                               git_commit=git_commit, user=user.name)
             return artifact
 
     return retry_on_conflict(write)

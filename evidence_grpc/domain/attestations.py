@@ -25,7 +25,7 @@ from ..storage.models import (
     TrailEvent,
     User,
 )
-from . import attestation_types, blobs, contract
+from . import actions, attestation_types, blobs, contract
 from .artifacts import resolve_fingerprint
 from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow
@@ -167,6 +167,10 @@ def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
                          "template_reference_name": data["attestation_name"],
                          "target_artifact": target, "is_compliant": compliant,
                          "git_commit_info": data.get("git_commit_info"), "user": user.name})
+            actions.flow_event(org, trail.flow.name, "ON_ATTESTATION", trail_name=trail.name,
+                               attestation_name=data["attestation_name"],
+                               attestation_type=type_name, is_compliant=compliant,
+                               target_artifact=target, user=user.name)
             return attestation
 
     return retry_on_conflict(write)

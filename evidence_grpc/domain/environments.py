@@ -26,6 +26,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
+from . import actions
 from .errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -264,6 +265,7 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
             entry.user_name = user.name
             entry.created_at = now()
             entry.save()
+            actions.artifact_allowed(org, env.name, allowlist_view(entry, env.name))
             return entry
 
     return retry_on_conflict(write)

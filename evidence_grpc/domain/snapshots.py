@@ -36,6 +36,7 @@ from ..storage.models import (
     Snapshot,
     Trail,
 )
+from . import actions
 from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployments import record
@@ -135,10 +136,14 @@ def _new_snapshot(org: Organization, env: Environment, env_type: str,
     transaction with `env` locked (the caller saves `env`)."""
     judgement = judge(org, env, {e["fingerprint"] for e in entries},
                       names={e["fingerprint"]: e["name"] for e in entries})
+    before = (Snapshot.select(Snapshot.compliant)
+              .where((Snapshot.environment == env) & (Snapshot.index == env.latest_index))
+              .scalar() if env.latest_index else None)
     snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
                                artifacts=entries, created_at=stamp,
                                **_verdicts(env, judgement, entries))
     env.latest_index = snapshot.index
+    actions.compliance_changed(org, env, snapshot.index, before, snapshot.compliant)
     return snapshot
 
 
@@ -170,6 +175,7 @@ def _record_changes(org: Organization, env: Environment, index: int,
     record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
                              if e["type"] == "started"], stamp)
     record_running(org, env, index, events, stamp)
+    actions.environment_changed(org, env, index, events)
 
 
 def report_message(env_name: str, snapshot: Snapshot | None) -> str:

@@ -17,6 +17,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
+from . import actions
 from .compliance import evaluate_trail
 from .deployments import link_artifact
 from .errors import trail_not_found
@@ -61,6 +62,9 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
             TrailEvent.create(trail=trail, timestamp=stamp,
                               type="trail_reported" if created else "trail_updated",
                               payload=_event_payload(data, user))
+            if created:
+                actions.flow_event(org, flow.name, "ON_STARTED_TRAIL", trail_name=name,
+                                   user=user.name)
             return trail, created
 
     return retry_on_conflict(write)

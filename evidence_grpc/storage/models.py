@@ -535,3 +535,48 @@ class MembershipAuditEvent(BaseModel):
 
 
 ALL_MODELS += [ServiceAccount, ServiceAccountKey, MembershipAuditEvent]
+
+
+class Action(BaseModel):
+    """An outbound notification rule of an organization: which events (`triggers`) of which
+    environments or flows (`scopes`, by name) go to which `targets`."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    number = peewee.IntegerField()
+    name = peewee.CharField()
+    type = peewee.CharField()  # env | flow
+    targets = JSONField(default=list)
+    scopes = JSONField(default=list)
+    triggers = JSONField(default=list)
+    created_by = peewee.CharField()
+    created_at = peewee.DoubleField()
+    last_modified_at = peewee.DoubleField()
+    last_success_at = peewee.DoubleField(null=True)
+    last_failure_at = peewee.DoubleField(null=True)
+
+    class Meta:
+        indexes = ((("organization", "number"), True), (("organization", "name"), True))
+
+
+class OutboxMessage(BaseModel):
+    """One notification to one target, committed with the change that caused it and delivered
+    by the delivery worker: claimed with a lease (`claimed_until`), retried with backoff until
+    `delivered_at` or `abandoned_at`."""
+
+    action = peewee.ForeignKeyField(Action, on_delete="CASCADE")
+    target_index = peewee.IntegerField()
+    trigger = peewee.CharField()
+    payload = JSONField()
+    created_at = peewee.DoubleField()
+    attempts = peewee.IntegerField(default=0)
+    next_attempt_at = peewee.DoubleField()
+    claimed_until = peewee.DoubleField(default=0)
+    delivered_at = peewee.DoubleField(null=True)
+    abandoned_at = peewee.DoubleField(null=True)
+    last_error = peewee.TextField(null=True)
+
+    class Meta:
+        indexes = ((("delivered_at", "abandoned_at", "next_attempt_at"), False),)
+
+
+ALL_MODELS += [Action, OutboxMessage]

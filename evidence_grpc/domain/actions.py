@@ -1,0 +1,388 @@
+"""Actions: an organization's outbound notification rules, the notifications their triggers
+put in the outbox (in the transaction of the change that causes them), and their delivery.
+
+Environment actions watch environments by name for ON_STARTED_ARTIFACT, ON_EXITED_ARTIFACT,
+ON_SCALED_ARTIFACT (a snapshot's changes), ON_ALLOWED_ARTIFACT (an allowlist entry) and
+ON_NON_COMPLIANT_ENV / ON_COMPLIANT_ENV (a change of the environment's stored verdict). Flow
+actions watch flows by name for ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE (an artifact
+reported), ON_ATTESTATION, ON_APPROVAL and ON_RELEASE (an artifact of the flow starting to run
+in an environment)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import smtplib
+from email.message import EmailMessage
+from typing import Any
+from urllib.parse import urlsplit
+
+import peewee
+
+from ..storage.db import database, for_update, now, write_transaction
+from ..storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
+from . import outbound
+from .errors import AlreadyExists, InvalidArgument, NotFound, validation_error
+from .names import pattern_mismatch
+
+log = logging.getLogger(__name__)
+
+ENV_TRIGGERS = ("ON_STARTED_ARTIFACT", "ON_EXITED_ARTIFACT", "ON_SCALED_ARTIFACT",
+                "ON_ALLOWED_ARTIFACT", "ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV")
+FLOW_TRIGGERS = ("ON_STARTED_TRAIL", "ON_ATTESTED_PROVENANCE", "ON_ATTESTATION", "ON_APPROVAL",
+                 "ON_RELEASE")
+TARGET_TYPES = ("WEBHOOK", "SLACK", "EMAIL")
+NAME_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\-_\.~/]*$"
+MAX_NAME = 256
+MAX_TARGETS = 20
+MAX_SCOPES = 1000
+MAX_ATTEMPTS = 8
+PAYLOAD_VERSION = "1.0"
+_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-_\.~/]*")
+_EMAIL = re.compile(r"[^@\s,;<>\"]+@[^@\s,;<>\"]+\.[^@\s,;<>\"]+")
+_CHANGE_TRIGGERS = {"started": "ON_STARTED_ARTIFACT", "exited": "ON_EXITED_ARTIFACT",
+                    "scaled": "ON_SCALED_ARTIFACT"}
+
+_smtp_url = ""
+
+
+def configure_smtp(url: str) -> None:
+    """The SMTP server of EMAIL targets (smtp://host:port); empty: EMAIL targets are refused."""
+    global _smtp_url
+    _smtp_url = url
+
+
+# ---- the rules ----------------------------------------------------------------------------
+
+def _check_name(name: str) -> str:
+    if not name:
+        raise validation_error("name", "Field cannot be empty")
+    if len(name) > MAX_NAME or not _NAME.fullmatch(name):
+        raise validation_error("name", pattern_mismatch(NAME_PATTERN, name))
+    return name
+
+
+_TARGET_FIELDS = {"type", "webhook", "payload_version", "emails", "context", "last_success_at",
+                  "last_failure_at"}
+
+
+def _target(index: int, target: Any) -> dict[str, Any]:
+    field = f"targets[{index}]"
+    if not isinstance(target, dict):
+        raise validation_error(field, "Input should be an object")
+    unknown = sorted(set(target) - _TARGET_FIELDS)
+    if unknown:
+        raise validation_error(f"{field}.{unknown[0]}", "Extra inputs are not permitted")
+    kind = target.get("type") or ("EMAIL" if target.get("emails") else None)
+    if kind not in TARGET_TYPES:
+        raise validation_error(f"{field}.type", f"Input should be one of {', '.join(TARGET_TYPES)}")
+    if kind == "EMAIL":
+        emails = target.get("emails") or []
+        if (not isinstance(emails, list) or not emails or len(emails) > 50
+                or not all(isinstance(e, str) and _EMAIL.fullmatch(e) for e in emails)):
+            raise validation_error(f"{field}.emails", "Must be 1 to 50 valid email addresses")
+        if not _smtp_url:
+            raise InvalidArgument("EMAIL targets need an SMTP server: this server has none "
+                                  "configured (EVIDENCE_SMTP_URL)", {f"{field}.type": "EMAIL"})
+        return {"type": "EMAIL", "emails": list(emails)}
+    webhook = target.get("webhook")
+    if not webhook:
+        raise validation_error(f"{field}.webhook", "Field required")
+    outbound.check_when_saved(webhook, f"{field}.webhook")
+    saved: dict[str, Any] = {"type": kind, "webhook": webhook}
+    if kind == "WEBHOOK":
+        version = target.get("payload_version") or PAYLOAD_VERSION
+        if version != PAYLOAD_VERSION:
+            raise validation_error(f"{field}.payload_version", f"Input should be '{PAYLOAD_VERSION}'")
+        saved["payload_version"] = version
+    elif target.get("context"):
+        if not isinstance(target["context"], dict):
+            raise validation_error(f"{field}.context", "Input should be an object")
+        saved["context"] = target["context"]
+    return saved
+
+
+def _scopes(org: Organization, kind: str, names: list[str]) -> list[str]:
+    field = "environments" if kind == "env" else "flows"
+    if len(names) > MAX_SCOPES:
+        raise validation_error(field, f"At most {MAX_SCOPES} names")
+    model = Environment if kind == "env" else Flow
+    known = {row.name for row in model.select(model.name).where(
+        (model.organization == org) & (model.name.in_(names or [""])))}
+    missing = [name for name in names if name not in known]
+    if missing:
+        noun = "Environment" if kind == "env" else "Flow"
+        raise NotFound(f"{noun}(s) not found in organization '{org.name}': "
+                       f"{', '.join(sorted(set(missing)))}", {field: ", ".join(missing)})
+    return list(dict.fromkeys(names))
+
+
+def _triggers(kind: str, triggers: list[str]) -> list[str]:
+    allowed = ENV_TRIGGERS if kind == "env" else FLOW_TRIGGERS
+    unknown = [t for t in triggers if t not in allowed]
+    if unknown or not triggers:
+        raise validation_error("triggers", f"Input should be one or more of {', '.join(allowed)}")
+    return list(dict.fromkeys(triggers))
+
+
+def _validated(org: Organization, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    if data.get("type") not in (None, "", kind):
+        raise validation_error("type", f"Input should be '{kind}'")
+    targets = data.get("targets") or []
+    if not targets or len(targets) > MAX_TARGETS:
+        raise validation_error("targets", f"Must hold 1 to {MAX_TARGETS} targets")
+    return {"name": _check_name(data.get("name", "")),
+            "targets": [_target(i, t) for i, t in enumerate(targets)],
+            "scopes": _scopes(org, kind, data.get("environments" if kind == "env" else "flows")
+                              or []),
+            "triggers": _triggers(kind, data.get("triggers") or [])}
+
+
+def put_action(org: Organization, actor: str, kind: str, data: dict[str, Any]
+               ) -> tuple[Action, bool]:
+    """Create the action named in `data`, or replace the one of that name; (action, created)."""
+    values = _validated(org, kind, data)
+    stamp = now()
+    existing = for_update(Action.select().where((Action.organization == org)
+                                                & (Action.name == values["name"]))).first()
+    if existing is not None:
+        if existing.type != kind:
+            raise AlreadyExists(f"Action '{values['name']}' exists and is a {existing.type} action")
+        Action.update(**values, last_modified_at=stamp).where(Action.id == existing.id).execute()
+        return Action.get_by_id(existing.id), False
+    number = (Action.select(peewee.fn.MAX(Action.number)).where(Action.organization == org)
+              .scalar() or 0) + 1
+    return Action.create(organization=org, number=number, type=kind, created_by=actor,
+                         created_at=stamp, last_modified_at=stamp, **values), True
+
+
+def update_action(org: Organization, number: int, kind: str, data: dict[str, Any]) -> Action:
+    """Replace the action of this number (renaming it is allowed)."""
+    action = find_action(org, number, kind=kind, lock=True)
+    values = _validated(org, kind, data)
+    clash = Action.select().where((Action.organization == org) & (Action.name == values["name"])
+                                  & (Action.id != action.id)).exists()
+    if clash:
+        raise AlreadyExists(f"Action '{values['name']}' already exists")
+    Action.update(**values, last_modified_at=now()).where(Action.id == action.id).execute()
+    return Action.get_by_id(action.id)
+
+
+def find_action(org: Organization, number: int, *, kind: str | None = None,
+                lock: bool = False) -> Action:
+    query = Action.select().where((Action.organization == org) & (Action.number == number))
+    if kind:
+        query = query.where(Action.type == kind)
+    action = (for_update(query) if lock else query).first()
+    if action is None:
+        noun = "Notification" if kind == "env" else "Action"
+        raise NotFound(f"{noun} {number} not found in organization '{org.name}'")
+    return action
+
+
+def list_actions(org: Organization, kind: str | None = None) -> list[Action]:
+    query = Action.select().where(Action.organization == org)
+    if kind:
+        query = query.where(Action.type == kind)
+    return list(query.order_by(Action.number))
+
+
+def delete_action(org: Organization, number: int, kind: str | None = None) -> Action:
+    action = find_action(org, number, kind=kind, lock=True)
+    action.delete_instance()  # its outbox rows go with it (ON DELETE CASCADE)
+    return action
+
+
+def action_view(action: Action) -> dict[str, Any]:
+    failing = None
+    if action.last_failure_at or action.last_success_at:
+        failing = (action.last_failure_at or 0) > (action.last_success_at or 0)
+    view = {"name": action.name, "type": action.type, "number": action.number,
+            "targets": [{k: v for k, v in t.items() if not k.startswith("_")}
+                        for t in action.targets],
+            "triggers": action.triggers, "created_by": action.created_by,
+            "is_created_from_slack_app": False, "is_failing": failing,
+            "last_success_timestamp": action.last_success_at,
+            "last_failure_timestamp": action.last_failure_at,
+            "created_at": action.created_at, "last_modified_at": action.last_modified_at,
+            "flows" if action.type == "flow" else "environments": action.scopes}
+    return {k: v for k, v in view.items() if v is not None}
+
+
+# ---- triggers -----------------------------------------------------------------------------
+
+def _watching(org: Organization, kind: str, scope: str, trigger: str) -> list[Action]:
+    """The actions of `org` watching `scope` for `trigger` (few per organization: filtered
+    here rather than by JSON queries, which the two engines spell differently)."""
+    return [a for a in Action.select().where((Action.organization == org) & (Action.type == kind))
+            if trigger in a.triggers and scope in a.scopes]
+
+
+def _enqueue(actions: list[Action], trigger: str, payload: dict[str, Any]) -> None:
+    stamp = now()
+    rows = [{"action": action.id, "target_index": index, "trigger": trigger,
+             "payload": payload, "created_at": stamp, "next_attempt_at": stamp}
+            for action in actions for index in range(len(action.targets))]
+    if rows:
+        OutboxMessage.insert_many(rows).execute()
+
+
+def _event(org: Organization, trigger: str, **data: Any) -> dict[str, Any]:
+    return {"payload_version": PAYLOAD_VERSION, "event_type": trigger, "org": org.name,
+            "timestamp": now(), **data}
+
+
+def environment_changed(org: Organization, env: Environment, snapshot_index: int,
+                        changes: list[dict[str, Any]]) -> None:
+    """A snapshot's started / exited / scaled artifacts, and ON_RELEASE to the flows of the
+    artifacts that started."""
+    for change in changes:
+        trigger = _CHANGE_TRIGGERS[change["type"]]
+        watching = _watching(org, "env", env.name, trigger)
+        if watching:
+            _enqueue(watching, trigger, _event(
+                org, trigger, environment=env.name, snapshot_index=snapshot_index,
+                artifact_name=change["artifact_name"], fingerprint=change["fingerprint"],
+                instances_before=change["was"], instances_now=change["now"]))
+    started = {c["fingerprint"]: c["artifact_name"] for c in changes if c["type"] == "started"}
+    if not started or not Action.select().where((Action.organization == org)
+                                                & (Action.type == "flow")).exists():
+        return
+    releases = (Artifact.select(Artifact.fingerprint, Flow.name).join(Flow)
+                .where((Flow.organization == org) & Artifact.fingerprint.in_(list(started)))
+                .distinct().tuples())
+    for fingerprint, flow_name in releases:
+        watching = _watching(org, "flow", flow_name, "ON_RELEASE")
+        if watching:
+            _enqueue(watching, "ON_RELEASE", _event(
+                org, "ON_RELEASE", flow=flow_name, environment=env.name,
+                artifact_name=started[fingerprint], fingerprint=fingerprint))
+
+
+def compliance_changed(org: Organization, env: Environment, snapshot_index: int,
+                       before: bool | None, after: bool | None) -> None:
+    """ON_COMPLIANT_ENV / ON_NON_COMPLIANT_ENV when a snapshot's stored verdict differs from
+    the previous snapshot's (Unknown, an environment without policies, fires nothing)."""
+    if after is None or before == after:
+        return
+    trigger = "ON_COMPLIANT_ENV" if after else "ON_NON_COMPLIANT_ENV"
+    watching = _watching(org, "env", env.name, trigger)
+    if watching:
+        _enqueue(watching, trigger, _event(org, trigger, environment=env.name,
+                                           snapshot_index=snapshot_index, compliant=after,
+                                           previously_compliant=before))
+
+
+def artifact_allowed(org: Organization, env_name: str, entry: dict[str, Any]) -> None:
+    watching = _watching(org, "env", env_name, "ON_ALLOWED_ARTIFACT")
+    if watching:
+        _enqueue(watching, "ON_ALLOWED_ARTIFACT",
+                 _event(org, "ON_ALLOWED_ARTIFACT", environment=env_name, allowlist_entry=entry))
+
+
+def flow_event(org: Organization, flow_name: str, trigger: str, **data: Any) -> None:
+    """ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE, ON_ATTESTATION, ON_APPROVAL of a flow."""
+    watching = _watching(org, "flow", flow_name, trigger)
+    if watching:
+        _enqueue(watching, trigger, _event(org, trigger, flow=flow_name, **data))
+
+
+# ---- delivery -----------------------------------------------------------------------------
+
+LEASE_SECONDS = 60.0
+
+
+def claim(batch: int = 50) -> list[OutboxMessage]:
+    """Take up to `batch` due notifications for `LEASE_SECONDS`: a worker that dies holding
+    them lets the lease run out and another (or its successor) takes them again. Concurrent
+    workers never take the same rows (SKIP LOCKED on PostgreSQL, one writer on SQLite)."""
+    stamp = now()
+    with write_transaction():
+        query = (OutboxMessage.select()
+                 .where(OutboxMessage.delivered_at.is_null() & OutboxMessage.abandoned_at.is_null()
+                        & (OutboxMessage.next_attempt_at <= stamp)
+                        & (OutboxMessage.claimed_until < stamp))
+                 .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id).limit(batch))
+        if isinstance(database.obj, peewee.PostgresqlDatabase):
+            query = query.for_update("FOR UPDATE SKIP LOCKED")
+        rows = list(query)
+        if rows:
+            OutboxMessage.update(claimed_until=stamp + LEASE_SECONDS).where(
+                OutboxMessage.id.in_([r.id for r in rows])).execute()
+    return rows
+
+
+def _slack_text(payload: dict[str, Any]) -> str:
+    place = payload.get("environment") or payload.get("flow") or ""
+    what = payload.get("artifact_name") or payload.get("trail_name") or ""
+    trigger = payload["event_type"].removeprefix("ON_").replace("_", " ").lower()
+    return f"[{payload['org']}] {trigger}: {what} in {place}".replace("  ", " ").strip()
+
+
+def send(target: dict[str, Any], payload: dict[str, Any]) -> None:
+    """Deliver one notification to one target; OutboundRefused when it was not delivered."""
+    if target["type"] == "EMAIL":
+        _send_email(target["emails"], payload)
+        return
+    body = payload if target["type"] == "WEBHOOK" else {"text": _slack_text(payload)}
+    outbound.post_json(target["webhook"], json.dumps(body).encode())
+
+
+def _send_email(recipients: list[str], payload: dict[str, Any]) -> None:
+    if not _smtp_url:
+        raise outbound.OutboundRefused("no SMTP server is configured")
+    parts = urlsplit(_smtp_url)
+    message = EmailMessage()
+    message["From"] = parts.username or "evidence-server@localhost"
+    message["To"] = ", ".join(recipients)
+    message["Subject"] = _slack_text(payload)
+    message.set_content(json.dumps(payload, indent=2))
+    try:
+        with smtplib.SMTP(parts.hostname or "127.0.0.1", parts.port or 25,
+                          timeout=outbound.current_policy().timeout_seconds) as smtp:
+            smtp.send_message(message)
+    except (OSError, smtplib.SMTPException) as exc:
+        raise outbound.OutboundRefused(f"SMTP delivery failed: {exc}") from None
+
+
+def backoff(attempts: int) -> float:
+    """Seconds before the next attempt after `attempts` failures: 2, 4, 8 ... capped at an
+    hour, with jitter so that retries of many notifications spread out."""
+    return min(3600.0, 2.0 ** attempts) * random.uniform(0.8, 1.2)
+
+
+def deliver(message: OutboxMessage) -> bool:
+    """Send one claimed notification and record the outcome on it and on its action."""
+    action = Action.get_or_none(Action.id == message.action_id)
+    if action is None:
+        return False
+    error = None
+    try:
+        target = action.targets[message.target_index]
+        send(target, message.payload)
+    except outbound.OutboundRefused as refused:
+        error = str(refused)
+    except (IndexError, KeyError) as exc:  # the action was edited since: the target is gone
+        error = f"target no longer exists: {exc}"
+    stamp = now()
+    with write_transaction():
+        if error is None:
+            OutboxMessage.update(delivered_at=stamp, attempts=message.attempts + 1,
+                                 last_error=None).where(OutboxMessage.id == message.id).execute()
+            Action.update(last_success_at=stamp).where(Action.id == action.id).execute()
+        else:
+            attempts = message.attempts + 1
+            give_up = attempts >= MAX_ATTEMPTS
+            OutboxMessage.update(
+                attempts=attempts, last_error=error[:2000], claimed_until=0,
+                next_attempt_at=stamp + backoff(attempts),
+                abandoned_at=stamp if give_up else None).where(
+                OutboxMessage.id == message.id).execute()
+            Action.update(last_failure_at=stamp).where(Action.id == action.id).execute()
+            log.warning("notification %s of action %s not delivered (attempt %d%s): %s",
+                        message.id, action.number, attempts, ", abandoned" if give_up else "",
+                        error)
+    return error is None
+

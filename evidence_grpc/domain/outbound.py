@@ -1,0 +1,206 @@
+"""Outbound requests that cannot be turned against the server's own network (SSRF).
+
+A target URL is checked when it is saved and its host resolved again right before each POST;
+the POST goes to the address that was vetted (no second lookup, so DNS rebinding cannot swap
+it), follows no redirect, and reads a bounded answer within a time limit. Refused: loopback,
+private, link-local (cloud metadata included), unique-local, multicast, unspecified, reserved
+and shared addresses, IPv4 embedded in IPv6 (mapped, NAT64, 6to4) when the IPv4 is refused, and
+the operator's own ranges. Numeric host forms (decimal, octal, hex) are resolved the way the C
+library resolves them, so `2130706433` and `0177.0.0.1` are loopback too. Loopback may be
+allowed explicitly (tests and local receivers); nothing else can be."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.client
+import ipaddress
+import socket
+import ssl
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from .errors import validation_error
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], list[str]]
+MAX_ANSWER_BYTES = 64 * 1024
+METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
+            ipaddress.ip_address("100.100.100.200")}
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Every address the C library resolves `host` to (numeric forms without DNS)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return sorted({info[4][0] for info in infos})
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    allow_loopback: bool = False
+    deny: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    timeout_seconds: float = 5.0
+    resolver: Resolver = system_resolver
+
+
+_policy = Policy()
+
+
+def configure(policy: Policy) -> None:
+    global _policy
+    _policy = policy
+
+
+def current_policy() -> Policy:
+    return _policy
+
+
+def parse_cidrs(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """Comma-separated CIDR ranges (EVIDENCE_OUTBOUND_DENY_CIDRS)."""
+    return tuple(ipaddress.ip_network(part.strip(), strict=False)
+                 for part in text.split(",") if part.strip())
+
+
+def _embedded_ipv4(address: Address) -> ipaddress.IPv4Address | None:
+    if isinstance(address, ipaddress.IPv4Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+def refusal(address: Address, policy: Policy) -> str | None:
+    """Why `address` may not be POSTed to, or None when it may."""
+    embedded = _embedded_ipv4(address)
+    if embedded is not None:
+        why = refusal(embedded, policy)
+        return f"embeds {embedded}, which {why}" if why else None
+    if any(address in network for network in policy.deny):
+        return "is in a range the operator refuses"
+    if address.is_loopback:
+        return None if policy.allow_loopback else "is a loopback address"
+    if address in METADATA:
+        return "is a cloud metadata address"
+    for check, what in ((address.is_unspecified, "unspecified"), (address.is_multicast, "multicast"),
+                        (address.is_link_local, "link-local"), (address.is_private, "private"),
+                        (address.is_reserved, "reserved")):
+        if check:
+            return f"is a {what} address"
+    if not address.is_global:
+        return "is not a public address"
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Destination:
+    scheme: str
+    host: str
+    port: int
+    path: str
+
+
+def destination(url: str, field: str = "webhook") -> Destination:
+    """The parts of an http(s) URL, or a 400 naming `field`."""
+    if not isinstance(url, str) or len(url) > 2048 or any(ord(c) < 33 for c in url):
+        raise validation_error(field, "Must be an http or https URL without spaces")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        raise validation_error(field, "Has an invalid port") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise validation_error(field, "Must be an http or https URL with a host")
+    if parts.username or parts.password:
+        raise validation_error(field, "Must not carry credentials before the host")
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return Destination(parts.scheme, parts.hostname,
+                       port or (443 if parts.scheme == "https" else 80), path)
+
+
+def vet(url: str, policy: Policy | None = None) -> tuple[Destination, str]:
+    """The destination of `url` and the one address to connect to; raises OutboundRefused
+    when the host does not resolve or any address it resolves to is refused."""
+    policy = policy or _policy
+    target = destination(url)
+    try:
+        addresses = policy.resolver(target.host, target.port)
+    except (OSError, UnicodeError) as exc:
+        raise OutboundRefused(f"{target.host} does not resolve: {exc}") from None
+    if not addresses:
+        raise OutboundRefused(f"{target.host} does not resolve")
+    for text in addresses:
+        why = refusal(ipaddress.ip_address(text.split("%")[0]), policy)
+        if why:
+            raise OutboundRefused(f"{target.host} resolves to {text}, which {why}")
+    return target, addresses[0]
+
+
+def check_when_saved(url: str, field: str) -> None:
+    """Refuse a target whose host is, or resolves now to, a refused address. A name that does
+    not resolve yet is accepted: it is resolved again before every POST."""
+    target = destination(url, field)
+    try:
+        vet(url)
+    except OutboundRefused as refused:
+        if "does not resolve" not in str(refused) or _is_numeric(target.host):
+            raise validation_error(field, f"Refused: {refused}") from None
+
+
+def _is_numeric(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return host.replace(".", "").isdigit()
+
+
+class OutboundRefused(Exception):
+    """A POST that was not made (refused address) or failed (network, status, time)."""
+
+
+class _VettedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to a vetted address, with the name for SNI and certificate checks."""
+
+    def __init__(self, address: str, port: int, server_name: str, timeout: float) -> None:
+        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+        self._server_name = server_name
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self._server_name)
+
+
+def post_json(url: str, body: bytes, policy: Policy | None = None) -> int:
+    """POST `body` (JSON) to `url` through the checks above; the status code on 2xx, else
+    OutboundRefused. Redirects are failures (never followed)."""
+    policy = policy or _policy
+    target, address = vet(url, policy)
+    connection: http.client.HTTPConnection
+    if target.scheme == "https":
+        connection = _VettedHTTPS(address, target.port, target.host, policy.timeout_seconds)
+    else:
+        connection = http.client.HTTPConnection(address, target.port,
+                                                timeout=policy.timeout_seconds)
+    host_header = target.host if ":" not in target.host else f"[{target.host}]"
+    default_port = 443 if target.scheme == "https" else 80
+    if target.port != default_port:
+        host_header += f":{target.port}"
+    try:
+        connection.request("POST", target.path, body=body, headers={
+            "Host": host_header, "Content-Type": "application/json",
+            "User-Agent": "evidence-server-actions/1.0"})
+        answer = connection.getresponse()
+        answer.read(MAX_ANSWER_BYTES)
+    except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
+        raise OutboundRefused(f"POST to {target.host} failed: {exc}") from None
+    finally:
+        connection.close()
+    if not 200 <= answer.status < 300:
+        raise OutboundRefused(f"POST to {target.host} answered {answer.status}")
+    return answer.status
