@@ -9,8 +9,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from .domain import actions
-from .storage.models import OutboxMessage
 from .storage.db import database
+from .storage.models import OutboxMessage
 
 log = logging.getLogger(__name__)
 
