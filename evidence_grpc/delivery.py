@@ -10,26 +10,28 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .domain import actions
 from .storage.db import database
-from .storage.models import OutboxMessage
+from .storage.models import Action, OutboxMessage
 
 log = logging.getLogger(__name__)
 
 
 def deliver_due(pool: ThreadPoolExecutor, batch: int = 64) -> int:
-    """Claim and send one batch of due notifications; how many were claimed."""
+    """Claim one batch of due notifications, send them concurrently (no database connection
+    held while waiting on the network) and record the outcomes; how many were claimed."""
     claimed = actions.claim(batch)
     if claimed:
-        list(pool.map(_deliver_one, claimed))
+        owners = actions.actions_of(claimed)
+        errors = list(pool.map(lambda m: _attempt(m, owners.get(m.action_id)), claimed))
+        actions.record_outcomes(list(zip(claimed, errors, strict=True)))
     return len(claimed)
 
 
-def _deliver_one(message: OutboxMessage) -> bool:
+def _attempt(message: OutboxMessage, action: Action | None) -> str | None:
     try:
-        with database.connection_context():
-            return actions.deliver(message)
-    except Exception:  # a worker must outlive any one notification
+        return actions.attempt(message, action)
+    except Exception as exc:  # a worker must outlive any one notification
         log.exception("delivering notification %s failed", message.id)
-        return False
+        return f"internal error: {type(exc).__name__}"
 
 
 def run(stop: threading.Event, *, concurrency: int = 16, idle_seconds: float = 0.5) -> None:

@@ -45,7 +45,11 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler,
+                                                      bind_and_activate=False)
+        self.server.request_queue_size = 128  # the default 5 resets a worker's bursts
+        self.server.server_bind()
+        self.server.server_activate()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

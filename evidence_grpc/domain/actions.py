@@ -353,26 +353,39 @@ def backoff(attempts: int) -> float:
     return min(3600.0, 2.0 ** attempts) * random.uniform(0.8, 1.2)
 
 
-def deliver(message: OutboxMessage) -> bool:
-    """Send one claimed notification and record the outcome on it and on its action."""
-    action = Action.get_or_none(Action.id == message.action_id)
+def attempt(message: OutboxMessage, action: Action | None) -> str | None:
+    """Send one claimed notification (no database work): None when delivered, else why not."""
     if action is None:
-        return False
-    error = None
+        return "the action was deleted"
     try:
-        target = action.targets[message.target_index]
-        send(target, message.payload)
+        send(action.targets[message.target_index], message.payload)
     except outbound.OutboundRefused as refused:
-        error = str(refused)
+        return str(refused)
     except (IndexError, KeyError) as exc:  # the action was edited since: the target is gone
-        error = f"target no longer exists: {exc}"
+        return f"target no longer exists: {exc}"
+    return None
+
+
+def actions_of(messages: list[OutboxMessage]) -> dict[int, Action]:
+    ids = {m.action_id for m in messages}
+    return {a.id: a for a in Action.select().where(Action.id.in_(list(ids) or [0]))}
+
+
+def record_outcomes(outcomes: list[tuple[OutboxMessage, str | None]]) -> None:
+    """Keep what became of a batch of attempts, in one transaction: delivered, or due again
+    after a backoff, or abandoned after the last attempt; and each action's last success and
+    failure."""
     stamp = now()
     with write_transaction():
-        if error is None:
-            OutboxMessage.update(delivered_at=stamp, attempts=message.attempts + 1,
-                                 last_error=None).where(OutboxMessage.id == message.id).execute()
-            Action.update(last_success_at=stamp).where(Action.id == action.id).execute()
-        else:
+        delivered = [m.id for m, error in outcomes if error is None]
+        if delivered:
+            OutboxMessage.update(delivered_at=stamp, attempts=OutboxMessage.attempts + 1,
+                                 last_error=None).where(OutboxMessage.id.in_(delivered)).execute()
+            Action.update(last_success_at=stamp).where(Action.id.in_(
+                list({m.action_id for m, error in outcomes if error is None}))).execute()
+        for message, error in outcomes:
+            if error is None:
+                continue
             attempts = message.attempts + 1
             give_up = attempts >= MAX_ATTEMPTS
             OutboxMessage.update(
@@ -380,9 +393,6 @@ def deliver(message: OutboxMessage) -> bool:
                 next_attempt_at=stamp + backoff(attempts),
                 abandoned_at=stamp if give_up else None).where(
                 OutboxMessage.id == message.id).execute()
-            Action.update(last_failure_at=stamp).where(Action.id == action.id).execute()
-            log.warning("notification %s of action %s not delivered (attempt %d%s): %s",
-                        message.id, action.number, attempts, ", abandoned" if give_up else "",
-                        error)
-    return error is None
-
+            Action.update(last_failure_at=stamp).where(Action.id == message.action_id).execute()
+            log.warning("notification %s not delivered (attempt %d%s): %s", message.id, attempts,
+                        ", abandoned" if give_up else "", error)
