@@ -244,7 +244,18 @@ def _account(client, key: str):
 
 
 # (what, the least privilege that may do it)
-ACTIONS = [(_report, "snapshotter"), (_flow, "member"), (_policy, "admin"), (_account, "admin")]
+def _create_env(client, key: str):
+    return client.put("/api/v2/environments/acme", headers=bearer(key),
+                      json={"name": "made-by", "type": "server", "description": ""})
+
+
+def _archive_env(client, key: str):
+    return client.put("/api/v2/environments/acme/prod/archive", headers=bearer(key), data="null",
+                      content_type="application/json")
+
+
+ACTIONS = [(_report, "snapshotter"), (_create_env, "snapshotter"), (_flow, "member"),
+           (_policy, "admin"), (_account, "admin"), (_archive_env, "member")]
 ORDER = ["reader", "snapshotter", "member", "admin"]
 
 
