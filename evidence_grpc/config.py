@@ -23,6 +23,8 @@ class Settings:
     max_request_bytes: int = 11 * MIB
     max_file_bytes: int = 10 * MIB
     max_form_field_bytes: int = 1 * MIB
+    # Largest answer (audit packages carry every attachment of a trail).
+    max_answer_bytes: int = 260 * MIB
     # Limits of one evaluation of untrusted rules (custom types' schemas and jq) in the sandbox.
     rule_seconds: float = 2.0
     rule_memory_bytes: int = 512 * MIB

@@ -15,10 +15,13 @@ from .interceptors import interceptors
 from .services import method_handlers, service_descriptors
 
 
-def grpc_options(settings: Settings) -> list[tuple[str, int]]:
+def grpc_options(settings: Settings, *, client: bool = False) -> list[tuple[str, int]]:
+    """Requests are limited to max_message_bytes, answers to max_answer_bytes: the server
+    receives requests and sends answers, a client (the shim's channel) the other way round."""
+    requests, answers = settings.max_message_bytes, settings.max_answer_bytes
     return [
-        ("grpc.max_receive_message_length", settings.max_message_bytes),
-        ("grpc.max_send_message_length", settings.max_message_bytes),
+        ("grpc.max_receive_message_length", answers if client else requests),
+        ("grpc.max_send_message_length", requests if client else answers),
     ]
 
 

@@ -32,7 +32,7 @@ class ChannelBackend:
     (create it after fork: one per gunicorn worker)."""
 
     def __init__(self, target: str, settings: Settings) -> None:
-        self.channel = grpc.insecure_channel(target, options=grpc_options(settings))
+        self.channel = grpc.insecure_channel(target, options=grpc_options(settings, client=True))
         self._callables: dict[str, grpc.UnaryUnaryMultiCallable] = {}
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,

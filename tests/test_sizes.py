@@ -371,7 +371,8 @@ def channel(sized: Sized) -> Iterator[grpc.Channel]:
     server, port = build_server(settings)
     server.start()
     # The message limits the REST shim's channel has too: a whole list can pass 4 MiB.
-    with grpc.insecure_channel(f"127.0.0.1:{port}", options=grpc_options(settings)) as opened:
+    with grpc.insecure_channel(f"127.0.0.1:{port}",
+                               options=grpc_options(settings, client=True)) as opened:
         yield opened
     server.stop(None)
 

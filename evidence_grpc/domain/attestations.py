@@ -264,6 +264,18 @@ def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str,
     return view
 
 
+def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | None = None,
+                fingerprint: str | None = None) -> list[Attestation]:
+    """Every attestation of a trail, or about an artifact of a flow, oldest first."""
+    query = _query(org)
+    if trail is not None:
+        query = query.where(Attestation.trail == trail)
+    if flow is not None:
+        query = query.where((Attestation.flow == flow)
+                            & (Attestation.artifact_fingerprint == fingerprint))
+    return list(query.order_by(Attestation.created_at, Attestation.id))
+
+
 def trail_attestations(org: Organization, flow_name: str, trail_name: str, name: str
                        ) -> list[Attestation]:
     trail = find_trail(org, flow_name, trail_name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+from google.api import httpbody_pb2
 from google.protobuf import struct_pb2
 
 from .._pb.evidence.v2 import artifact_service_pb2 as pb
@@ -11,7 +12,7 @@ from .._pb.evidence.v2 import tag_service_pb2 as tag_pb
 from .._pb.evidence.v2 import tag_service_pb2_grpc as tag_pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, to_message
-from ..domain import artifacts, tags
+from ..domain import artifacts, audit_packages, tags
 from ..domain.organizations import current_caller
 
 
@@ -36,6 +37,12 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
             optional(request, "trail"))
         view = artifacts.artifact_views(org, [artifact], self.html_base)[0]
         return to_message(view, struct_pb2.Struct)
+
+    def GetArtifactAuditPackage(self, request: pb.GetArtifactAuditPackageRequest,
+                                context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
+        package = audit_packages.artifact_package(current_caller().org, request.flow_name,
+                                                  request.fingerprint, self.html_base)
+        return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
 
     def GetArtifactsByCommit(self, request: pb.GetArtifactsByCommitRequest,
                              context: grpc.ServicerContext) -> pb.ArtifactList:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import grpc
+from google.api import httpbody_pb2
 
 from .._pb.evidence.v2 import common_pb2
 from .._pb.evidence.v2 import trail_service_pb2 as pb
 from .._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, present_fields, text_of, to_message
-from ..domain import trails
+from ..domain import audit_packages, trails
 from ..domain.organizations import current_caller
 from ..storage.models import Trail
 
@@ -38,6 +39,18 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name)
         return self._trails([trail], org.name)[0]
+
+    def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
+                             context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
+        package = audit_packages.trail_package(current_caller().org, request.flow_name,
+                                               request.trail_name, self.html_base)
+        return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
+
+    def GetTrailAuditPdf(self, request: pb.GetTrailAuditPdfRequest,
+                         context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
+        report = audit_packages.trail_pdf(current_caller().org, request.flow_name,
+                                          request.trail_name, self.html_base)
+        return httpbody_pb2.HttpBody(content_type="application/pdf", data=report)
 
     def ListFlowTrails(self, request: pb.ListFlowTrailsRequest, context: grpc.ServicerContext
                        ) -> pb.ListTrailsResponse:

@@ -24,10 +24,11 @@ _sym_db = _symbol_database.Default()
 
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"5\n\x0c\x41rtifactList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t2\xd2\x06\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xac\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x17.google.protobuf.Struct\"I\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xaa\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"M\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta2\x83\x01\n\rSearchService\x12r\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x17.google.protobuf.Struct\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"5\n\x0c\x41rtifactList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t\"U\n\x1eGetArtifactAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t2\xfe\x07\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xac\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x17.google.protobuf.Struct\"I\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xaa\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"M\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12\xa9\x01\n\x17GetArtifactAuditPackage\x12+.evidence.v2.GetArtifactAuditPackageRequest\x1a\x14.google.api.HttpBody\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta2\x83\x01\n\rSearchService\x12r\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x17.google.protobuf.Struct\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,30 +43,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ARTIFACTSERVICE'].methods_by_name['GetArtifactsByCommit']._serialized_options = b'\250\265\030\001\202\323\344\223\002C\022;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\004data'
   _globals['_ARTIFACTSERVICE'].methods_by_name['GetLatestArtifactCommit']._loaded_options = None
   _globals['_ARTIFACTSERVICE'].methods_by_name['GetLatestArtifactCommit']._serialized_options = b'\250\265\030\001\202\323\344\223\002A\022?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit'
+  _globals['_ARTIFACTSERVICE'].methods_by_name['GetArtifactAuditPackage']._loaded_options = None
+  _globals['_ARTIFACTSERVICE'].methods_by_name['GetArtifactAuditPackage']._serialized_options = b'\250\265\030\001\202\323\344\223\002A\022?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package'
   _globals['_ARTIFACTSERVICE'].methods_by_name['ListArtifacts']._loaded_options = None
   _globals['_ARTIFACTSERVICE'].methods_by_name['ListArtifacts']._serialized_options = b'\250\265\030\001\202\323\344\223\002\037\022\027/api/v2/artifacts/{org}b\004data'
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._loaded_options = None
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._serialized_options = b'\250\265\030\001\202\323\344\223\002)\022\'/api/v2/search/{org}/sha/{search_value}'
-  _globals['_REPORTARTIFACTREQUEST']._serialized_start=138
-  _globals['_REPORTARTIFACTREQUEST']._serialized_end=236
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=238
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=300
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=303
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=467
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=469
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=580
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=582
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=699
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=701
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=780
-  _globals['_LISTARTIFACTSREQUEST']._serialized_start=783
-  _globals['_LISTARTIFACTSREQUEST']._serialized_end=958
-  _globals['_ARTIFACTLIST']._serialized_start=960
-  _globals['_ARTIFACTLIST']._serialized_end=1013
-  _globals['_SEARCHREQUEST']._serialized_start=1015
-  _globals['_SEARCHREQUEST']._serialized_end=1065
-  _globals['_ARTIFACTSERVICE']._serialized_start=1068
-  _globals['_ARTIFACTSERVICE']._serialized_end=1918
-  _globals['_SEARCHSERVICE']._serialized_start=1921
-  _globals['_SEARCHSERVICE']._serialized_end=2052
+  _globals['_REPORTARTIFACTREQUEST']._serialized_start=165
+  _globals['_REPORTARTIFACTREQUEST']._serialized_end=263
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=265
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=327
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=330
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=494
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=496
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=607
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=609
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=726
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=728
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=807
+  _globals['_LISTARTIFACTSREQUEST']._serialized_start=810
+  _globals['_LISTARTIFACTSREQUEST']._serialized_end=985
+  _globals['_ARTIFACTLIST']._serialized_start=987
+  _globals['_ARTIFACTLIST']._serialized_end=1040
+  _globals['_SEARCHREQUEST']._serialized_start=1042
+  _globals['_SEARCHREQUEST']._serialized_end=1092
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_start=1094
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_end=1179
+  _globals['_ARTIFACTSERVICE']._serialized_start=1182
+  _globals['_ARTIFACTSERVICE']._serialized_end=2204
+  _globals['_SEARCHSERVICE']._serialized_start=2207
+  _globals['_SEARCHSERVICE']._serialized_end=2338
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
+from google.api import httpbody_pb2 as _httpbody_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -98,3 +99,13 @@ class SearchRequest(_message.Message):
     org: str
     search_value: str
     def __init__(self, org: _Optional[str] = ..., search_value: _Optional[str] = ...) -> None: ...
+
+class GetArtifactAuditPackageRequest(_message.Message):
+    __slots__ = ("org", "flow_name", "fingerprint")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    fingerprint: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., fingerprint: _Optional[str] = ...) -> None: ...

@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from . import artifact_service_pb2 as evidence_dot_v2_dot_artifact__service__pb2
+from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -57,6 +58,11 @@ class ArtifactServiceStub:
                 request_serializer=evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitResponse.FromString,
                 _registered_method=True)
+        self.GetArtifactAuditPackage = channel.unary_unary(
+                '/evidence.v2.ArtifactService/GetArtifactAuditPackage',
+                request_serializer=evidence_dot_v2_dot_artifact__service__pb2.GetArtifactAuditPackageRequest.SerializeToString,
+                response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+                _registered_method=True)
         self.ListArtifacts = channel.unary_unary(
                 '/evidence.v2.ArtifactService/ListArtifacts',
                 request_serializer=evidence_dot_v2_dot_artifact__service__pb2.ListArtifactsRequest.SerializeToString,
@@ -97,6 +103,14 @@ class ArtifactServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetArtifactAuditPackage(self, request, context):
+        """The artifact's audit package (application/gzip): artifact.json, the attestations about
+        it and their attachments, manifest.json and SHA256SUMS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListArtifacts(self, request, context):
         """List artifacts of a flow (`flow_name`) or repo (`repo_name`), paginated.
         """
@@ -126,6 +140,11 @@ def add_ArtifactServiceServicer_to_server(servicer, server):
                     servicer.GetLatestArtifactCommit,
                     request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitResponse.SerializeToString,
+            ),
+            'GetArtifactAuditPackage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetArtifactAuditPackage,
+                    request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.GetArtifactAuditPackageRequest.FromString,
+                    response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
             ),
             'ListArtifacts': grpc.unary_unary_rpc_method_handler(
                     servicer.ListArtifacts,
@@ -243,6 +262,33 @@ class ArtifactService:
             '/evidence.v2.ArtifactService/GetLatestArtifactCommit',
             evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitRequest.SerializeToString,
             evidence_dot_v2_dot_artifact__service__pb2.GetLatestArtifactCommitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetArtifactAuditPackage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.ArtifactService/GetArtifactAuditPackage',
+            evidence_dot_v2_dot_artifact__service__pb2.GetArtifactAuditPackageRequest.SerializeToString,
+            google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
             options,
             channel_credentials,
             insecure,

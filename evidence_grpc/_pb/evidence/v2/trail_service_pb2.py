@@ -25,10 +25,11 @@ _sym_db = _symbol_database.Default()
 from . import common_pb2 as evidence_dot_v2_dot_common__pb2
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x65vidence/v2/trail_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x85\x03\n\tTrailData\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x33\n\x0fgit_commit_info\x18\x03 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfo\x12(\n\trepo_info\x18\x04 \x01(\x0b\x32\x15.evidence.v2.RepoInfo\x12\x17\n\norigin_url\x18\x05 \x01(\tH\x01\x88\x01\x01\x12?\n\rexternal_urls\x18\x06 \x03(\x0b\x32(.evidence.v2.TrailData.ExternalUrlsEntry\x12)\n\tuser_data\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x1aM\n\x11\x45xternalUrlsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.evidence.v2.ExternalUrl:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_origin_url\"\x99\x01\n\x11\x42\x65ginTrailRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\tdata_json\x18\x03 \x01(\x0b\x32\x16.evidence.v2.TrailData\x12\x39\n\rtemplate_file\x18\x04 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x07\x90\xb5\x18\x80\x80\x80\x05\"6\n\x12\x42\x65ginTrailResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"E\n\x0fGetTrailRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ntrail_name\x18\x03 \x01(\t\"1\n\x13TemplateAttestation\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\"X\n\x10TemplateArtifact\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x36\n\x0c\x61ttestations\x18\x02 \x03(\x0b\x32 .evidence.v2.TemplateAttestation\"y\n\rTemplateTrail\x12\x36\n\x0c\x61ttestations\x18\x01 \x03(\x0b\x32 .evidence.v2.TemplateAttestation\x12\x30\n\tartifacts\x18\x02 \x03(\x0b\x32\x1d.evidence.v2.TemplateArtifact\"h\n\x08Template\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12)\n\x05trail\x18\x02 \x01(\x0b\x32\x1a.evidence.v2.TemplateTrail\x12\x14\n\x07\x63ontent\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_content\"\x8d\x02\n\x11\x41ttestationStatus\x12\x18\n\x10\x61ttestation_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ttestation_type\x18\x02 \x01(\t\x12\x1b\n\x0e\x61ttestation_id\x18\x03 \x01(\tH\x00\x88\x01\x01\x12&\n\x19overridden_attestation_id\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x19\n\x0cis_compliant\x18\x06 \x01(\x08H\x02\x88\x01\x01\x12\x12\n\nunexpected\x18\x07 \x01(\x08\x42\x11\n\x0f_attestation_idB\x1c\n\x1a_overridden_attestation_idB\x0f\n\r_is_compliant\"\xe5\x02\n\x0e\x41rtifactStatus\x12!\n\x14\x61rtifact_fingerprint\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x61rtifact_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x19\n\x0cis_compliant\x18\x04 \x01(\x08H\x02\x88\x01\x01\x12=\n\x15\x61ttestations_statuses\x18\x05 \x03(\x0b\x32\x1e.evidence.v2.AttestationStatus\x12\x12\n\nunexpected\x18\x06 \x01(\x08\x12\x19\n\x0c\x65valuated_at\x18\x07 \x01(\x01H\x03\x88\x01\x01\x12\x1d\n\x10\x66low_template_id\x18\x08 \x01(\tH\x04\x88\x01\x01\x42\x17\n\x15_artifact_fingerprintB\x0e\n\x0c_artifact_idB\x0f\n\r_is_compliantB\x0f\n\r_evaluated_atB\x13\n\x11_flow_template_id\"\x96\x03\n\x10\x43omplianceStatus\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x19\n\x0cis_compliant\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12=\n\x15\x61ttestations_statuses\x18\x03 \x03(\x0b\x32\x1e.evidence.v2.AttestationStatus\x12P\n\x12\x61rtifacts_statuses\x18\x04 \x03(\x0b\x32\x34.evidence.v2.ComplianceStatus.ArtifactsStatusesEntry\x12\x19\n\x0c\x65valuated_at\x18\x05 \x01(\x01H\x01\x88\x01\x01\x12\x1d\n\x10\x66low_template_id\x18\x06 \x01(\tH\x02\x88\x01\x01\x1aU\n\x16\x41rtifactsStatusesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.evidence.v2.ArtifactStatus:\x02\x38\x01\x42\x0f\n\r_is_compliantB\x0f\n\r_evaluated_atB\x13\n\x11_flow_template_id\"t\n\x08\x46lowInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12-\n\x04tags\x18\x02 \x03(\x0b\x32\x1f.evidence.v2.FlowInfo.TagsEntry\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x9a\x05\n\x05Trail\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x33\n\x0fgit_commit_info\x18\x03 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfo\x12\x17\n\norigin_url\x18\x04 \x01(\tH\x01\x88\x01\x01\x12)\n\tuser_data\x18\x05 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x10\n\x08repo_ids\x18\x06 \x03(\t\x12\x18\n\x10last_modified_at\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\x01\x12\x38\n\x11\x63ompliance_status\x18\t \x01(\x0b\x32\x1d.evidence.v2.ComplianceStatus\x12\'\n\x08template\x18\n \x01(\x0b\x32\x15.evidence.v2.Template\x12\x18\n\x10\x63ompliance_state\x18\x0b \x01(\t\x12\x14\n\x0cis_compliant\x18\x0c \x01(\x08\x12\'\n\x06\x65vents\x18\r \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ncreated_by\x18\x0e \x01(\t\x12#\n\x04\x66low\x18\x0f \x01(\x0b\x32\x15.evidence.v2.FlowInfo\x12;\n\rexternal_urls\x18\x10 \x03(\x0b\x32$.evidence.v2.Trail.ExternalUrlsEntry\x12\x10\n\x08html_url\x18\x11 \x01(\t\x1aM\n\x11\x45xternalUrlsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.evidence.v2.ExternalUrl:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_origin_url\"w\n\x15ListFlowTrailsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"\xb8\x01\n\x11ListTrailsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04\x66low\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x66ingerprint\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x08\x66low_tag\x18\x04 \x03(\t\x12\x11\n\x04page\x18\x05 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x06 \x01(\x05H\x03\x88\x01\x01\x42\x07\n\x05_flowB\x0e\n\x0c_fingerprintB\x07\n\x05_pageB\x0b\n\t_per_page\"c\n\x12ListTrailsResponse\x12 \n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x12.evidence.v2.Trail\x12+\n\npagination\x18\x02 \x01(\x0b\x32\x17.evidence.v2.Pagination2\xab\x04\n\x0cTrailService\x12\x94\x01\n\nBeginTrail\x12\x1e.evidence.v2.BeginTrailRequest\x1a\x1f.evidence.v2.BeginTrailResponse\"E\x8a\xb5\x18\t\x12\x07\x63reated\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02.\x1a /api/v2/trails/{org}/{flow_name}:\x01*b\x07message\x12w\n\x08GetTrail\x12\x1c.evidence.v2.GetTrailRequest\x1a\x12.evidence.v2.Trail\"9\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12-/api/v2/trails/{org}/{flow_name}/{trail_name}\x12\x99\x01\n\x0eListFlowTrails\x12\".evidence.v2.ListFlowTrailsRequest\x1a\x1f.evidence.v2.ListTrailsResponse\"B\x8a\xb5\x18\x0c\x1a\npagination\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02(\x12 /api/v2/trails/{org}/{flow_name}b\x04\x64\x61ta\x12o\n\nListTrails\x12\x1e.evidence.v2.ListTrailsRequest\x1a\x1f.evidence.v2.ListTrailsResponse\" \xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v2/trails/{org}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x65vidence/v2/trail_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x85\x03\n\tTrailData\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x33\n\x0fgit_commit_info\x18\x03 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfo\x12(\n\trepo_info\x18\x04 \x01(\x0b\x32\x15.evidence.v2.RepoInfo\x12\x17\n\norigin_url\x18\x05 \x01(\tH\x01\x88\x01\x01\x12?\n\rexternal_urls\x18\x06 \x03(\x0b\x32(.evidence.v2.TrailData.ExternalUrlsEntry\x12)\n\tuser_data\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x1aM\n\x11\x45xternalUrlsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.evidence.v2.ExternalUrl:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_origin_url\"\x99\x01\n\x11\x42\x65ginTrailRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\tdata_json\x18\x03 \x01(\x0b\x32\x16.evidence.v2.TrailData\x12\x39\n\rtemplate_file\x18\x04 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x07\x90\xb5\x18\x80\x80\x80\x05\"6\n\x12\x42\x65ginTrailResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"E\n\x0fGetTrailRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ntrail_name\x18\x03 \x01(\t\"Q\n\x1bGetTrailAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ntrail_name\x18\x03 \x01(\t\"M\n\x17GetTrailAuditPdfRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ntrail_name\x18\x03 \x01(\t\"1\n\x13TemplateAttestation\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\"X\n\x10TemplateArtifact\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x36\n\x0c\x61ttestations\x18\x02 \x03(\x0b\x32 .evidence.v2.TemplateAttestation\"y\n\rTemplateTrail\x12\x36\n\x0c\x61ttestations\x18\x01 \x03(\x0b\x32 .evidence.v2.TemplateAttestation\x12\x30\n\tartifacts\x18\x02 \x03(\x0b\x32\x1d.evidence.v2.TemplateArtifact\"h\n\x08Template\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12)\n\x05trail\x18\x02 \x01(\x0b\x32\x1a.evidence.v2.TemplateTrail\x12\x14\n\x07\x63ontent\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_content\"\x8d\x02\n\x11\x41ttestationStatus\x12\x18\n\x10\x61ttestation_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ttestation_type\x18\x02 \x01(\t\x12\x1b\n\x0e\x61ttestation_id\x18\x03 \x01(\tH\x00\x88\x01\x01\x12&\n\x19overridden_attestation_id\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x19\n\x0cis_compliant\x18\x06 \x01(\x08H\x02\x88\x01\x01\x12\x12\n\nunexpected\x18\x07 \x01(\x08\x42\x11\n\x0f_attestation_idB\x1c\n\x1a_overridden_attestation_idB\x0f\n\r_is_compliant\"\xe5\x02\n\x0e\x41rtifactStatus\x12!\n\x14\x61rtifact_fingerprint\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x61rtifact_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x19\n\x0cis_compliant\x18\x04 \x01(\x08H\x02\x88\x01\x01\x12=\n\x15\x61ttestations_statuses\x18\x05 \x03(\x0b\x32\x1e.evidence.v2.AttestationStatus\x12\x12\n\nunexpected\x18\x06 \x01(\x08\x12\x19\n\x0c\x65valuated_at\x18\x07 \x01(\x01H\x03\x88\x01\x01\x12\x1d\n\x10\x66low_template_id\x18\x08 \x01(\tH\x04\x88\x01\x01\x42\x17\n\x15_artifact_fingerprintB\x0e\n\x0c_artifact_idB\x0f\n\r_is_compliantB\x0f\n\r_evaluated_atB\x13\n\x11_flow_template_id\"\x96\x03\n\x10\x43omplianceStatus\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x19\n\x0cis_compliant\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12=\n\x15\x61ttestations_statuses\x18\x03 \x03(\x0b\x32\x1e.evidence.v2.AttestationStatus\x12P\n\x12\x61rtifacts_statuses\x18\x04 \x03(\x0b\x32\x34.evidence.v2.ComplianceStatus.ArtifactsStatusesEntry\x12\x19\n\x0c\x65valuated_at\x18\x05 \x01(\x01H\x01\x88\x01\x01\x12\x1d\n\x10\x66low_template_id\x18\x06 \x01(\tH\x02\x88\x01\x01\x1aU\n\x16\x41rtifactsStatusesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.evidence.v2.ArtifactStatus:\x02\x38\x01\x42\x0f\n\r_is_compliantB\x0f\n\r_evaluated_atB\x13\n\x11_flow_template_id\"t\n\x08\x46lowInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12-\n\x04tags\x18\x02 \x03(\x0b\x32\x1f.evidence.v2.FlowInfo.TagsEntry\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x9a\x05\n\x05Trail\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x33\n\x0fgit_commit_info\x18\x03 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfo\x12\x17\n\norigin_url\x18\x04 \x01(\tH\x01\x88\x01\x01\x12)\n\tuser_data\x18\x05 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x10\n\x08repo_ids\x18\x06 \x03(\t\x12\x18\n\x10last_modified_at\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\x01\x12\x38\n\x11\x63ompliance_status\x18\t \x01(\x0b\x32\x1d.evidence.v2.ComplianceStatus\x12\'\n\x08template\x18\n \x01(\x0b\x32\x15.evidence.v2.Template\x12\x18\n\x10\x63ompliance_state\x18\x0b \x01(\t\x12\x14\n\x0cis_compliant\x18\x0c \x01(\x08\x12\'\n\x06\x65vents\x18\r \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ncreated_by\x18\x0e \x01(\t\x12#\n\x04\x66low\x18\x0f \x01(\x0b\x32\x15.evidence.v2.FlowInfo\x12;\n\rexternal_urls\x18\x10 \x03(\x0b\x32$.evidence.v2.Trail.ExternalUrlsEntry\x12\x10\n\x08html_url\x18\x11 \x01(\t\x1aM\n\x11\x45xternalUrlsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.evidence.v2.ExternalUrl:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_origin_url\"w\n\x15ListFlowTrailsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"\xb8\x01\n\x11ListTrailsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04\x66low\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x66ingerprint\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x08\x66low_tag\x18\x04 \x03(\t\x12\x11\n\x04page\x18\x05 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x06 \x01(\x05H\x03\x88\x01\x01\x42\x07\n\x05_flowB\x0e\n\x0c_fingerprintB\x07\n\x05_pageB\x0b\n\t_per_page\"c\n\x12ListTrailsResponse\x12 \n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x12.evidence.v2.Trail\x12+\n\npagination\x18\x02 \x01(\x0b\x32\x17.evidence.v2.Pagination2\xe3\x06\n\x0cTrailService\x12\x94\x01\n\nBeginTrail\x12\x1e.evidence.v2.BeginTrailRequest\x1a\x1f.evidence.v2.BeginTrailResponse\"E\x8a\xb5\x18\t\x12\x07\x63reated\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02.\x1a /api/v2/trails/{org}/{flow_name}:\x01*b\x07message\x12w\n\x08GetTrail\x12\x1c.evidence.v2.GetTrailRequest\x1a\x12.evidence.v2.Trail\"9\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12-/api/v2/trails/{org}/{flow_name}/{trail_name}\x12\x9f\x01\n\x14GetTrailAuditPackage\x12(.evidence.v2.GetTrailAuditPackageRequest\x1a\x14.google.api.HttpBody\"G\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02=\x12;/api/v2/trails/{org}/{flow_name}/{trail_name}/audit_package\x12\x93\x01\n\x10GetTrailAuditPdf\x12$.evidence.v2.GetTrailAuditPdfRequest\x1a\x14.google.api.HttpBody\"C\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x39\x12\x37/api/v2/trails/{org}/{flow_name}/{trail_name}/audit_pdf\x12\x99\x01\n\x0eListFlowTrails\x12\".evidence.v2.ListFlowTrailsRequest\x1a\x1f.evidence.v2.ListTrailsResponse\"B\x8a\xb5\x18\x0c\x1a\npagination\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02(\x12 /api/v2/trails/{org}/{flow_name}b\x04\x64\x61ta\x12o\n\nListTrails\x12\x1e.evidence.v2.ListTrailsRequest\x1a\x1f.evidence.v2.ListTrailsResponse\" \xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v2/trails/{org}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -49,50 +50,58 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TRAILSERVICE'].methods_by_name['BeginTrail']._serialized_options = b'\212\265\030\t\022\007created\250\265\030\003\202\323\344\223\002.\032 /api/v2/trails/{org}/{flow_name}:\001*b\007message'
   _globals['_TRAILSERVICE'].methods_by_name['GetTrail']._loaded_options = None
   _globals['_TRAILSERVICE'].methods_by_name['GetTrail']._serialized_options = b'\250\265\030\001\202\323\344\223\002/\022-/api/v2/trails/{org}/{flow_name}/{trail_name}'
+  _globals['_TRAILSERVICE'].methods_by_name['GetTrailAuditPackage']._loaded_options = None
+  _globals['_TRAILSERVICE'].methods_by_name['GetTrailAuditPackage']._serialized_options = b'\250\265\030\001\202\323\344\223\002=\022;/api/v2/trails/{org}/{flow_name}/{trail_name}/audit_package'
+  _globals['_TRAILSERVICE'].methods_by_name['GetTrailAuditPdf']._loaded_options = None
+  _globals['_TRAILSERVICE'].methods_by_name['GetTrailAuditPdf']._serialized_options = b'\250\265\030\001\202\323\344\223\0029\0227/api/v2/trails/{org}/{flow_name}/{trail_name}/audit_pdf'
   _globals['_TRAILSERVICE'].methods_by_name['ListFlowTrails']._loaded_options = None
   _globals['_TRAILSERVICE'].methods_by_name['ListFlowTrails']._serialized_options = b'\212\265\030\014\032\npagination\250\265\030\001\202\323\344\223\002(\022 /api/v2/trails/{org}/{flow_name}b\004data'
   _globals['_TRAILSERVICE'].methods_by_name['ListTrails']._loaded_options = None
   _globals['_TRAILSERVICE'].methods_by_name['ListTrails']._serialized_options = b'\250\265\030\001\202\323\344\223\002\026\022\024/api/v2/trails/{org}'
-  _globals['_TRAILDATA']._serialized_start=162
-  _globals['_TRAILDATA']._serialized_end=551
-  _globals['_TRAILDATA_EXTERNALURLSENTRY']._serialized_start=443
-  _globals['_TRAILDATA_EXTERNALURLSENTRY']._serialized_end=520
-  _globals['_BEGINTRAILREQUEST']._serialized_start=554
-  _globals['_BEGINTRAILREQUEST']._serialized_end=707
-  _globals['_BEGINTRAILRESPONSE']._serialized_start=709
-  _globals['_BEGINTRAILRESPONSE']._serialized_end=763
-  _globals['_GETTRAILREQUEST']._serialized_start=765
-  _globals['_GETTRAILREQUEST']._serialized_end=834
-  _globals['_TEMPLATEATTESTATION']._serialized_start=836
-  _globals['_TEMPLATEATTESTATION']._serialized_end=885
-  _globals['_TEMPLATEARTIFACT']._serialized_start=887
-  _globals['_TEMPLATEARTIFACT']._serialized_end=975
-  _globals['_TEMPLATETRAIL']._serialized_start=977
-  _globals['_TEMPLATETRAIL']._serialized_end=1098
-  _globals['_TEMPLATE']._serialized_start=1100
-  _globals['_TEMPLATE']._serialized_end=1204
-  _globals['_ATTESTATIONSTATUS']._serialized_start=1207
-  _globals['_ATTESTATIONSTATUS']._serialized_end=1476
-  _globals['_ARTIFACTSTATUS']._serialized_start=1479
-  _globals['_ARTIFACTSTATUS']._serialized_end=1836
-  _globals['_COMPLIANCESTATUS']._serialized_start=1839
-  _globals['_COMPLIANCESTATUS']._serialized_end=2245
-  _globals['_COMPLIANCESTATUS_ARTIFACTSSTATUSESENTRY']._serialized_start=2105
-  _globals['_COMPLIANCESTATUS_ARTIFACTSSTATUSESENTRY']._serialized_end=2190
-  _globals['_FLOWINFO']._serialized_start=2247
-  _globals['_FLOWINFO']._serialized_end=2363
-  _globals['_FLOWINFO_TAGSENTRY']._serialized_start=2320
-  _globals['_FLOWINFO_TAGSENTRY']._serialized_end=2363
-  _globals['_TRAIL']._serialized_start=2366
-  _globals['_TRAIL']._serialized_end=3032
-  _globals['_TRAIL_EXTERNALURLSENTRY']._serialized_start=443
-  _globals['_TRAIL_EXTERNALURLSENTRY']._serialized_end=520
-  _globals['_LISTFLOWTRAILSREQUEST']._serialized_start=3034
-  _globals['_LISTFLOWTRAILSREQUEST']._serialized_end=3153
-  _globals['_LISTTRAILSREQUEST']._serialized_start=3156
-  _globals['_LISTTRAILSREQUEST']._serialized_end=3340
-  _globals['_LISTTRAILSRESPONSE']._serialized_start=3342
-  _globals['_LISTTRAILSRESPONSE']._serialized_end=3441
-  _globals['_TRAILSERVICE']._serialized_start=3444
-  _globals['_TRAILSERVICE']._serialized_end=3999
+  _globals['_TRAILDATA']._serialized_start=189
+  _globals['_TRAILDATA']._serialized_end=578
+  _globals['_TRAILDATA_EXTERNALURLSENTRY']._serialized_start=470
+  _globals['_TRAILDATA_EXTERNALURLSENTRY']._serialized_end=547
+  _globals['_BEGINTRAILREQUEST']._serialized_start=581
+  _globals['_BEGINTRAILREQUEST']._serialized_end=734
+  _globals['_BEGINTRAILRESPONSE']._serialized_start=736
+  _globals['_BEGINTRAILRESPONSE']._serialized_end=790
+  _globals['_GETTRAILREQUEST']._serialized_start=792
+  _globals['_GETTRAILREQUEST']._serialized_end=861
+  _globals['_GETTRAILAUDITPACKAGEREQUEST']._serialized_start=863
+  _globals['_GETTRAILAUDITPACKAGEREQUEST']._serialized_end=944
+  _globals['_GETTRAILAUDITPDFREQUEST']._serialized_start=946
+  _globals['_GETTRAILAUDITPDFREQUEST']._serialized_end=1023
+  _globals['_TEMPLATEATTESTATION']._serialized_start=1025
+  _globals['_TEMPLATEATTESTATION']._serialized_end=1074
+  _globals['_TEMPLATEARTIFACT']._serialized_start=1076
+  _globals['_TEMPLATEARTIFACT']._serialized_end=1164
+  _globals['_TEMPLATETRAIL']._serialized_start=1166
+  _globals['_TEMPLATETRAIL']._serialized_end=1287
+  _globals['_TEMPLATE']._serialized_start=1289
+  _globals['_TEMPLATE']._serialized_end=1393
+  _globals['_ATTESTATIONSTATUS']._serialized_start=1396
+  _globals['_ATTESTATIONSTATUS']._serialized_end=1665
+  _globals['_ARTIFACTSTATUS']._serialized_start=1668
+  _globals['_ARTIFACTSTATUS']._serialized_end=2025
+  _globals['_COMPLIANCESTATUS']._serialized_start=2028
+  _globals['_COMPLIANCESTATUS']._serialized_end=2434
+  _globals['_COMPLIANCESTATUS_ARTIFACTSSTATUSESENTRY']._serialized_start=2294
+  _globals['_COMPLIANCESTATUS_ARTIFACTSSTATUSESENTRY']._serialized_end=2379
+  _globals['_FLOWINFO']._serialized_start=2436
+  _globals['_FLOWINFO']._serialized_end=2552
+  _globals['_FLOWINFO_TAGSENTRY']._serialized_start=2509
+  _globals['_FLOWINFO_TAGSENTRY']._serialized_end=2552
+  _globals['_TRAIL']._serialized_start=2555
+  _globals['_TRAIL']._serialized_end=3221
+  _globals['_TRAIL_EXTERNALURLSENTRY']._serialized_start=470
+  _globals['_TRAIL_EXTERNALURLSENTRY']._serialized_end=547
+  _globals['_LISTFLOWTRAILSREQUEST']._serialized_start=3223
+  _globals['_LISTFLOWTRAILSREQUEST']._serialized_end=3342
+  _globals['_LISTTRAILSREQUEST']._serialized_start=3345
+  _globals['_LISTTRAILSREQUEST']._serialized_end=3529
+  _globals['_LISTTRAILSRESPONSE']._serialized_start=3531
+  _globals['_LISTTRAILSRESPONSE']._serialized_end=3630
+  _globals['_TRAILSERVICE']._serialized_start=3633
+  _globals['_TRAILSERVICE']._serialized_end=4500
 # @@protoc_insertion_point(module_scope)

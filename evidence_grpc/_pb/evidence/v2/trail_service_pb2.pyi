@@ -1,6 +1,7 @@
 from . import common_pb2 as _common_pb2
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
+from google.api import httpbody_pb2 as _httpbody_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -56,6 +57,26 @@ class BeginTrailResponse(_message.Message):
     def __init__(self, message: _Optional[str] = ..., created: _Optional[bool] = ...) -> None: ...
 
 class GetTrailRequest(_message.Message):
+    __slots__ = ("org", "flow_name", "trail_name")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    trail_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ...) -> None: ...
+
+class GetTrailAuditPackageRequest(_message.Message):
+    __slots__ = ("org", "flow_name", "trail_name")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    trail_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ...) -> None: ...
+
+class GetTrailAuditPdfRequest(_message.Message):
     __slots__ = ("org", "flow_name", "trail_name")
     ORG_FIELD_NUMBER: _ClassVar[int]
     FLOW_NAME_FIELD_NUMBER: _ClassVar[int]

@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from . import trail_service_pb2 as evidence_dot_v2_dot_trail__service__pb2
+from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -45,6 +46,16 @@ class TrailServiceStub:
                 request_serializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_trail__service__pb2.Trail.FromString,
                 _registered_method=True)
+        self.GetTrailAuditPackage = channel.unary_unary(
+                '/evidence.v2.TrailService/GetTrailAuditPackage',
+                request_serializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPackageRequest.SerializeToString,
+                response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+                _registered_method=True)
+        self.GetTrailAuditPdf = channel.unary_unary(
+                '/evidence.v2.TrailService/GetTrailAuditPdf',
+                request_serializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPdfRequest.SerializeToString,
+                response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+                _registered_method=True)
         self.ListFlowTrails = channel.unary_unary(
                 '/evidence.v2.TrailService/ListFlowTrails',
                 request_serializer=evidence_dot_v2_dot_trail__service__pb2.ListFlowTrailsRequest.SerializeToString,
@@ -70,6 +81,21 @@ class TrailServiceServicer:
 
     def GetTrail(self, request, context):
         """Get a trail with its events, template and compliance status.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTrailAuditPackage(self, request, context):
+        """The trail's audit package (application/gzip): trail.json, every attestation, their
+        attachments, the trail's artifacts, report.pdf, manifest.json and SHA256SUMS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTrailAuditPdf(self, request, context):
+        """The trail's audit report as a PDF (application/pdf).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -101,6 +127,16 @@ def add_TrailServiceServicer_to_server(servicer, server):
                     servicer.GetTrail,
                     request_deserializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_trail__service__pb2.Trail.SerializeToString,
+            ),
+            'GetTrailAuditPackage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTrailAuditPackage,
+                    request_deserializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPackageRequest.FromString,
+                    response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
+            ),
+            'GetTrailAuditPdf': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTrailAuditPdf,
+                    request_deserializer=evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPdfRequest.FromString,
+                    response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
             ),
             'ListFlowTrails': grpc.unary_unary_rpc_method_handler(
                     servicer.ListFlowTrails,
@@ -168,6 +204,60 @@ class TrailService:
             '/evidence.v2.TrailService/GetTrail',
             evidence_dot_v2_dot_trail__service__pb2.GetTrailRequest.SerializeToString,
             evidence_dot_v2_dot_trail__service__pb2.Trail.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTrailAuditPackage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.TrailService/GetTrailAuditPackage',
+            evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPackageRequest.SerializeToString,
+            google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTrailAuditPdf(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.TrailService/GetTrailAuditPdf',
+            evidence_dot_v2_dot_trail__service__pb2.GetTrailAuditPdfRequest.SerializeToString,
+            google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
             options,
             channel_credentials,
             insecure,
