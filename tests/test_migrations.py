@@ -16,6 +16,8 @@ from evidence_grpc.storage.models import (
     Artifact,
     Deployment,
     Environment,
+    EnvironmentAuditEvent,
+    EnvironmentEvent,
     Flow,
     JSONField,
     Organization,
@@ -121,4 +123,27 @@ def test_0011_judges_the_snapshots_made_before_verdicts_were_kept(empty_database
         assert [(v["compliant"], v["reasons_for_incompliance"]) for v in dev.verdicts] == [
             (None, [])]
         assert one.applied_policies == []
+    _close_shared_database()
+
+
+def test_0015_copies_earlier_artifact_changes_into_the_environment_audit_log(empty_database: str):
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0014_actions")
+        stamp = 1_700_000_000.0
+        times = {"created_at": stamp, "last_modified_at": stamp}
+        org = Organization.insert(name="acme", **times).execute()
+        env = Environment.insert(organization=org, name="prod", type="server", **times).execute()
+        EnvironmentEvent.insert_many([
+            {"environment": env, "snapshot_index": 1, "type": "started", "artifact_name": "app",
+             "fingerprint": "a" * 64, "was": 0, "now": 2, "reported_at": stamp},
+            {"environment": env, "snapshot_index": 2, "type": "scaled", "artifact_name": "app",
+             "fingerprint": "a" * 64, "was": 2, "now": 3, "reported_at": stamp + 5}]).execute()
+
+        assert "0015_environment_audit" in storage.migrate()
+
+        copied = [(e.event_type, e.timestamp, e.snapshot_index, e.details, e.actor)
+                  for e in EnvironmentAuditEvent.select().order_by(EnvironmentAuditEvent.id)]
+        assert copied == [("artifact_started", stamp, 1, {"was": 0, "now": 2}, ""),
+                          ("artifact_scaled", stamp + 5, 2, {"was": 2, "now": 3}, "")]
     _close_shared_database()

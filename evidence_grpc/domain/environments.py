@@ -26,7 +26,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
-from . import actions
+from . import actions, env_audit
 from .errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -137,6 +137,8 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             env.archived = False
             env.last_modified_at = stamp
             env.save()
+            env_audit.record(env, "environment_created" if created else "environment_updated",
+                             **{k: v for k, v in data.items() if k != "name"})
             return env, created
 
     return retry_on_conflict(write)
@@ -177,6 +179,9 @@ def set_policies(org: Organization, env: Environment, names: list[str]) -> None:
 
     names = known_policies(org, names)
     if names != list(env.policies or []):
+        if env.id is not None:
+            env_audit.record(env, "policies_changed", before=list(env.policies or []),
+                             after=names)
         env.policies = names
         rejudge_latest(org, env)
 
@@ -199,6 +204,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
             env.included_environments = _physical_names(org, list(data["included_environments"] or []))
         env.last_modified_at = now()
         env.save()
+        env_audit.record(env, "environment_updated", **data)
         return env
 
 
@@ -208,6 +214,7 @@ def archive_environment(org: Organization, name: str) -> Environment:
         env.archived = True
         env.last_modified_at = now()
         env.save()
+        env_audit.record(env, "environment_archived")
         return env
 
 
@@ -231,6 +238,7 @@ def rename_environment(org: Organization, name: str, new_name: str) -> Environme
         env.name = new_name
         env.last_modified_at = now()
         env.save()
+        env_audit.record(env, "environment_renamed", old_name=name, new_name=new_name)
         return env
 
 
@@ -245,6 +253,7 @@ def join_environment(org: Organization, logical_name: str, physical_name: str) -
         logical.included_environments = sorted(set(logical.included_environments or []) | set(names))
         logical.last_modified_at = now()
         logical.save()
+        env_audit.record(logical, "environment_joined", physical_env_name=physical_name)
         return logical
 
 
@@ -266,6 +275,8 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
             entry.created_at = now()
             entry.save()
             actions.artifact_allowed(org, env.name, allowlist_view(entry, env.name))
+            env_audit.record(env, "artifact_allowed", artifact_name=entry.artifact_name,
+                             fingerprint=entry.fingerprint, description=entry.description)
             return entry
 
     return retry_on_conflict(write)

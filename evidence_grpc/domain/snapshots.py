@@ -36,7 +36,7 @@ from ..storage.models import (
     Snapshot,
     Trail,
 )
-from . import actions
+from . import actions, env_audit
 from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployments import record
@@ -176,6 +176,7 @@ def _record_changes(org: Organization, env: Environment, index: int,
                              if e["type"] == "started"], stamp)
     record_running(org, env, index, events, stamp)
     actions.environment_changed(org, env, index, events)
+    env_audit.record_changes(env, index, events)
 
 
 def report_message(env_name: str, snapshot: Snapshot | None) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import grpc
+from google.api import httpbody_pb2
 
 from .._pb.evidence.v2 import environment_service_pb2 as pb
 from .._pb.evidence.v2 import environment_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, plain_data, present_fields, to_message
-from ..domain import environments, snapshots
+from ..domain import env_audit, environments, snapshots
 from ..domain.organizations import current_caller
 from ..storage.models import Environment, Organization
 
@@ -122,3 +123,13 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
                       ) -> pb.ListAllowlistResponse:
         entries = environments.list_allowlist(current_caller().org)
         return pb.ListAllowlistResponse(entries=[to_message(e, pb.AllowlistEntry) for e in entries])
+
+    def GetEnvironmentAuditLog(self, request: pb.GetEnvironmentAuditLogRequest,
+                               context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
+        org = current_caller().org
+        text = env_audit.audit_log_csv(
+            org, environments.find_environment(org, request.env_name),
+            from_timestamp=optional(request, "from_timestamp"),
+            to_timestamp=optional(request, "to_timestamp"), event_types=list(request.event_types),
+            flow_names=list(request.flow_names), repo_names=list(request.repo_names))
+        return httpbody_pb2.HttpBody(content_type="text/csv; charset=utf-8", data=text.encode())

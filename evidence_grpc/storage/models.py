@@ -580,3 +580,24 @@ class OutboxMessage(BaseModel):
 
 
 ALL_MODELS += [Action, OutboxMessage]
+
+
+class EnvironmentAuditEvent(BaseModel):
+    """Who changed what in an environment, recorded in the transaction of the change:
+    its definition, policies, allowlist, and the artifacts its snapshots started, exited or
+    scaled."""
+
+    environment = peewee.ForeignKeyField(Environment, on_delete="CASCADE")
+    timestamp = peewee.DoubleField()
+    event_type = peewee.CharField()
+    actor = peewee.CharField(default="")
+    artifact_name = peewee.TextField(null=True)
+    fingerprint = peewee.CharField(null=True)
+    snapshot_index = peewee.IntegerField(null=True)
+    details = JSONField(default=dict)
+
+    class Meta:
+        indexes = ((("environment", "timestamp"), False),)
+
+
+ALL_MODELS += [EnvironmentAuditEvent]

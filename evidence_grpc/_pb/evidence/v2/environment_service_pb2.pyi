@@ -1,5 +1,6 @@
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
+from google.api import httpbody_pb2 as _httpbody_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -296,3 +297,21 @@ class ListAllowlistResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[AllowlistEntry]
     def __init__(self, entries: _Optional[_Iterable[_Union[AllowlistEntry, _Mapping]]] = ...) -> None: ...
+
+class GetEnvironmentAuditLogRequest(_message.Message):
+    __slots__ = ("org", "env_name", "from_timestamp", "to_timestamp", "event_types", "flow_names", "repo_names")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    ENV_NAME_FIELD_NUMBER: _ClassVar[int]
+    FROM_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    TO_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPES_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAMES_FIELD_NUMBER: _ClassVar[int]
+    REPO_NAMES_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    env_name: str
+    from_timestamp: float
+    to_timestamp: float
+    event_types: _containers.RepeatedScalarFieldContainer[str]
+    flow_names: _containers.RepeatedScalarFieldContainer[str]
+    repo_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, org: _Optional[str] = ..., env_name: _Optional[str] = ..., from_timestamp: _Optional[float] = ..., to_timestamp: _Optional[float] = ..., event_types: _Optional[_Iterable[str]] = ..., flow_names: _Optional[_Iterable[str]] = ..., repo_names: _Optional[_Iterable[str]] = ...) -> None: ...

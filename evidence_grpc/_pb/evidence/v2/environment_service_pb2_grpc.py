@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from . import environment_service_pb2 as evidence_dot_v2_dot_environment__service__pb2
+from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -90,6 +91,11 @@ class EnvironmentServiceStub:
                 request_serializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.FromString,
                 _registered_method=True)
+        self.GetEnvironmentAuditLog = channel.unary_unary(
+                '/evidence.v2.EnvironmentService/GetEnvironmentAuditLog',
+                request_serializer=evidence_dot_v2_dot_environment__service__pb2.GetEnvironmentAuditLogRequest.SerializeToString,
+                response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServiceServicer:
@@ -173,6 +179,14 @@ class EnvironmentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetEnvironmentAuditLog(self, request, context):
+        """Who changed what in the environment, oldest first, as CSV (text/csv): its definition,
+        policies and allowlist, and the artifacts its snapshots started, exited or scaled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -230,6 +244,11 @@ def add_EnvironmentServiceServicer_to_server(servicer, server):
                     servicer.ListAllowlist,
                     request_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.SerializeToString,
+            ),
+            'GetEnvironmentAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEnvironmentAuditLog,
+                    request_deserializer=evidence_dot_v2_dot_environment__service__pb2.GetEnvironmentAuditLogRequest.FromString,
+                    response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -530,6 +549,33 @@ class EnvironmentService:
             '/evidence.v2.EnvironmentService/ListAllowlist',
             evidence_dot_v2_dot_environment__service__pb2.ListAllowlistRequest.SerializeToString,
             evidence_dot_v2_dot_environment__service__pb2.ListAllowlistResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEnvironmentAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.EnvironmentService/GetEnvironmentAuditLog',
+            evidence_dot_v2_dot_environment__service__pb2.GetEnvironmentAuditLogRequest.SerializeToString,
+            google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
             options,
             channel_credentials,
             insecure,
