@@ -960,3 +960,13 @@ def test_tags_on_a_flow(client):
     listed = client.get("/api/v2/flows/acme", headers=H).json
     flows = listed["data"] if isinstance(listed, dict) else listed
     assert [f["tags"] for f in flows if f["name"] == "payments"] == [{"team": "platform"}]
+
+
+def test_the_system_attestation_types_with_their_schemas(client):
+    listed = client.get("/api/v2/attestations/system-attestation-types", headers=H)
+    assert listed.status_code == 200
+    types = {t["name"]: t for t in listed.get_json()}
+    assert set(types) == {"decision", "sbom"}
+    schema = types["decision"]["versions"][0]["attestation_data_schema"]
+    assert schema["required"] == ["is_compliant"]
+    assert client.get("/api/v2/attestations/system-attestation-types").status_code == 401

@@ -102,6 +102,20 @@ def _judge_system(org: Organization, data: dict[str, Any]) -> Judgement:
     raise validation_error("type_name", f"'{type_name}' is not one of ['decision', 'sbom']")
 
 
+SYSTEM_TYPES = [
+    {"name": "decision",
+     "description": "A decision about a control (kosli attest decision --control): compliant or not",
+     "versions": [{"version": 1, "attestation_data_schema": {
+         "type": "object", "required": ["is_compliant"],
+         "properties": {"is_compliant": {"type": "boolean"}}}}]},
+    {"name": "sbom",
+     "description": "A software bill of materials: its format and document",
+     "versions": [{"version": 1, "attestation_data_schema": {
+         "type": "object", "properties": {"format": {"type": "string"},
+                                          "document": {"type": "object"}}}}]},
+]
+
+
 KINDS: dict[str, tuple[str, Callable[[Organization, dict[str, Any]], Judgement]]] = {
     "generic": ("post_generic_attestation", _judge_generic),
     "junit": ("post_junit_attestation", _judge_junit),

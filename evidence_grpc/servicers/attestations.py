@@ -66,6 +66,12 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
                                                   request.attestation_name)
         return pb.AttestationList(data=self._structs(rows, org.name))
 
+    def ListSystemAttestationTypes(self, request: pb.ListSystemAttestationTypesRequest,
+                                   context: grpc.ServicerContext
+                                   ) -> pb.ListSystemAttestationTypesResponse:
+        return to_message({"types": attestations.SYSTEM_TYPES},
+                          pb.ListSystemAttestationTypesResponse)
+
     def ListAttestations(self, request: pb.ListAttestationsRequest,
                          context: grpc.ServicerContext) -> pb.AttestationPage:
         org = current_caller().org

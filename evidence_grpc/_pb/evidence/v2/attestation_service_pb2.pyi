@@ -161,3 +161,31 @@ class GetAttestationEvidenceRequest(_message.Message):
     trail_name: str
     attestation_id: str
     def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., attestation_id: _Optional[str] = ...) -> None: ...
+
+class ListSystemAttestationTypesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SystemAttestationTypeVersion(_message.Message):
+    __slots__ = ("version", "attestation_data_schema")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ATTESTATION_DATA_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    attestation_data_schema: _struct_pb2.Struct
+    def __init__(self, version: _Optional[int] = ..., attestation_data_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class SystemAttestationType(_message.Message):
+    __slots__ = ("name", "description", "versions")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    versions: _containers.RepeatedCompositeFieldContainer[SystemAttestationTypeVersion]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[SystemAttestationTypeVersion, _Mapping]]] = ...) -> None: ...
+
+class ListSystemAttestationTypesResponse(_message.Message):
+    __slots__ = ("types",)
+    TYPES_FIELD_NUMBER: _ClassVar[int]
+    types: _containers.RepeatedCompositeFieldContainer[SystemAttestationType]
+    def __init__(self, types: _Optional[_Iterable[_Union[SystemAttestationType, _Mapping]]] = ...) -> None: ...

@@ -60,6 +60,11 @@ class AttestationServiceStub:
                 request_serializer=evidence_dot_v2_dot_attestation__service__pb2.GetArtifactAttestationRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
                 _registered_method=True)
+        self.ListSystemAttestationTypes = channel.unary_unary(
+                '/evidence.v2.AttestationService/ListSystemAttestationTypes',
+                request_serializer=evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesResponse.FromString,
+                _registered_method=True)
         self.ListAttestations = channel.unary_unary(
                 '/evidence.v2.AttestationService/ListAttestations',
                 request_serializer=evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsRequest.SerializeToString,
@@ -118,6 +123,14 @@ class AttestationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSystemAttestationTypes(self, request, context):
+        """The system attestation types (`kosli attest decision`, ...) with the JSON schema of the
+        attestation_data of each version.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListAttestations(self, request, context):
         """Attestations of the organization, newest first, by cursor: `after` is the last
         attestation_id seen; `_links.next` gives the next page.
@@ -169,6 +182,11 @@ def add_AttestationServiceServicer_to_server(servicer, server):
                     servicer.GetArtifactAttestation,
                     request_deserializer=evidence_dot_v2_dot_attestation__service__pb2.GetArtifactAttestationRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.SerializeToString,
+            ),
+            'ListSystemAttestationTypes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSystemAttestationTypes,
+                    request_deserializer=evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesResponse.SerializeToString,
             ),
             'ListAttestations': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAttestations,
@@ -304,6 +322,33 @@ class AttestationService:
             '/evidence.v2.AttestationService/GetArtifactAttestation',
             evidence_dot_v2_dot_attestation__service__pb2.GetArtifactAttestationRequest.SerializeToString,
             evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSystemAttestationTypes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.AttestationService/ListSystemAttestationTypes',
+            evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesRequest.SerializeToString,
+            evidence_dot_v2_dot_attestation__service__pb2.ListSystemAttestationTypesResponse.FromString,
             options,
             channel_credentials,
             insecure,
