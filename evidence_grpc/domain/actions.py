@@ -299,12 +299,14 @@ def claim(batch: int = 50) -> list[OutboxMessage]:
     them lets the lease run out and another (or its successor) takes them again. Concurrent
     workers never take the same rows (SKIP LOCKED on PostgreSQL, one writer on SQLite)."""
     stamp = now()
+    query = (OutboxMessage.select()
+             .where(OutboxMessage.delivered_at.is_null() & OutboxMessage.abandoned_at.is_null()
+                    & (OutboxMessage.next_attempt_at <= stamp)
+                    & (OutboxMessage.claimed_until < stamp))
+             .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id).limit(batch))
+    if not query.exists():  # an idle poll takes no write lock
+        return []
     with write_transaction():
-        query = (OutboxMessage.select()
-                 .where(OutboxMessage.delivered_at.is_null() & OutboxMessage.abandoned_at.is_null()
-                        & (OutboxMessage.next_attempt_at <= stamp)
-                        & (OutboxMessage.claimed_until < stamp))
-                 .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id).limit(batch))
         if isinstance(database.obj, peewee.PostgresqlDatabase):
             query = query.for_update("FOR UPDATE SKIP LOCKED")
         rows = list(query)
