@@ -405,3 +405,63 @@ def test_deleting_an_action_drops_its_pending_notifications(client):
     assert OutboxMessage.select().count() == 1
     client.delete("/api/v2/actions/acme/1", headers=H)
     assert OutboxMessage.select().count() == 0
+
+
+class _SmtpSink:
+    """A minimal SMTP server on 127.0.0.1 keeping each message's recipients and body."""
+
+    def __init__(self) -> None:
+        import socketserver
+
+        messages: list[tuple[list[str], str]] = []
+        self.messages = messages
+
+        class Session(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                self.wfile.write(b"220 sink ready\r\n")
+                recipients: list[str] = []
+                while line := self.rfile.readline().decode():
+                    verb = line[:4].upper()
+                    if verb in ("HELO", "EHLO"):
+                        self.wfile.write(b"250 sink\r\n")
+                    elif verb == "RCPT":
+                        recipients.append(line.split(":", 1)[1].strip(" <>\r\n"))
+                        self.wfile.write(b"250 ok\r\n")
+                    elif verb == "DATA":
+                        self.wfile.write(b"354 go on\r\n")
+                        body = []
+                        while (part := self.rfile.readline().decode()) not in (".\r\n", ""):
+                            body.append(part)
+                        messages.append((recipients, "".join(body)))
+                        self.wfile.write(b"250 kept\r\n")
+                    elif verb == "QUIT":
+                        self.wfile.write(b"221 bye\r\n")
+                        return
+                    else:
+                        self.wfile.write(b"250 ok\r\n")
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Session)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_email_targets_are_sent_through_the_configured_smtp_server(client):
+    sink = _SmtpSink()
+    actions.configure_smtp(f"smtp://127.0.0.1:{sink.server.server_address[1]}")
+    try:
+        create_env(client)
+        assert env_action(client, targets=[{"type": "EMAIL", "emails": ["ops@example.com",
+                                                                        "sre@example.com"]}]
+                          ).status_code == 201
+        report(client, "prod", "a" * 64)
+        assert deliver_all() == 1
+    finally:
+        actions.configure_smtp("")
+        sink.close()
+    [(recipients, body)] = sink.messages
+    assert recipients == ["ops@example.com", "sre@example.com"]
+    assert "Subject: [acme] started artifact: app-aaaa" in body and '"instances_now": 1' in body
+    assert OutboxMessage.get().delivered_at is not None
