@@ -5,6 +5,7 @@ against a read and a write."""
 
 from __future__ import annotations
 
+import logging
 import pathlib
 from typing import Any
 
@@ -349,3 +350,15 @@ def test_thousands_of_keys_list_and_authenticate(client):
     keys = [mint(client, description=f"k{i}") for i in range(300)]
     assert len(client.get(f"{BASE}/ci-bot/api-keys", headers=H).get_json()) == 300
     assert all(flows_with(client, k["key"]) == 200 for k in keys[::50])
+
+
+def test_no_secret_reaches_the_logs(client, caplog):
+    caplog.set_level(logging.DEBUG)
+    create_account(client)
+    minted = mint(client)
+    flows_with(client, minted["key"])
+    rotated = client.post(f"{BASE}/ci-bot/api-keys/{minted['id']}/rotate", headers=H,
+                          json={}).get_json()
+    flows_with(client, "evk_not-a-real-key-but-logged-maybe")
+    assert minted["key"] not in caplog.text and rotated["key"] not in caplog.text
+    assert "evk_not-a-real-key" not in caplog.text

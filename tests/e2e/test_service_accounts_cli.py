@@ -4,6 +4,7 @@ same rules for gRPC callers: privileges are the auth interceptor's, so they hold
 from __future__ import annotations
 
 import json
+import pathlib
 
 import grpc
 import pytest
@@ -16,7 +17,8 @@ from tests.conftest import ALICE_KEY, ROLE_KEYS, RunningServer
 pytestmark = pytest.mark.e2e
 
 
-def test_the_cli_manages_service_accounts_and_their_keys(server: RunningServer):
+def test_the_cli_manages_service_accounts_and_their_keys(server: RunningServer,
+                                                         tmp_path: pathlib.Path):
     created = server.kosli("create", "service-account", "ci-bot", "--privilege", "reader",
                            "--description", "CI bot")
     assert "service account ci-bot was created" in created.stdout
@@ -49,6 +51,8 @@ def test_the_cli_manages_service_accounts_and_their_keys(server: RunningServer):
     server.kosli("delete", "service-account", "ci-bot", "--assume-yes")
     assert server.kosli("get", "service-account", "ci-bot", check=False).returncode != 0
     assert server.kosli("list", "flows", key=key["key"], check=False).returncode != 0
+    logged = (tmp_path / "server.log").read_text()
+    assert key["key"] not in logged and new_key not in logged
 
 
 def test_a_reader_is_refused_writes_by_the_cli(server: RunningServer):
