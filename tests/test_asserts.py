@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from evidence_grpc.domain.policy_eval import evaluate, latest_policies
+from evidence_grpc.storage.models import Organization, Snapshot
 from tests.conftest import bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, report_artifact
 from tests.test_policies import put_policy
@@ -269,3 +271,35 @@ def test_policies_with_impossible_attestation_rules_are_refused(client):
     control = put_policy(client, (SCHEMA + "artifacts:\n  attestations:\n    - name: x\n"
                                   "      type: generic\n      for_control: C\n").encode())
     assert "artifacts.attestations.0.for_control" in control.get_json()["errors"]
+
+
+def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_made(reported):
+    """Snapshots keep one letter per rule resolution, not the rendered decisions; read, they
+    are exactly what the engine's verdict renders (and old snapshots that kept the rendered
+    decisions read unchanged)."""
+    other = hashlib.sha256(b"datadog agent").hexdigest()
+    reported.put("/api/v2/environments/acme", headers=H,
+                 json={"name": "prod", "type": "server", "description": ""})
+    policy(reported, "risky", RISKY_ONLY)
+    policy(reported, "signed", NEEDS_SIGNED)
+    reported.post("/api/v2/environments/acme/prod/policies", headers=H,
+                  json={"policy_names": ["risky", "signed"]})
+    report(reported, "prod", ("backend", FP), ("datadog:7", other))
+    answer = reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json()
+
+    org = Organization.get(name="acme")
+    policies = latest_policies(org, ["risky", "signed"])
+    engine = evaluate(org, [FP, other], policies, names={FP: "backend", other: "datadog:7"})
+    shown = {a["fingerprint"]: a["policy_decisions"] for a in answer["artifacts"]}
+    assert shown == {fp: verdict.policy_decisions for fp, verdict in engine.items()}
+
+    kept = Snapshot.select().order_by(Snapshot.id.desc()).get()
+    assert all("policy_decisions" not in v for v in kept.verdicts)
+    assert [v["decided"] for v in kept.verdicts if v["fingerprint"] == FP] == [
+        [["S", "N", "N"], ["S", "S", "M"]]]
+    # a snapshot kept in the earlier form (rendered decisions) reads the same
+    kept.verdicts = [{**{k: v for k, v in verdict.items() if k != "decided"},
+                      "policy_decisions": shown[verdict["fingerprint"]]}
+                     for verdict in kept.verdicts]
+    kept.save()
+    assert reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json() == answer

@@ -188,6 +188,23 @@ def latest_policies(org: Organization, names: Iterable[str]) -> list[LoadedPolic
     return loaded
 
 
+def policies_applied(applied: list[dict[str, Any]]) -> list[LoadedPolicy]:
+    """The policy versions a snapshot was judged by (its `applied_policies`, in order), loaded
+    again to render its decisions: versions never change. One query."""
+    wanted = {(int(p["id"]), p["version"]) for p in applied}
+    if not wanted:
+        return []
+    rows = {(v.policy_id, v.version): v for v in PolicyVersion.select().where(
+        PolicyVersion.policy.in_(sorted({policy for policy, _ in wanted})))
+        if (v.policy_id, v.version) in wanted}
+    loaded = []
+    for p in applied:
+        version = rows[(int(p["id"]), p["version"])]
+        rules, dump = compile_policy(version.policy_yaml)
+        loaded.append(LoadedPolicy(str(p["id"]), p["name"], p["version"], rules, dump))
+    return loaded
+
+
 # ---- facts about artifacts ---------------------------------------------------------------------
 
 def trail_attestations(trail_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
@@ -304,15 +321,47 @@ class _Case:
             return NON_COMPLIANT_IN_TRAIL
         return SATISFIED
 
-    def context_for(self, rule: Rule) -> dict[str, Any]:
-        report = self.report
-        where = {"flow_name": report["flow_name"] if report else None,
-                 "trail_name": report["trail_name"] if report else None,
-                 "artifact_status": report["compliance_state"]
-                 if report and rule.kind == TRAIL_COMPLIANCE else None}
-        if rule.for_control:
-            where["for_control"] = rule.for_control
-        return where
+
+
+def _context_for(rule: Rule, report: dict[str, Any] | None) -> dict[str, Any]:
+    """Where a rule was resolved: the report (flow and trail) it was resolved for."""
+    where = {"flow_name": report["flow_name"] if report else None,
+             "trail_name": report["trail_name"] if report else None,
+             "artifact_status": report["compliance_state"]
+             if report and rule.kind == TRAIL_COMPLIANCE else None}
+    if rule.for_control:
+        where["for_control"] = rule.for_control
+    return where
+
+
+# One letter per outcome: what a snapshot keeps of each rule's resolutions (`outcome_codes`),
+# from which the hosted `policy_decisions` are rendered when read (`render_decisions`).
+_CODE = {SATISFIED: "S", NOT_APPLICABLE: "N", NO_PROVENANCE: "P", MISSING_ATTESTATION: "M",
+         NON_COMPLIANT_ATTESTATION: "C", NON_COMPLIANT_IN_TRAIL: "T"}
+_OUTCOME = {code: outcome for outcome, code in _CODE.items()}
+
+
+def render_decisions(policies: list[LoadedPolicy], outcomes: list[list[Any]],
+                     reports: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """The hosted `policy_decisions` of one artifact: outcomes[p][r] are the outcomes of rule r
+    of policy p for each of the artifact's reports (a string of `_CODE` letters, or a tuple of
+    outcomes), `reports` its reports in the same order ([None]: no provenance)."""
+    decisions = []
+    for policy, per_policy in zip(policies, outcomes, strict=True):
+        evaluations, compliant = [], True
+        for rule, resolved in zip(policy.rules, per_policy, strict=True):
+            resolved = [_OUTCOME[c] for c in resolved] if isinstance(resolved, str) else resolved
+            applicable = [o for o in resolved if o != NOT_APPLICABLE]
+            satisfied = all(o == SATISFIED for o in applicable) if applicable else None
+            compliant = compliant and satisfied is not False
+            evaluations.append({
+                "rule": rule.shown, "satisfied": satisfied, "ignored": not applicable,
+                "resolutions": [{"type": o, "context": _context_for(rule, report)}
+                                for o, report in zip(resolved, reports, strict=True)]})
+        decisions.append({"policy_name": policy.name, "policy_version": policy.version,
+                          "status": COMPLIANT if compliant else NON_COMPLIANT,
+                          "rule_evaluations": evaluations})
+    return decisions
 
 
 def _failure_text(rule: Rule, outcome: str) -> str:
@@ -355,21 +404,14 @@ class ArtifactVerdict:
 
     @functools.cached_property
     def policy_decisions(self) -> list[dict[str, Any]]:
-        decisions = []
-        for policy, per_policy in zip(self._policies, self._by_rule(), strict=True):
-            evaluations, compliant = [], True
-            for rule, outcomes in zip(policy.rules, per_policy, strict=True):
-                applicable = [o for o in outcomes if o != NOT_APPLICABLE]
-                satisfied = all(o == SATISFIED for o in applicable) if applicable else None
-                compliant = compliant and satisfied is not False
-                evaluations.append({
-                    "rule": rule.shown, "satisfied": satisfied, "ignored": not applicable,
-                    "resolutions": [{"type": o, "context": case.context_for(rule)}
-                                    for o, case in zip(outcomes, self._cases, strict=True)]})
-            decisions.append({"policy_name": policy.name, "policy_version": policy.version,
-                              "status": COMPLIANT if compliant else NON_COMPLIANT,
-                              "rule_evaluations": evaluations})
-        return decisions
+        return render_decisions(self._policies, self._by_rule(),
+                                [case.report for case in self._cases])
+
+    def outcome_codes(self) -> list[list[str]]:
+        """What a snapshot keeps to render `policy_decisions` later: per policy, per rule, one
+        letter per report."""
+        return [["".join(_CODE[o] for o in outcomes) for outcomes in per_policy]
+                for per_policy in self._by_rule()]
 
     @functools.cached_property
     def reasons(self) -> list[dict[str, str]]:

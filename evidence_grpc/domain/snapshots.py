@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import calendar
 import dataclasses
+import functools
 import re
 import time
 from collections import defaultdict
@@ -46,10 +47,13 @@ from .numbers import whole_number
 from .pages import page_of
 from .policy_eval import (
     ArtifactVerdict,
+    LoadedPolicy,
     applied_policies,
     attestations_for,
     evaluate,
     latest_policies,
+    policies_applied,
+    render_decisions,
 )
 from .repos import built_from
 from .trail_events import record_running
@@ -223,10 +227,11 @@ class Judgement:
                             f"of flow '{r['flow_name']}'"}
                 for r in reports if r["compliance_state"] != COMPLIANT]
 
-    def policy_decisions(self, fingerprint: str) -> list[dict[str, Any]]:
-        """The hosted `policy_decisions` of an artifact ([] without attached policies)."""
+    def decided(self, fingerprint: str) -> list[list[str]]:
+        """What a snapshot keeps to render an artifact's `policy_decisions` when read: the
+        outcome codes of every rule of every applied policy ([] without policies)."""
         verdict = (self.verdicts or {}).get(fingerprint)
-        return verdict.policy_decisions if verdict else []
+        return verdict.outcome_codes() if verdict else []
 
 
 # Every snapshot read judges its artifacts: compiled once (see storage.db.Prepared).
@@ -324,7 +329,7 @@ def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
     the html base, which reads prepend)."""
     return {"compliant": judgement.compliant(fingerprint),
             "reasons_for_incompliance": judgement.reasons(fingerprint),
-            "policy_decisions": judgement.policy_decisions(fingerprint),
+            "decided": judgement.decided(fingerprint),
             "flows": [{k: v for k, v in report.items() if not k.startswith("_")}
                       for report in judgement.provenance.get(fingerprint, [])]}
 
@@ -378,15 +383,40 @@ def judge_recorded_snapshots() -> None:
 
 def verdicts_of(snapshot: Snapshot | None, html_base: str
                 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute."""
+    """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute; their
+    `policy_decisions` are rendered by `policy_decisions_of` when a view shows them."""
     if snapshot is None:
         return {}
+    applied = _AppliedPolicies(snapshot)
     found = {}
     for verdict in snapshot.verdicts:
         flows = [{**f, "html_url": html_base + f["html_url"],
                   "flow_html_url": html_base + f["flow_html_url"]} for f in verdict["flows"]]
-        found[(verdict["name"], verdict["fingerprint"])] = {**verdict, "flows": flows}
+        found[(verdict["name"], verdict["fingerprint"])] = {**verdict, "flows": flows,
+                                                            "_applied": applied}
     return found
+
+
+class _AppliedPolicies:
+    """The policy versions a snapshot was judged by, loaded when first needed."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+
+    @functools.cached_property
+    def policies(self) -> list[LoadedPolicy]:
+        return policies_applied(self._snapshot.applied_policies or [])
+
+
+def policy_decisions_of(verdict: dict[str, Any]) -> list[dict[str, Any]]:
+    """An artifact's hosted `policy_decisions`, rendered from the outcome codes its snapshot
+    kept (snapshots judged before the codes were kept carry the rendered decisions)."""
+    if "policy_decisions" in verdict:
+        return verdict["policy_decisions"]
+    codes = verdict.get("decided") or []
+    if not codes:
+        return []
+    return render_decisions(verdict["_applied"].policies, codes, verdict["flows"] or [None])
 
 
 def environment_states(envs: list[Environment]) -> dict[int, bool | None]:
@@ -597,7 +627,7 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "fingerprint": entry["fingerprint"],
         "compliant": compliant,
         "deployments": [],
-        "policy_decisions": verdict["policy_decisions"],
+        "policy_decisions": policy_decisions_of(verdict),
         "reasons_for_incompliance": verdict["reasons_for_incompliance"],
         "creationTimestamp": entry["creationTimestamp"],
         "pods": _pods(entry),
