@@ -21,6 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from peewee import Tuple, fn
+
 from ..storage.db import in_chunks
 from ..storage.models import Attestation, Organization, Policy, PolicyVersion
 from .compliance import COMPLIANT
@@ -175,8 +177,10 @@ def latest_policies(org: Organization, names: Iterable[str]) -> list[LoadedPolic
         (Policy.organization == org) & Policy.name.in_(chunk))}
     latest: dict[int, PolicyVersion] = {}
     for chunk in in_chunks([p.id for p in by_name.values()]):
-        for version in (PolicyVersion.select().where(PolicyVersion.policy.in_(chunk))
-                        .order_by(PolicyVersion.version)):
+        newest = (PolicyVersion.select(PolicyVersion.policy, fn.MAX(PolicyVersion.version))
+                  .where(PolicyVersion.policy.in_(chunk)).group_by(PolicyVersion.policy))
+        for version in PolicyVersion.select().where(  # the newest only, not every YAML
+                Tuple(PolicyVersion.policy, PolicyVersion.version).in_(newest)):
             latest[version.policy_id] = version
     loaded = []
     for name in names:
