@@ -213,10 +213,16 @@ def action_view(action: Action) -> dict[str, Any]:
 
 # ---- triggers -----------------------------------------------------------------------------
 
-def _watching(org: Organization, kind: str, scope: str, trigger: str) -> list[Action]:
-    """The actions of `org` watching `scope` for `trigger` (few per organization: filtered
-    here rather than by JSON queries, which the two engines spell differently)."""
-    return [a for a in Action.select().where((Action.organization == org) & (Action.type == kind))
+def _actions(org: Organization, kind: str) -> list[Action]:
+    return list(Action.select().where((Action.organization == org) & (Action.type == kind)))
+
+
+def _watching(org: Organization, kind: str, scope: str, trigger: str,
+              among: list[Action] | None = None) -> list[Action]:
+    """The actions of `org` (or `among` them) watching `scope` for `trigger` (few per
+    organization: filtered here rather than by JSON queries, which the engines spell
+    differently)."""
+    return [a for a in (_actions(org, kind) if among is None else among)
             if trigger in a.triggers and scope in a.scopes]
 
 
@@ -237,24 +243,27 @@ def _event(org: Organization, trigger: str, **data: Any) -> dict[str, Any]:
 def environment_changed(org: Organization, env: Environment, snapshot_index: int,
                         changes: list[dict[str, Any]]) -> None:
     """A snapshot's started / exited / scaled artifacts, and ON_RELEASE to the flows of the
-    artifacts that started."""
-    for change in changes:
+    artifacts that started. One read of the actions however many changes."""
+    if not changes:
+        return
+    env_actions = _actions(org, "env")
+    for change in changes if env_actions else ():
         trigger = _CHANGE_TRIGGERS[change["type"]]
-        watching = _watching(org, "env", env.name, trigger)
+        watching = _watching(org, "env", env.name, trigger, env_actions)
         if watching:
             _enqueue(watching, trigger, _event(
                 org, trigger, environment=env.name, snapshot_index=snapshot_index,
                 artifact_name=change["artifact_name"], fingerprint=change["fingerprint"],
                 instances_before=change["was"], instances_now=change["now"]))
     started = {c["fingerprint"]: c["artifact_name"] for c in changes if c["type"] == "started"}
-    if not started or not Action.select().where((Action.organization == org)
-                                                & (Action.type == "flow")).exists():
+    flow_actions = _actions(org, "flow") if started else []
+    if not flow_actions:
         return
     releases = (Artifact.select(Artifact.fingerprint, Flow.name).join(Flow)
                 .where((Flow.organization == org) & Artifact.fingerprint.in_(list(started)))
                 .distinct().tuples())
     for fingerprint, flow_name in releases:
-        watching = _watching(org, "flow", flow_name, "ON_RELEASE")
+        watching = _watching(org, "flow", flow_name, "ON_RELEASE", flow_actions)
         if watching:
             _enqueue(watching, "ON_RELEASE", _event(
                 org, "ON_RELEASE", flow=flow_name, environment=env.name,
