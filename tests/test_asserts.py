@@ -298,8 +298,11 @@ def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_mad
     assert [v["decided"] for v in kept.verdicts if v["fingerprint"] == FP] == [
         [["S", "N", "N"], ["S", "S", "M"]]]
     # a snapshot kept in the earlier form (rendered decisions) reads the same
+    reasons = {a["fingerprint"]: a["reasons_for_incompliance"] for a in answer["artifacts"]}
+    assert reasons[FP] and "reasons_for_incompliance" not in kept.verdicts[0]
     kept.verdicts = [{**{k: v for k, v in verdict.items() if k != "decided"},
-                      "policy_decisions": shown[verdict["fingerprint"]]}
+                      "policy_decisions": shown[verdict["fingerprint"]],
+                      "reasons_for_incompliance": reasons[verdict["fingerprint"]]}
                      for verdict in kept.verdicts]
     kept.save()
     assert reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json() == answer

@@ -345,6 +345,26 @@ _CODE = {SATISFIED: "S", NOT_APPLICABLE: "N", NO_PROVENANCE: "P", MISSING_ATTEST
 _OUTCOME = {code: outcome for outcome, code in _CODE.items()}
 
 
+def _outcomes_of(resolved: str | tuple[str, ...]) -> list[str] | tuple[str, ...]:
+    return [_OUTCOME[c] for c in resolved] if isinstance(resolved, str) else resolved
+
+
+def render_reasons(policies: list[LoadedPolicy], outcomes: list[list[Any]],
+                   reports: list[dict[str, Any] | None]) -> list[dict[str, str]]:
+    """An artifact's reasons_for_incompliance, from the same inputs as `render_decisions`."""
+    reasons = []
+    for policy, per_policy in zip(policies, outcomes, strict=True):
+        for rule, resolved in zip(policy.rules, per_policy, strict=True):
+            for outcome, report in zip(_outcomes_of(resolved), reports, strict=True):
+                if outcome in _PASSING:
+                    continue
+                trail = (f" in trail '{report['trail_name']}' of flow "
+                         f"'{report['flow_name']}'") if report else ""
+                reasons.append({"type": outcome, "message": f"Policy '{policy.name}': "
+                                f"{_failure_text(rule, outcome)}{trail}"})
+    return reasons
+
+
 def render_decisions(policies: list[LoadedPolicy], outcomes: list[list[Any]],
                      reports: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
     """The hosted `policy_decisions` of one artifact: outcomes[p][r] are the outcomes of rule r
@@ -354,7 +374,7 @@ def render_decisions(policies: list[LoadedPolicy], outcomes: list[list[Any]],
     for policy, per_policy in zip(policies, outcomes, strict=True):
         evaluations, compliant = [], True
         for rule, resolved in zip(policy.rules, per_policy, strict=True):
-            resolved = [_OUTCOME[c] for c in resolved] if isinstance(resolved, str) else resolved
+            resolved = _outcomes_of(resolved)
             applicable = [o for o in resolved if o != NOT_APPLICABLE]
             satisfied = all(o == SATISFIED for o in applicable) if applicable else None
             compliant = compliant and satisfied is not False
@@ -419,17 +439,8 @@ class ArtifactVerdict:
 
     @functools.cached_property
     def reasons(self) -> list[dict[str, str]]:
-        reasons = []
-        for policy, per_policy in zip(self._policies, self._by_rule(), strict=True):
-            for rule, outcomes in zip(policy.rules, per_policy, strict=True):
-                for outcome, case in zip(outcomes, self._cases, strict=True):
-                    if outcome in (SATISFIED, NOT_APPLICABLE):
-                        continue
-                    trail = (f" in trail '{case.report['trail_name']}' of flow "
-                             f"'{case.report['flow_name']}'") if case.report else ""
-                    reasons.append({"type": outcome, "message": f"Policy '{policy.name}': "
-                                    f"{_failure_text(rule, outcome)}{trail}"})
-        return reasons
+        return render_reasons(self._policies, self._by_rule(),
+                              [case.report for case in self._cases])
 
 
 def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,

@@ -54,6 +54,7 @@ from .policy_eval import (
     latest_policies,
     policies_applied,
     render_decisions,
+    render_reasons,
 )
 from .repos import built_from
 from .trail_events import record_running
@@ -327,11 +328,13 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
 def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
     """What a snapshot keeps of one running artifact's judgement (provenance URLs relative to
     the html base, which reads prepend)."""
-    return {"compliant": judgement.compliant(fingerprint),
-            "reasons_for_incompliance": judgement.reasons(fingerprint),
+    kept = {"compliant": judgement.compliant(fingerprint),
             "decided": judgement.decided(fingerprint),
             "flows": [{k: v for k, v in report.items() if not k.startswith("_")}
                       for report in judgement.provenance.get(fingerprint, [])]}
+    if judgement.verdicts is None:  # policies' reasons are rendered from `decided` when read
+        kept["reasons_for_incompliance"] = judgement.reasons(fingerprint)
+    return kept
 
 
 def _applied_policies(judgement: Judgement, running: set[str]) -> list[dict[str, Any]]:
@@ -406,6 +409,18 @@ class _AppliedPolicies:
     @functools.cached_property
     def policies(self) -> list[LoadedPolicy]:
         return policies_applied(self._snapshot.applied_policies or [])
+
+
+def reasons_of(verdict: dict[str, Any]) -> list[dict[str, str]]:
+    """An artifact's reasons_for_incompliance: kept as they are without policies, rendered
+    from the outcome codes when policies judged it (none when it is compliant, allowlisted
+    included)."""
+    if "reasons_for_incompliance" in verdict:
+        return verdict["reasons_for_incompliance"]
+    if verdict["compliant"] is not False:
+        return []
+    return render_reasons(verdict["_applied"].policies, verdict["decided"],
+                          verdict["flows"] or [None])
 
 
 def policy_decisions_of(verdict: dict[str, Any]) -> list[dict[str, Any]]:
@@ -628,7 +643,7 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "compliant": compliant,
         "deployments": [],
         "policy_decisions": policy_decisions_of(verdict),
-        "reasons_for_incompliance": verdict["reasons_for_incompliance"],
+        "reasons_for_incompliance": reasons_of(verdict),
         "creationTimestamp": entry["creationTimestamp"],
         "pods": _pods(entry),
         "instance_count": count,

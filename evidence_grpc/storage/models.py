@@ -297,9 +297,12 @@ class Snapshot(BaseModel):
     artifacts = JSONField(default=list)
     created_at = peewee.DoubleField()
     # Judged once, when the snapshot is made, and never again (migrations/0011): per running
-    # artifact, in the order of `artifacts`, [{name, fingerprint, compliant,
-    # reasons_for_incompliance, policy_decisions, flows}]; `compliant` is null (Unknown) for
-    # the artifacts and the snapshot of an environment without policies.
+    # artifact, in the order of `artifacts`, [{name, fingerprint, compliant, decided, flows,
+    # reasons_for_incompliance (without policies)}]: `decided` holds one letter per rule
+    # resolution of each applied policy, from which policy_decisions and the policies'
+    # reasons are rendered when read (snapshots kept before 2026-11-24 carry them rendered);
+    # `compliant` is null (Unknown) for the artifacts and the snapshot of an environment
+    # without policies.
     verdicts = JSONField(default=list)
     compliant = peewee.BooleanField(null=True)
     applied_policies = JSONField(default=list)
