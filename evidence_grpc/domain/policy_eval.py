@@ -434,6 +434,8 @@ class ArtifactVerdict:
     def outcome_codes(self) -> list[list[str]]:
         """What a snapshot keeps to render `policy_decisions` later: per policy, per rule, one
         letter per report."""
+        if len(self._cases) == 1:  # the common case: one report, no transposing
+            return [[_CODE[o] for o in vectors[0]] for vectors in self._vectors]
         return [["".join(_CODE[o] for o in outcomes) for outcomes in per_policy]
                 for per_policy in self._by_rule()]
 
