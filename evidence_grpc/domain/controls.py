@@ -35,7 +35,7 @@ from .errors import (
     validation_error,
 )
 from .names import CONTROL_CHARACTERS, check_name
-from .pages import MAX_PER_PAGE, Page, counted, page_of
+from .pages import MAX_PER_PAGE, Page, counted, in_time_range, page_of
 from .policies import policy_controls
 
 FEATURE = "controls"
@@ -316,10 +316,7 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
     query = _decisions(org, identifier)
     if is_compliant is not None:
         query = query.where(Attestation.is_compliant == is_compliant)
-    if from_timestamp is not None:
-        query = query.where(Attestation.created_at >= from_timestamp)
-    if to_timestamp is not None:
-        query = query.where(Attestation.created_at <= to_timestamp)
+    query = in_time_range(query, Attestation.created_at, from_timestamp, to_timestamp)
     if flows:
         query = query.where(Flow.name.in_(flows))
     return _page(paging, query.order_by(

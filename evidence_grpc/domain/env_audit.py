@@ -16,6 +16,7 @@ import peewee
 from ..storage.db import in_chunks, now
 from ..storage.models import Artifact, Environment, EnvironmentAuditEvent, Flow, Organization, Repo
 from .errors import Unauthenticated, validation_error
+from .pages import in_time_range
 
 EVENT_TYPES = ("environment_created", "environment_updated", "environment_archived",
                "environment_renamed", "environment_joined", "policies_changed",
@@ -109,10 +110,7 @@ def audit_log_csv(org: Organization, env: Environment, *, from_timestamp: float 
     wanted_flows = set(_names(flow_names or [], "flow_names"))
     wanted_repos = set(_names(repo_names or [], "repo_names"))
     query = EnvironmentAuditEvent.select().where(EnvironmentAuditEvent.environment == env)
-    if start is not None:
-        query = query.where(EnvironmentAuditEvent.timestamp >= start)
-    if end is not None:
-        query = query.where(EnvironmentAuditEvent.timestamp <= end)
+    query = in_time_range(query, EnvironmentAuditEvent.timestamp, start, end)
     if kinds:
         query = query.where(EnvironmentAuditEvent.event_type.in_(kinds))
     rows = list(query.order_by(EnvironmentAuditEvent.timestamp, EnvironmentAuditEvent.id)

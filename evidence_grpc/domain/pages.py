@@ -58,3 +58,13 @@ def counted(paging: Page, total: int) -> dict[str, int]:
     size = paging.size or max(1, total)
     return {"page": paging.number, "per_page": size, "total_count": total,
             "total_pages": max(1, math.ceil(total / size))}
+
+
+def in_time_range(query: peewee.Select, field: peewee.Field, start: float | None,
+                  end: float | None) -> peewee.Select:
+    """`query` kept to rows whose `field` (a time) is within [start, end]; None: unbounded."""
+    if start is not None:
+        query = query.where(field >= start)
+    if end is not None:
+        query = query.where(field <= end)
+    return query

@@ -17,7 +17,7 @@ from ..storage.db import for_update, now
 from ..storage.models import MembershipAuditEvent, Organization, ServiceAccount, ServiceAccountKey
 from .errors import AlreadyExists, NotFound, validation_error
 from .names import CONTROL_CHARACTERS, pattern_mismatch
-from .pages import page_of
+from .pages import in_time_range, page_of
 
 PRIVILEGES = ("reader", "snapshotter", "member", "admin")  # in increasing order
 NAME_PATTERN = r"^[a-zA-Z0-9\-]+$"
@@ -245,10 +245,7 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
         if event_type not in EVENT_TYPES:
             raise validation_error("event_type", f"Input should be one of {', '.join(EVENT_TYPES)}")
         query = query.where(MembershipAuditEvent.event_type == event_type)
-    if from_timestamp is not None:
-        query = query.where(MembershipAuditEvent.timestamp >= from_timestamp)
-    if to_timestamp is not None:
-        query = query.where(MembershipAuditEvent.timestamp <= to_timestamp)
+    query = in_time_range(query, MembershipAuditEvent.timestamp, from_timestamp, to_timestamp)
     if search:
         text = search.lower()
         query = query.where(peewee.fn.LOWER(MembershipAuditEvent.subject).contains(text)
