@@ -113,15 +113,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _prepare_database(settings)
     database.close()
-    env_args = ["--database-url", settings.database_url]
-    if settings.public_url:
-        env_args += ["--public-url", settings.public_url]
+    database_args = ["--database-url", settings.database_url]
+    # Both doors link to the same pages: the shim's address unless a public URL is given.
+    links = ["--public-url", settings.html_base]
     me = [sys.executable, "-m", "evidence_grpc.cli"]
     children = [
-        subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *env_args]),
+        subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *database_args,
+                          *links]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
-                          "--workers", str(settings.http_workers), *env_args]),
-        subprocess.Popen([*me, "deliver", *env_args]),
+                          "--workers", str(settings.http_workers), *database_args, *links]),
+        subprocess.Popen([*me, "deliver", *database_args]),
     ]
     stopping = False
 

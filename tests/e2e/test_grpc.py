@@ -415,3 +415,28 @@ def test_assert_artifact_answers_typed_messages(live: RunningServer, channel: gr
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
     assert missing.value.details() == (f"Artifact with fingerprint '{'d' * 64}' does not exist "
                                        "in flow 'asserted' belonging to organization 'acme'")
+
+
+def test_both_doors_link_to_the_public_url_and_serve_keeps_every_process(
+        tmp_path: pathlib.Path):
+    """`serve --public-url` gives the gRPC process and the shim the same html base, and the
+    delivery worker (which takes no such option) still starts with them."""
+    from evidence_grpc._pb.evidence.v2 import trail_service_pb2, trail_service_pb2_grpc
+
+    running = start_server(f"sqlite:///{tmp_path / 'evidence.db'}", tmp_path,
+                           "--public-url", "https://evidence.example")
+    try:
+        running.kosli("create", "flow", "f1", "--use-empty-template")
+        running.kosli("begin", "trail", "t1", "--flow", "f1")
+        rest = requests.get(f"{running.http_url}/api/v2/trails/acme/f1/t1", headers=bearer(),
+                            timeout=10).json()
+        with grpc.insecure_channel(running.grpc_target) as channel:
+            answer = trail_service_pb2_grpc.TrailServiceStub(channel).GetTrail(
+                trail_service_pb2.GetTrailRequest(org="acme", flow_name="f1", trail_name="t1"),
+                metadata=(("authorization", f"Bearer {ALICE_KEY}"),))
+        assert rest["html_url"] == answer.html_url
+        assert answer.html_url.startswith("https://evidence.example/acme/flows/f1")
+        time.sleep(1)
+        assert running.process.poll() is None  # no child (the delivery worker) gave up
+    finally:
+        stop_server(running)
