@@ -7,7 +7,8 @@
 # 2. a throwaway PostgreSQL (scripts/start_postgres.sh), so both engines are tested
 # 3. generated code matches protos/ (scripts/gen_protos.py, then git diff)
 # 4. ruff check, buf lint (scripts/buf_lint.sh)
-# 5. the whole pytest suite (unit, servicer, shim, end-to-end with real processes)
+# 5. the whole pytest suite (unit, servicer, shim, end-to-end with real processes), one worker
+#    per core (pytest-xdist)
 #
 # Python comes from $PYTHON, else an active virtualenv, else ./.venv, else python3 on PATH;
 # without the project installed there, ./.venv is created and `pip install -e '.[dev]'` run. As root on Debian, missing PostgreSQL, npm and git are
@@ -27,7 +28,7 @@ fi
 # The environment's scripts (ruff, buf, evidence-server) come first on PATH.
 BIN=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")
 export PATH="$BIN:$PATH"
-if ! "$PYTHON" -c 'import evidence_grpc, pytest, grpc_tools' 2>/dev/null; then
+if ! "$PYTHON" -c 'import evidence_grpc, pytest, grpc_tools, xdist' 2>/dev/null; then
   if [ "$PYTHON" = python3 ] || [ "$PYTHON" = .venv/bin/python ]; then
     step "install the project and its dev tools into .venv"
     [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -99,7 +100,9 @@ PYTHON=$PYTHON scripts/buf_lint.sh
 # ---- tests ------------------------------------------------------------------------------------
 step "pytest"
 status=0
-"$PYTHON" -m pytest -q "$@" || status=$?
+# One worker per core (PYTEST_WORKERS overrides; 0 runs in this process): the end-to-end tests
+# mostly wait on server processes, so the suite takes about a third of its serial time.
+"$PYTHON" -m pytest -q -n "${PYTEST_WORKERS:-auto}" "$@" || status=$?
 if [ "$status" = 5 ]; then
   echo "pytest collected no tests" >&2
 fi
