@@ -8,7 +8,7 @@
 # 3. generated code matches protos/ (scripts/gen_protos.py, then git diff)
 # 4. ruff check, buf lint (scripts/buf_lint.sh)
 # 5. the whole pytest suite (unit, servicer, shim, end-to-end with real processes), one worker
-#    per core (pytest-xdist)
+#    per core up to 4 (pytest-xdist)
 #
 # Python comes from $PYTHON, else an active virtualenv, else ./.venv, else python3 on PATH;
 # without the project installed there, ./.venv is created and `pip install -e '.[dev]'` run. As root on Debian, missing PostgreSQL, npm and git are
@@ -100,9 +100,11 @@ PYTHON=$PYTHON scripts/buf_lint.sh
 # ---- tests ------------------------------------------------------------------------------------
 step "pytest"
 status=0
-# One worker per core (PYTEST_WORKERS overrides; 0 runs in this process): the end-to-end tests
-# mostly wait on server processes, so the suite takes about a third of its serial time.
-"$PYTHON" -m pytest -q -n "${PYTEST_WORKERS:-auto}" "$@" || status=$?
+# One worker per core, at most 4 (PYTEST_WORKERS overrides; 0 runs in this process): the
+# end-to-end tests mostly wait on server processes, so 2 workers take a third of the serial
+# time; more would crowd the throwaway PostgreSQL's 300 connections.
+cores=$(nproc 2>/dev/null || echo 2)
+"$PYTHON" -m pytest -q -n "${PYTEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}" "$@" || status=$?
 if [ "$status" = 5 ]; then
   echo "pytest collected no tests" >&2
 fi
