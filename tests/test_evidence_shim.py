@@ -207,7 +207,7 @@ def test_snyk_is_compliant_only_without_findings(trail):
     dirty = attested(trail, "snyk", snyk(high=2))
     assert dirty["is_compliant"] is False
     assert dirty["summary"]["high_count"] == 2
-    assert dirty["snyk_results"]["results"][0]["high"][1]["id"] == "SNYK-1"
+    assert dirty["processed_snyk_results"]["results"][0]["high"][1]["id"] == "SNYK-1"
 
 
 def sonar(gate: str) -> dict[str, Any]:
@@ -970,3 +970,20 @@ def test_the_system_attestation_types_with_their_schemas(client):
     schema = types["decision"]["versions"][0]["attestation_data_schema"]
     assert schema["required"] == ["is_compliant"]
     assert client.get("/api/v2/attestations/system-attestation-types").status_code == 401
+
+
+def test_attestations_carry_the_hosted_fields(trail):
+    assert report_artifact(trail).status_code == 201
+    content = b"scan output"
+    attest(trail, "generic", {"attestation_name": "review", "is_compliant": True,
+                              "artifact_fingerprint": BACKEND_FP},
+           attachment=("review.txt", content))
+    [got] = trail_attestations(trail, "review")
+    assert got["schema_version"] == 2 and got["has_audit_package"] is True
+    assert got["target_artifacts"] == ["backend"] and got["reported_by"] == "alice"
+    assert got["evidence_archive_fingerprint"] == hashlib.sha256(content).hexdigest()
+    assert got["_links"]["self"]["href"].endswith(
+        f"/api/v2/attestations/acme/payments/artifact/{BACKEND_FP}/review")
+    assert got["_links"]["evidence"]["href"] == got["evidence"]["url"]
+    assert trail.get(got["_links"]["self"]["href"].removeprefix("http://evidence.test"),
+                     headers=H).status_code == 200

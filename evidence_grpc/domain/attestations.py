@@ -251,7 +251,15 @@ def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str,
             "url": f"{html_base}/api/v2/attestations/{org_name}/{flow_name}/trail/{trail_name}"
                    f"/attestation/{a.uid}/evidence"}
     view = {k: v for k, v in data.items() if k not in _COMMON}
+    if "snyk_results" in view:  # the hosted name of the processed scan (the docs' Rego reads it)
+        view["processed_snyk_results"] = view.pop("snyk_results")
+    api = f"{html_base}/api/v2/attestations/{org_name}/{flow_name}"
+    links = {"self": {"href": f"{api}/artifact/{a.artifact_fingerprint}/{a.name}"
+                      if a.artifact_fingerprint else f"{api}/trail/{trail_name}/{a.name}"}}
+    if evidence:
+        links["evidence"] = {"href": evidence["url"]}
     view.update({
+        "schema_version": 2,
         "attestation_id": a.uid,
         "attestation_name": a.name,
         "attestation_type": a.type,
@@ -274,6 +282,11 @@ def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str,
         "overridden_attestation_id": a.overrides,
         "html_url": f"{html_base}/{org_name}/flows/{flow_name}/trails/{trail_name}"
                     f"?attestation_id={a.uid}",
+        "target_artifacts": [a.target_artifact] if a.target_artifact else [],
+        "reported_by": a.created_by,
+        "evidence_archive_fingerprint": a.attachment_id,
+        "has_audit_package": True,
+        "_links": links,
     })
     return view
 

@@ -87,6 +87,23 @@ SBOM = {
          "purl": "pkg:npm/express@4.19.2"}]}
 
 ALLOW_POLICY = "package policy\n\nallow = true\n"
+# Denies an artifact whose `scan` attestation's processed Snyk results count high findings.
+NO_HIGH_FINDINGS_POLICY = """\
+package policy
+
+import rego.v1
+
+default allow := false
+
+allow if count(violations) == 0
+
+violations contains sprintf("%s: scan reports %d high findings", [artifact_name, total]) if {
+    some artifact_name, status in input.trail.compliance_status.artifacts_statuses
+    scan := status.attestations_statuses.scan
+    total := sum([run.high_count | some run in scan.processed_snyk_results.results])
+    total > 0
+}
+"""
 # Denies while any attestation of the trail is non-compliant, naming it and its type, which
 # only the attestation details fetched by `evaluate` carry alongside the compliance status.
 DENY_POLICY = """\
@@ -343,13 +360,20 @@ def test_attest_snyk_sarif_about_an_artifact(live: RunningServer, flow: str, rep
     assert about[0]["target_artifact"] == "backend"
     assert about[0]["artifact_fingerprint"] == fingerprint
     assert about[0]["summary"] == {"high_count": 2, "medium_count": 0, "low_count": 0}
-    assert about[0]["snyk_results"]["tool"] == {"name": "Snyk Open Source", "version": "1.1293.0"}
+    assert about[0]["processed_snyk_results"]["tool"] == {"name": "Snyk Open Source", "version": "1.1293.0"}
     assert about[0]["evidence"]["filename"] == "snyk.sarif.json"
     assert download(live, about[0]["evidence"]["url"]).content == vulnerable.read_bytes()
     assert live.kosli_json("get", "trail", "release-1", "--flow", flow)["compliance_state"] == \
         "NON-COMPLIANT"
     assert "State:             NON-COMPLIANT" in live.kosli(
         "get", "artifact", f"{flow}@{fingerprint}").stdout
+    # The hosted docs' way to gate on high-severity findings: a Rego policy over the processed
+    # scan that `kosli evaluate trail` merges into the trail's attestation statuses.
+    gate = write(tmp_path / "no-high.rego", NO_HIGH_FINDINGS_POLICY)
+    denied = live.kosli("evaluate", "trail", "release-1", "--flow", flow, "--policy", str(gate),
+                        "--output", "json", check=False)
+    assert denied.returncode == 1, denied.stdout + denied.stderr
+    assert json.loads(denied.stdout)["violations"] == ["backend: scan reports 2 high findings"]
 
 
 def test_custom_attestation_types_from_create_to_archive(live: RunningServer, flow: str,
