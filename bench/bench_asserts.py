@@ -250,13 +250,17 @@ def main(argv: list[str] | None = None) -> int:
                 conn.close()
     worst = max(r.p99_ms for r in asserts)
     print(f"\nassert p99 {worst:.2f} ms (target < 20 ms): {'met' if worst < 20 else 'MISSED'}")
-    for what, plain, with_policies in (
-            ("judging", judged["plain"].p50_ms, judged["judged"].p50_ms),
+    for what, plain, with_policies, target in (
+            (f"a report of {TRAILS} artifacts", judging["report plain"].p50_ms,
+             judging["report judged"].p50_ms, 30),
+            ("judge() in process", judged["plain"].p50_ms, judged["judged"].p50_ms, None),
             (f"reading a {TRAILS}-artifact snapshot", judging["read plain"].p50_ms,
-             judging["read judged"].p50_ms)):
+             judging["read judged"].p50_ms, None)):
         added = (with_policies - plain) / plain * 100 if plain else float("nan")
+        verdict = (f"target < {target} %: {'met' if added < target else 'MISSED'}"
+                   if target else "no target")
         print(f"5 policies x 20 rules add {added:.0f} % to {what} (p50 {plain:.1f} -> "
-              f"{with_policies:.1f} ms; target < 30 %): {'met' if added < 30 else 'MISSED'}")
+              f"{with_policies:.1f} ms; {verdict})")
     print(f"finished in {time.monotonic() - started:.0f} s")
     return 0
 

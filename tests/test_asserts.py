@@ -295,9 +295,14 @@ def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_mad
 
     kept = Snapshot.select().order_by(Snapshot.id.desc()).get()
     assert all("policy_decisions" not in v for v in kept.verdicts)
-    assert [v["decided"] for v in kept.verdicts if v["fingerprint"] == FP] == [
-        [["S", "N", "N"], ["S", "S", "M"]]]
-    # a snapshot kept in the earlier form (rendered decisions) reads the same
+    assert [v["decided"] for v in kept.verdicts if v["fingerprint"] == FP] == ["SNN|SSM"]
+    # snapshots kept in the earlier forms (lists of letters; rendered decisions) read the same
+    letters = kept.verdicts
+    kept.verdicts = [{**verdict, "decided": [list(codes) for codes in verdict["decided"].split("|")]}
+                     for verdict in letters]
+    kept.save()
+    assert reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json() == answer
+    kept.verdicts = letters
     reasons = {a["fingerprint"]: a["reasons_for_incompliance"] for a in answer["artifacts"]}
     assert reasons[FP] and "reasons_for_incompliance" not in kept.verdicts[0]
     kept.verdicts = [{**{k: v for k, v in verdict.items() if k != "decided"},

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evidence_grpc.domain.policy_eval import LoadedPolicy, compile_policy, decide
+from evidence_grpc.domain.policy_eval import (
+    Batch,
+    LoadedPolicy,
+    compile_policy,
+    decide,
+    kept_outcomes,
+    render_decisions,
+)
 
 SCHEMA = "_schema: https://docs.kosli.com/schemas/policy/v1\n"
 FP, OTHER = "a" * 64, "b" * 64
@@ -92,20 +99,50 @@ def test_attestations_count_on_the_trail_or_on_this_artifact_only():
     assert decide([p], FP, None, [report(1)], evidence).compliant is True
 
 
-def test_a_batch_memo_never_mixes_artifacts_that_differ():
+def test_a_batch_never_mixes_artifacts_that_differ():
     p = policy("artifacts:\n  attestations:\n    - name: signed\n      type: generic\n"
                "      if: ${{ flow.tags.tier == 'gold' }}\n")
-    memo: dict = {}
+    batch = Batch([p])
     gold = {"tier": "gold"}
     evidence = {1: [attestation("signed")], 2: []}
-    signed = decide([p], FP, None, [report(1, tags=gold)], evidence, memo)
-    unsigned = decide([p], OTHER, None, [report(2, tags=gold)], evidence, memo)
-    other_flow = decide([p], OTHER, None, [report(2, flow="batch")], evidence, memo)
+    signed = batch.decide(FP, None, [report(1, tags=gold)], evidence)
+    unsigned = batch.decide(OTHER, None, [report(2, tags=gold)], evidence)
+    other_flow = batch.decide(OTHER, None, [report(2, flow="batch")], evidence)
     assert (signed.compliant, unsigned.compliant, other_flow.compliant) == (True, False, True)
     assert unsigned.failing == {"p"}
     assert unsigned.reasons[0]["message"] == (
         "Policy 'p': artifact is missing required 'signed' (type: generic) attestation in "
         "trail 't2' of flow 'runner'")
+
+
+def test_artifacts_alike_share_their_outcomes_and_names_read_by_exceptions_tell_them_apart():
+    p = policy("artifacts:\n  provenance:\n    required: true\n    exceptions:\n"
+               "      - if: ${{ matches(artifact.name, '^datadog') }}\n"
+               "  attestations:\n    - name: signed\n      type: generic\n")
+    batch = Batch([p])
+    verdicts = [batch.decide(f"{i:064x}", f"app-{i}", [report(i)], {}) for i in range(1, 1001)]
+    excepted = batch.decide("c" * 64, "datadog:7", [report(2000)], {})
+    signed = batch.decide("d" * 64, "app-x", [report(3000)], {3000: [attestation("signed")]})
+    assert len({id(v.outcomes) for v in verdicts}) == 1
+    assert len({id(v.outcomes) for v in (verdicts[0], excepted, signed)}) == 3
+    assert [v.outcomes.codes for v in (verdicts[0], excepted, signed)] == ["SNM", "NNM", "SNS"]
+    # rendered per artifact: each names its own trail
+    assert verdicts[9].reasons[0]["message"].endswith("in trail 't10' of flow 'runner'")
+    assert verdicts[0].compliant is False and signed.compliant is True
+
+
+def test_kept_codes_render_the_same_decisions_with_one_report_or_several():
+    one = policy("artifacts:\n  provenance:\n    required: true\n")
+    two = policy("artifacts:\n  trail-compliance:\n    required: true\n"
+                 "  attestations:\n    - name: signed\n      type: generic\n", "q")
+    for reports in ([report(1)], [report(1), report(2, "NON-COMPLIANT")], []):
+        verdict = decide([one, two], FP, None, reports, {1: [attestation("signed")]})
+        kept = kept_outcomes([one, two], verdict.outcomes.codes)
+        shown = [r or None for r in reports] or [None]
+        assert render_decisions([one, two], kept, shown) == verdict.policy_decisions
+    assert verdict.outcomes.codes == "PN|NPM"  # no provenance: one case, no report
+    assert decide([one, two], FP, None, [report(1), report(2, "NON-COMPLIANT")],
+                  {1: [attestation("signed")]}).outcomes.codes == "SS,NN|NN,ST,SM"
 
 
 def test_the_policy_dump_has_the_hosted_names():

@@ -258,8 +258,8 @@ class _Case:
     """One report of an artifact (or none: no provenance) as its rules see it.
 
     A rule's outcome depends only on the flow, the trail compliance state and the attestations
-    (and on the artifact when its expressions read artifact.*), so outcomes are kept in a memo
-    shared by a batch: artifacts built alike are judged once."""
+    (`key`), and on the artifact when its expressions read artifact.*, so outcomes are kept in a
+    memo shared by a batch: artifacts built alike are judged once."""
 
     def __init__(self, fingerprint: str, name: str | None, report: dict[str, Any] | None,
                  attestations: dict[str, dict[str, Any]], memo: Memo) -> None:
@@ -271,13 +271,17 @@ class _Case:
         self.key = (self.flow_key, report["compliance_state"] if report else None,
                     tuple(sorted((a["name"], a["type"], a["is_compliant"], a["control"])
                                  for a in attestations.values())))
-        self.artifact_key = (self.key, self.context["artifact"]["name"], fingerprint)
+        self.values: dict[str, bool] = {}  # expressions reading artifact.*, by text
 
     def holds(self, expression: Expression) -> bool:
-        """Its value here, once per flow (or per artifact when it reads artifact.*): rules of
-        several policies often share a condition."""
-        key = (expression.text, self.artifact_key if expression.reads_artifact
-               else self.flow_key)
+        """Its value here: once per flow (rules of several policies often share a condition),
+        or once per case when it reads artifact.*."""
+        if expression.reads_artifact:
+            found = self.values.get(expression.text)
+            if found is None:
+                found = self.values[expression.text] = expression.holds(self.context)
+            return found
+        key = (expression.text, self.flow_key)
         found = self.memo.get(key)
         if found is None:
             found = self.memo[key] = expression.holds(self.context)
@@ -338,7 +342,7 @@ def _context_for(rule: Rule, report: dict[str, Any] | None) -> dict[str, Any]:
     return where
 
 
-# One letter per outcome: what a snapshot keeps of each rule's resolutions (`outcome_codes`),
+# One letter per outcome: what a snapshot keeps of each rule's resolutions (`Outcomes.codes`),
 # from which the hosted `policy_decisions` are rendered when read (`render_decisions`).
 _CODE = {SATISFIED: "S", NOT_APPLICABLE: "N", NO_PROVENANCE: "P", MISSING_ATTESTATION: "M",
          NON_COMPLIANT_ATTESTATION: "C", NON_COMPLIANT_IN_TRAIL: "T"}
@@ -347,6 +351,16 @@ _OUTCOME = {code: outcome for outcome, code in _CODE.items()}
 
 def _outcomes_of(resolved: str | tuple[str, ...]) -> list[str] | tuple[str, ...]:
     return [_OUTCOME[c] for c in resolved] if isinstance(resolved, str) else resolved
+
+
+def kept_outcomes(policies: list[LoadedPolicy], decided: str | list[list[str]]
+                  ) -> list[list[str]]:
+    """outcomes[p][r] (a letter per report) from what a snapshot kept: `Outcomes.codes`, or
+    the per-policy lists of letters that snapshots kept before 2026-11-25."""
+    if not isinstance(decided, str):
+        return decided
+    return [list(text) if len(text) == len(policy.rules) else text.split(",")
+            for policy, text in zip(policies, decided.split("|"), strict=True)]
 
 
 def render_reasons(policies: list[LoadedPolicy], outcomes: list[list[Any]],
@@ -404,57 +418,93 @@ def _failure_text(rule: Rule, outcome: str) -> str:
     return f"attestation '{rule.name}' is non-compliant"
 
 
+class Outcomes:
+    """The outcomes of every rule of every policy for an artifact's cases, shared by the
+    artifacts of a batch that the policies see alike."""
+
+    def __init__(self, policies: list[LoadedPolicy], cases: list[_Case]) -> None:
+        # vectors[p][c][r]: policy p, case c, rule r
+        self.vectors: list[list[Any]] = []
+        self.failing: frozenset[str]  # names of the policies failed
+        failing = set()
+        for policy in policies:
+            per_case = [case.outcomes(policy) for case in cases]
+            self.vectors.append([vector for vector, _ in per_case])
+            if any(failed for _, failed in per_case):
+                failing.add(policy.name)
+        self.failing = frozenset(failing)
+
+    @functools.cached_property
+    def by_rule(self) -> list[list[tuple[str, ...]]]:
+        """outcomes[p][r][c]: policy p, rule r, case c."""
+        return [list(zip(*vectors, strict=True)) for vectors in self.vectors]
+
+    @functools.cached_property
+    def codes(self) -> str:
+        """What a snapshot keeps to render `policy_decisions` later (`kept_outcomes` reads it):
+        per policy ("|" between them) one letter per rule, or with several reports, the
+        letters of each rule's reports with "," between rules."""
+        if all(len(per_case) == 1 for per_case in self.vectors):  # the common case: one report
+            return "|".join("".join(_CODE[o] for o in vectors[0]) for vectors in self.vectors)
+        return "|".join(",".join("".join(_CODE[o] for o in outcomes) for outcomes in per_policy)
+                        for per_policy in self.by_rule)
+
+
 class ArtifactVerdict:
     """The policies' verdict on one artifact: `compliant` at once; `policy_decisions` (the
     hosted shape) and `reasons` (for reasons_for_incompliance) built when first read, as only
     views that show them need them."""
 
-    def __init__(self, policies: list[LoadedPolicy], cases: list[_Case]) -> None:
+    def __init__(self, policies: list[LoadedPolicy], cases: list[_Case],
+                 outcomes: Outcomes) -> None:
         self._policies = policies
-        self._cases = cases
-        # vectors[p][c][r]: policy p, case c, rule r
-        self._vectors: list[list[Any]] = []
-        self.failing: set[str] = set()  # names of the policies it fails
-        for policy in policies:
-            per_case = [case.outcomes(policy) for case in cases]
-            self._vectors.append([vector for vector, _ in per_case])
-            if any(failed for _, failed in per_case):
-                self.failing.add(policy.name)
+        self._reports = [case.report for case in cases]
+        self.outcomes = outcomes
+        self.failing = outcomes.failing
         self.compliant = not self.failing
-
-    def _by_rule(self) -> list[list[tuple[str, ...]]]:
-        """outcomes[p][r][c]: policy p, rule r, case c."""
-        return [list(zip(*vectors, strict=True)) for vectors in self._vectors]
 
     @functools.cached_property
     def policy_decisions(self) -> list[dict[str, Any]]:
-        return render_decisions(self._policies, self._by_rule(),
-                                [case.report for case in self._cases])
-
-    def outcome_codes(self) -> list[list[str]]:
-        """What a snapshot keeps to render `policy_decisions` later: per policy, per rule, one
-        letter per report."""
-        if len(self._cases) == 1:  # the common case: one report, no transposing
-            return [[_CODE[o] for o in vectors[0]] for vectors in self._vectors]
-        return [["".join(_CODE[o] for o in outcomes) for outcomes in per_policy]
-                for per_policy in self._by_rule()]
+        return render_decisions(self._policies, self.outcomes.by_rule, self._reports)
 
     @functools.cached_property
     def reasons(self) -> list[dict[str, str]]:
-        return render_reasons(self._policies, self._by_rule(),
-                              [case.report for case in self._cases])
+        return render_reasons(self._policies, self.outcomes.by_rule, self._reports)
+
+
+class Batch:
+    """One judging of many artifacts by the same policies. Artifacts whose cases have the same
+    key and the same values of the expressions that read artifact.* share their `Outcomes`:
+    each such group is resolved once, however many artifacts it holds."""
+
+    def __init__(self, policies: list[LoadedPolicy]) -> None:
+        self.policies = policies
+        self.memo: Memo = {}
+        self.reading_artifact = tuple({
+            e.text: e for policy in policies for rule in policy.rules
+            for e in (*rule.exceptions, rule.condition) if e and e.reads_artifact}.values())
+        self.alike: dict[tuple[Any, ...], Outcomes] = {}
+
+    def decide(self, fingerprint: str, name: str | None, reports: list[dict[str, Any]],
+               attestations: dict[int, list[dict[str, Any]]]) -> ArtifactVerdict:
+        """The verdict of every policy on one artifact, given its reports (provenance) and the
+        attestations of their trails (by trail id)."""
+        cases = [_Case(fingerprint, name, r,
+                       _about(r, fingerprint, attestations.get(r["_trail_id"], [])), self.memo)
+                 for r in reports] or [_Case(fingerprint, name, None, {}, self.memo)]
+        alike = tuple((case.key, tuple(case.holds(e) for e in self.reading_artifact))
+                      for case in cases)
+        outcomes = self.alike.get(alike)
+        if outcomes is None:
+            outcomes = self.alike[alike] = Outcomes(self.policies, cases)
+        return ArtifactVerdict(self.policies, cases, outcomes)
 
 
 def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
-           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]],
-           memo: Memo | None = None) -> ArtifactVerdict:
-    """The verdict of every policy on one artifact, given its reports (provenance) and the
-    attestations of their trails (by trail id). Pass one `memo` to every call of a batch."""
-    memo = {} if memo is None else memo
-    cases = [_Case(fingerprint, name, r,
-                   _about(r, fingerprint, attestations.get(r["_trail_id"], [])), memo)
-             for r in reports] or [_Case(fingerprint, name, None, {}, memo)]
-    return ArtifactVerdict(policies, cases)
+           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]]
+           ) -> ArtifactVerdict:
+    """The verdict of every policy on one artifact (a batch of one)."""
+    return Batch(policies).decide(fingerprint, name, reports, attestations)
 
 
 def needs_attestations(policies: Iterable[LoadedPolicy]) -> bool:
@@ -485,8 +535,8 @@ def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[Load
         provenance = provenance_of(org, wanted, "")
     if attestations is None:
         attestations = attestations_for(provenance, policies)
-    names, memo = names or {}, {}
-    return {f: decide(policies, f, names.get(f), provenance.get(f, []), attestations, memo)
+    names, batch = names or {}, Batch(policies)
+    return {f: batch.decide(f, names.get(f), provenance.get(f, []), attestations)
             for f in wanted}
 
 

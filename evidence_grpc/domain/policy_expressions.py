@@ -36,6 +36,8 @@ MAX_TOKENS = 300
 MAX_DEPTH = 32
 MAX_NUMBER_DIGITS = 18
 MAX_REGEX_MEMORY = 1 << 20
+REMEMBERED_MATCHES = 1 << 15  # outcomes of matches() on subjects up to:
+MAX_REMEMBERED_SUBJECT = 256
 WRAPPED = re.compile(r"\$\{\{(.*)\}\}", re.S)
 _TOKEN = re.compile(r"""
     (?P<space>[ \t\r\n]+)
@@ -152,6 +154,13 @@ def _compare(op: str, left: Evaluator, right: Evaluator) -> Evaluator:
     if op == "in":
         return lambda c: _member(left(c), right(c))
     return lambda c: _order(op, left(c), right(c))
+
+
+@functools.lru_cache(maxsize=REMEMBERED_MATCHES)
+def _found(search: Callable[[str], Any], value: str) -> bool:
+    """Whether a regular expression finds a match in `value`, remembered: every report of an
+    environment judges the same artifact names again by the same exceptions."""
+    return search(value) is not None
 
 
 def _regex(pattern: str) -> Callable[[str], Any]:
@@ -293,7 +302,11 @@ class _Parser:
 
             def matched(c: Context) -> bool:
                 value = subject(c)
-                return isinstance(value, str) and search(value) is not None
+                if not isinstance(value, str):
+                    return False
+                if len(value) > MAX_REMEMBERED_SUBJECT:
+                    return search(value) is not None
+                return _found(search, value)
             return matched, True
         raise ExpressionError(f"Unknown function '{name}': use exists() or matches()")
 

@@ -51,6 +51,7 @@ from .policy_eval import (
     applied_policies,
     attestations_for,
     evaluate,
+    kept_outcomes,
     latest_policies,
     policies_applied,
     render_decisions,
@@ -117,8 +118,10 @@ def report_environment(org: Organization, env_name: str, env_type: str,
                                          f"not '{env_type}'")
             stamp = now()
             env.last_reported_at = stamp
-            previous = (Snapshot.get_or_none((Snapshot.environment == env)
-                                             & (Snapshot.index == env.latest_index))
+            # only what ran: its verdicts (hundreds of KB with policies) are not needed here
+            previous = (Snapshot.select(Snapshot.artifacts)
+                        .where((Snapshot.environment == env)
+                               & (Snapshot.index == env.latest_index)).get_or_none()
                         if env.latest_index else None)
             before = _running(previous.artifacts) if previous else {}
             after = _running(entries)
@@ -228,11 +231,11 @@ class Judgement:
                             f"of flow '{r['flow_name']}'"}
                 for r in reports if r["compliance_state"] != COMPLIANT]
 
-    def decided(self, fingerprint: str) -> list[list[str]]:
+    def decided(self, fingerprint: str) -> str:
         """What a snapshot keeps to render an artifact's `policy_decisions` when read: the
-        outcome codes of every rule of every applied policy ([] without policies)."""
+        outcome codes of every rule of every applied policy ("" without policies)."""
         verdict = (self.verdicts or {}).get(fingerprint)
-        return verdict.outcome_codes() if verdict else []
+        return verdict.outcomes.codes if verdict else ""
 
 
 # Every snapshot read judges its artifacts: compiled once (see storage.db.Prepared).
@@ -419,7 +422,8 @@ def reasons_of(verdict: dict[str, Any]) -> list[dict[str, str]]:
         return verdict["reasons_for_incompliance"]
     if verdict["compliant"] is not False:
         return []
-    return render_reasons(verdict["_applied"].policies, verdict["decided"],
+    policies = verdict["_applied"].policies
+    return render_reasons(policies, kept_outcomes(policies, verdict["decided"]),
                           verdict["flows"] or [None])
 
 
@@ -431,7 +435,8 @@ def policy_decisions_of(verdict: dict[str, Any]) -> list[dict[str, Any]]:
     codes = verdict.get("decided") or []
     if not codes:
         return []
-    return render_decisions(verdict["_applied"].policies, codes, verdict["flows"] or [None])
+    policies = verdict["_applied"].policies
+    return render_decisions(policies, kept_outcomes(policies, codes), verdict["flows"] or [None])
 
 
 def environment_states(envs: list[Environment]) -> dict[int, bool | None]:

@@ -299,8 +299,9 @@ class Snapshot(BaseModel):
     # Judged once, when the snapshot is made, and never again (migrations/0011): per running
     # artifact, in the order of `artifacts`, [{name, fingerprint, compliant, decided, flows,
     # reasons_for_incompliance (without policies)}]: `decided` holds one letter per rule
-    # resolution of each applied policy, from which policy_decisions and the policies'
-    # reasons are rendered when read (snapshots kept before 2026-11-24 carry them rendered);
+    # resolution of each applied policy (policy_eval.Outcomes.codes), from which
+    # policy_decisions and the policies' reasons are rendered when read (snapshots kept
+    # before 2026-11-24 carry them rendered, before 2026-11-25 as lists of letters);
     # `compliant` is null (Unknown) for the artifacts and the snapshot of an environment
     # without policies.
     verdicts = JSONField(default=list)
