@@ -296,6 +296,10 @@ def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_mad
     kept = Snapshot.select().order_by(Snapshot.id.desc()).get()
     assert all("policy_decisions" not in v for v in kept.verdicts)
     assert [v["decided"] for v in kept.verdicts if v["fingerprint"] == FP] == ["SNN|SSM"]
+    # the policies' failing artifacts are found from the codes, not kept twice
+    assert all("failing_artifacts" not in p for p in kept.applied_policies)
+    assert {p["name"]: p["failing_artifacts"] for p in answer["applied_policies"]} == {
+        "risky": [], "signed": sorted(fp for fp, v in engine.items() if "signed" in v.failing)}
     # snapshots kept in the earlier forms (lists of letters; rendered decisions) read the same
     letters = kept.verdicts
     kept.verdicts = [{**verdict, "decided": [list(codes) for codes in verdict["decided"].split("|")]}
@@ -305,6 +309,7 @@ def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_mad
     kept.verdicts = letters
     reasons = {a["fingerprint"]: a["reasons_for_incompliance"] for a in answer["artifacts"]}
     assert reasons[FP] and "reasons_for_incompliance" not in kept.verdicts[0]
+    kept.applied_policies = answer["applied_policies"]
     kept.verdicts = [{**{k: v for k, v in verdict.items() if k != "decided"},
                       "policy_decisions": shown[verdict["fingerprint"]],
                       "reasons_for_incompliance": reasons[verdict["fingerprint"]]}

@@ -347,6 +347,7 @@ def _context_for(rule: Rule, report: dict[str, Any] | None) -> dict[str, Any]:
 _CODE = {SATISFIED: "S", NOT_APPLICABLE: "N", NO_PROVENANCE: "P", MISSING_ATTESTATION: "M",
          NON_COMPLIANT_ATTESTATION: "C", NON_COMPLIANT_IN_TRAIL: "T"}
 _OUTCOME = {code: outcome for outcome, code in _CODE.items()}
+_PASSING_CODES = {_CODE[SATISFIED], _CODE[NOT_APPLICABLE], ","}
 
 
 def _outcomes_of(resolved: str | tuple[str, ...]) -> list[str] | tuple[str, ...]:
@@ -540,9 +541,14 @@ def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[Load
             for f in wanted}
 
 
-def applied_policies(policies: list[LoadedPolicy], verdicts: dict[str, ArtifactVerdict]
-                     ) -> list[dict[str, Any]]:
-    """The snapshot's `applied_policies`: each policy with the fingerprints it fails."""
-    return [{"id": p.id, "name": p.name, "version": p.version, "policy_dump": p.dump,
-             "failing_artifacts": sorted(f for f, v in verdicts.items() if p.name in v.failing)}
+def applied_policies(policies: list[LoadedPolicy]) -> list[dict[str, Any]]:
+    """The snapshot's `applied_policies` as it keeps them; their failing_artifacts are found
+    from its verdicts when read (`fails`)."""
+    return [{"id": p.id, "name": p.name, "version": p.version, "policy_dump": p.dump}
             for p in policies]
+
+
+def fails(decided: str | list[list[str]]) -> list[bool]:
+    """Per applied policy, whether an artifact's kept outcome codes fail it."""
+    per_policy = decided.split("|") if isinstance(decided, str) else map("".join, decided)
+    return [bool(set(codes) - _PASSING_CODES) for codes in per_policy]

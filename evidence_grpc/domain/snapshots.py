@@ -51,6 +51,7 @@ from .policy_eval import (
     applied_policies,
     attestations_for,
     evaluate,
+    fails,
     kept_outcomes,
     latest_policies,
     policies_applied,
@@ -203,7 +204,7 @@ class Judgement:
     allowed: set[str]
     # Set when the environment has policies attached: they decide compliance.
     verdicts: dict[str, ArtifactVerdict] | None = None
-    # The hosted `applied_policies` (failing_artifacts: every judged fingerprint that fails).
+    # The policy versions that judged it (`policy_eval.applied_policies`).
     applied_policies: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def compliant(self, fingerprint: str) -> bool:
@@ -258,7 +259,7 @@ def _with_policies(org: Organization, policy_names: list[str], judgement: Judgem
     verdicts = evaluate(org, fingerprints, policies, provenance=judgement.provenance,
                         names=names, attestations=attestations)
     return dataclasses.replace(judgement, verdicts=verdicts,
-                               applied_policies=applied_policies(policies, verdicts))
+                               applied_policies=applied_policies(policies))
 
 
 def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = "",
@@ -340,14 +341,6 @@ def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
     return kept
 
 
-def _applied_policies(judgement: Judgement, running: set[str]) -> list[dict[str, Any]]:
-    """The policies a snapshot was judged by, as it keeps them: failing_artifacts names the
-    snapshot's own artifacts only."""
-    return [{**policy, "failing_artifacts": [f for f in policy["failing_artifacts"]
-                                             if f in running]}
-            for policy in judgement.applied_policies]
-
-
 def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, Any]]
               ) -> dict[str, Any]:
     """The Snapshot fields of a verdict on `entries` (running artifacts). Without policies the
@@ -361,8 +354,7 @@ def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, An
         verdicts.append({"name": entry["name"], "fingerprint": entry["fingerprint"], **verdict})
     return {"verdicts": verdicts,
             "compliant": all(v["compliant"] for v in verdicts) if governed else None,
-            "applied_policies": _applied_policies(judgement,
-                                                  {e["fingerprint"] for e in entries})}
+            "applied_policies": judgement.applied_policies}
 
 
 def judge_recorded_snapshots() -> None:
@@ -611,8 +603,23 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         "compliant": bool(snapshot.compliant),
         "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
         "artifacts": artifacts,
-        "applied_policies": snapshot.applied_policies,
+        "applied_policies": applied_policies_of(snapshot),
     }
+
+
+def applied_policies_of(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """The hosted `applied_policies`: each policy that judged the snapshot with the running
+    artifacts it fails (kept with the policies by snapshots made before 2026-11-25)."""
+    applied = snapshot.applied_policies or []
+    if all("failing_artifacts" in policy for policy in applied):
+        return applied
+    failing: list[set[str]] = [set() for _ in applied]
+    for verdict in snapshot.verdicts:
+        for found, failed in zip(failing, fails(verdict.get("decided") or ""), strict=False):
+            if failed:
+                found.add(verdict["fingerprint"])
+    return [{**policy, "failing_artifacts": sorted(found)}
+            for policy, found in zip(applied, failing, strict=True)]
 
 
 def _annotation(was: int, count: int, compliant: bool | None) -> str:
