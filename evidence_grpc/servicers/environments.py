@@ -111,13 +111,18 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
             events=[to_message(e, pb.EnvironmentEvent) for e in events])
 
     def AllowArtifact(self, request: pb.AllowArtifactRequest, context: grpc.ServicerContext
-                      ) -> pb.AllowlistEntry:
+                      ) -> pb.AllowArtifactResponse:
         caller = current_caller()
         data = {k: v for k, v in present_fields(request).items() if k not in ("org", "env_name")}
         for field in ("artifact_name", "artifact_fingerprint", "description"):
             data.setdefault(field, "")
         entry = environments.allow_artifact(caller.org, request.env_name, data, caller.user)
-        return to_message(environments.allowlist_view(entry, request.env_name), pb.AllowlistEntry)
+        kept = to_message(environments.allowlist_view(entry, request.env_name), pb.AllowlistEntry)
+        return pb.AllowArtifactResponse(
+            allowed=pb.AllowedArtifact(artifact_name=kept.artifact_name,
+                                       artifact_fingerprint=kept.fingerprint,
+                                       description=kept.description),
+            entry=kept)
 
     def ListAllowlist(self, request: pb.ListAllowlistRequest, context: grpc.ServicerContext
                       ) -> pb.ListAllowlistResponse:

@@ -182,9 +182,11 @@ def test_a_snapshot_keeps_its_verdict_over_grpc(live: RunningServer, channel: gr
 
     report("tool")
     assert compliant("-1") is False  # no provenance
-    environments.call("AllowArtifact", {"org": "acme", "env_name": "grpc-edge",
-                                        "artifact_name": "tool", "artifact_fingerprint": "f" * 64,
-                                        "description": "vendor"})
+    allowed = environments.call("AllowArtifact", {
+        "org": "acme", "env_name": "grpc-edge", "artifact_name": "tool",
+        "artifact_fingerprint": "f" * 64, "description": "vendor"})
+    assert allowed["allowed"]["artifact_fingerprint"] == "f" * 64
+    assert (allowed["entry"]["fingerprint"], allowed["entry"]["user_name"]) == ("f" * 64, "alice")
     assert compliant("-1") is False
     assert environments.call("GetEnvironment", {"org": "acme", "env_name": "grpc-edge"})[
         "state"] is False

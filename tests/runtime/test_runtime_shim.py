@@ -211,8 +211,11 @@ def test_diff_events_allowlist(client):
 
     allowed = client.put("/api/v2/allowlists/acme/prod", headers=H, json={
         "artifact_fingerprint": FP1, "artifact_name": "app", "description": "hotfix"})
-    assert allowed.status_code == 201
-    assert allowed.json["user_name"] == "alice"
+    assert allowed.status_code == 201  # the published answer: what was allowed, nothing more
+    assert allowed.json == {"artifact_fingerprint": FP1, "artifact_name": "app",
+                            "description": "hotfix"}
+    kept = client.get("/api/v2/allowlists/acme", headers=H).json
+    assert [(e["fingerprint"], e["user_name"]) for e in kept] == [(FP1, "alice")]
     # The allowlisting shows in the next snapshot; snapshot #1 keeps its verdict.
     assert client.get("/api/v2/environments/acme/prod", headers=H).json["state"] is False
     report(client, "prod", "server", {"artifacts": [{"digests": {"app": FP1}, "creationTimestamp": 5},

@@ -286,6 +286,24 @@ class AllowlistEntry(_message.Message):
     description: str
     def __init__(self, artifact_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., environment_name: _Optional[str] = ..., timestamp: _Optional[float] = ..., user_name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
 
+class AllowedArtifact(_message.Message):
+    __slots__ = ("artifact_name", "artifact_fingerprint", "description")
+    ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    artifact_name: str
+    artifact_fingerprint: str
+    description: str
+    def __init__(self, artifact_name: _Optional[str] = ..., artifact_fingerprint: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class AllowArtifactResponse(_message.Message):
+    __slots__ = ("allowed", "entry")
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    allowed: AllowedArtifact
+    entry: AllowlistEntry
+    def __init__(self, allowed: _Optional[_Union[AllowedArtifact, _Mapping]] = ..., entry: _Optional[_Union[AllowlistEntry, _Mapping]] = ...) -> None: ...
+
 class ListAllowlistRequest(_message.Message):
     __slots__ = ("org",)
     ORG_FIELD_NUMBER: _ClassVar[int]

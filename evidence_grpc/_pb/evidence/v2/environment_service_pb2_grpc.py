@@ -84,7 +84,7 @@ class EnvironmentServiceStub:
         self.AllowArtifact = channel.unary_unary(
                 '/evidence.v2.EnvironmentService/AllowArtifact',
                 request_serializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.SerializeToString,
-                response_deserializer=evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.FromString,
+                response_deserializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactResponse.FromString,
                 _registered_method=True)
         self.ListAllowlist = channel.unary_unary(
                 '/evidence.v2.EnvironmentService/ListAllowlist',
@@ -167,6 +167,8 @@ class EnvironmentServiceServicer:
 
     def AllowArtifact(self, request, context):
         """Allow an artifact without provenance to run compliantly in an environment.
+        REST answers what was allowed, as the published contract has it; gRPC callers also get
+        the entry as kept (who allowed it, and when).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -238,7 +240,7 @@ def add_EnvironmentServiceServicer_to_server(servicer, server):
             'AllowArtifact': grpc.unary_unary_rpc_method_handler(
                     servicer.AllowArtifact,
                     request_deserializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.FromString,
-                    response_serializer=evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.SerializeToString,
+                    response_serializer=evidence_dot_v2_dot_environment__service__pb2.AllowArtifactResponse.SerializeToString,
             ),
             'ListAllowlist': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAllowlist,
@@ -521,7 +523,7 @@ class EnvironmentService:
             target,
             '/evidence.v2.EnvironmentService/AllowArtifact',
             evidence_dot_v2_dot_environment__service__pb2.AllowArtifactRequest.SerializeToString,
-            evidence_dot_v2_dot_environment__service__pb2.AllowlistEntry.FromString,
+            evidence_dot_v2_dot_environment__service__pb2.AllowArtifactResponse.FromString,
             options,
             channel_credentials,
             insecure,
