@@ -215,7 +215,9 @@ def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str) -> Runn
     cli = [sys.executable, "-m", "evidence_grpc.cli"]
     subprocess.run([*cli, "bootstrap", str(boot), "--database-url", database_url],
                    check=True, capture_output=True, timeout=60)
-    http_port, grpc_port = free_port(), free_port()
+    http_port = grpc_port = free_port()
+    while grpc_port == http_port:  # the kernel may hand the same free port out twice
+        grpc_port = free_port()
     log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
         [*cli, "serve", "--http-addr", f"127.0.0.1:{http_port}",
