@@ -90,6 +90,20 @@ def test_flow_scope_reports_the_trail_compliance_of_every_flow(reported):
         ("manual", False)]
 
 
+def test_the_answer_names_the_artifact_and_its_latest_trail_as_published(reported):
+    """The published AssertArtifactResponse: fingerprint, flow, trail and the artifact's own
+    compliance in that trail, beside the CLI's list of flows."""
+    begin_trail(reported, "payments", "release-2")
+    assert report_artifact(reported, FP, flow="payments", trail="release-2").status_code == 201
+    answer = asserted(reported)
+    assert (answer["fingerprint"], answer["flow"], answer["trail"]) == (
+        FP, "payments", "release-2")
+    assert [f["trail"] for f in answer["flows"]] == ["release-1", "release-2"]
+    status = answer["compliance_status"]
+    assert (status["artifact_fingerprint"], status["unexpected"]) == (FP, False)  # templated
+    assert status["status"] == answer["flows"][-1]["compliance_status"]["status"]
+
+
 def test_unknown_artifacts_environments_and_policies_are_404(reported):
     create_flow(reported, "other", TEMPLATE)
     missing = asserted(reported, FP, 404, flow_name="other")

@@ -538,6 +538,18 @@ def test_attestations_bind_to_artifacts_by_target_or_fingerprint(trail):
         ("scan", "COMPLETE")]
     frontend = status["artifacts_statuses"]["frontend"]
     assert frontend["unexpected"] is True
+
+    # The artifact answers carry the published `evidence` map: the newest attestation of each
+    # name about the artifact (trail-level ones are not about it).
+    got = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
+    assert list(got["evidence"]) == ["scan"]
+    scan = got["evidence"]["scan"]
+    assert (scan["evidence_type"], scan["is_compliant"], scan["has_audit_package"]) == (
+        "snyk", by_target["is_compliant"], True)
+    assert float(scan["created_at"]) == by_target["created_at"]
+    listed = trail.get("/api/v2/artifacts/acme?flow_name=payments", headers=H).json
+    assert {a["fingerprint"]: list(a["evidence"]) for a in listed} == {
+        BACKEND_FP: ["scan"], FRONTEND_FP: ["signed"]}
     assert [e["attestation_name"] for e in frontend["attestations_statuses"]] == ["signed"]
     events = [e for e in get_trail(trail)["events"] if "attestation" in e["type"]]
     assert [(e["type"], e["target_artifact"]) for e in events] == [
@@ -650,18 +662,28 @@ def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
                                 "git_commit_info": {**on_commit, "sha1": OTHER_COMMIT}})
     attested(trail, "junit", junit())
 
-    everything = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria", headers=H)
+    # the catalog's answer: {commit: [attestations naming it, newest first]}; commit_list is
+    # required and every commit asked for is answered
+    missing = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria", headers=H)
+    assert missing.status_code == 400 and "commit_list" in missing.json["errors"]
+    bad = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria?commit_list=abc",
+                    headers=H)
+    assert bad.status_code == 400 and "commit_list.0" in bad.json["errors"]
+    unknown = "f" * 40
+    everything = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria"
+                           f"?commit_list={COMMIT}&commit_list={OTHER_COMMIT}"
+                           f"&commit_list={unknown}", headers=H)
     assert everything.status_code == 200
-    assert isinstance(everything.json, list)  # a flow listing would be {data, pagination}
-    assert len(everything.json) == 3
+    assert {c: len(found) for c, found in everything.json.items()} == {
+        COMMIT: 1, OTHER_COMMIT: 1, unknown: 0}
 
     by_commit = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria"
                           f"?flow_name=payments&attestation_name=review&commit_list={COMMIT}",
                           headers=H).json
-    assert [a["attestation_id"] for a in by_commit] == [first["attestation_id"]]
+    assert [a["attestation_id"] for a in by_commit[COMMIT]] == [first["attestation_id"]]
     by_type = trail.get("/api/v2/attestations/acme/list_attestations_for_criteria"
-                        "?attestation_type=junit", headers=H).json
-    assert [a["attestation_name"] for a in by_type] == ["unit-tests"]
+                        f"?attestation_type=junit&commit_list={COMMIT}", headers=H).json
+    assert by_type == {COMMIT: []}
 
 
 # ---- evidence files ---------------------------------------------------------------------------
@@ -720,7 +742,7 @@ def test_report_artifact_and_get_it_by_fingerprint_or_prefix(trail):
     assert artifact["html_url"] == f"http://evidence.test/acme/flows/payments/artifacts/{BACKEND_FP}"
     assert artifact["state"] == "INCOMPLETE"  # its scan is still missing
     assert (artifact["running"], artifact["exited"]) == ([], [])
-    assert [h["event"] for h in artifact["history"]] == ["Artifact backend.tgz was reported"]
+    assert [h["event"] for h in artifact["history"]] == ["Artifact created"]
 
     prefix = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP[:5]}", headers=H)
     assert prefix.status_code == 200

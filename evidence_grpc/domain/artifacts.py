@@ -3,13 +3,22 @@ by commit, and searched. Prefixes are index range queries, never LIKE (which sca
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 import peewee
 
-from ..storage.db import for_update, now, retry_on_conflict, write_transaction
-from ..storage.models import Artifact, Flow, Organization, Trail, TrailEvent, User
+from ..storage.db import for_update, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.models import (
+    Artifact,
+    Attestation,
+    Flow,
+    Organization,
+    Trail,
+    TrailEvent,
+    User,
+)
 from . import actions, contract, trails
 from .approvals import approval_numbers
 from .compliance import artifact_state
@@ -17,6 +26,7 @@ from .deployments import link_artifact
 from .errors import InvalidArgument, NotFound, validation_error
 from .flows import find_flow
 from .names import check_name
+from .numbers import timestamp_text
 from .pages import Page
 from .presence import presence
 from .repos import remember, repos_named
@@ -222,13 +232,63 @@ def states_of(artifacts: list[Artifact]) -> dict[int, str]:
 
 
 def _history(artifact: Artifact, where: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    history = [{"event": f"Artifact {artifact.name} was reported", "timestamp": artifact.created_at,
-                "type": "created"}]
-    history += [{"event": f"Started running in {r['environment_name']}#{r['snapshot_index']}",
-                 "timestamp": r.get("timestamp"), "type": "started"} for r in where["running"]]
-    history += [{"event": f"Exited from {r['environment_name']}#{r['snapshot_index']}",
-                 "timestamp": r.get("timestamp"), "type": "exited"} for r in where["exited"]]
+    """What happened to the artifact, oldest first, each event with its time: as `kosli get
+    artifact` and `kosli search` print it ("Started running in prod#2 environment")."""
+    history = [{"event": "Artifact created", "timestamp": artifact.created_at, "type": "created"}]
+    seen = set()
+    for event in sorted(where["events"], key=lambda e: e["timestamp"]):
+        key = (event["type"], event["environment_name"], event["snapshot_index"])
+        if key in seen:  # the same build under two names starts once
+            continue
+        seen.add(key)
+        verb = "Started running in" if event["type"] == "started" else "No longer running in"
+        history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
+                                 " environment",
+                        "timestamp": event["timestamp"], "type": event["type"]})
     return history
+
+
+_RESULTS = ("snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests")
+
+
+def evidence_of(org: Organization, artifacts: list[Artifact], html_base: str
+                ) -> dict[int, dict[str, dict[str, Any]]]:
+    """{artifact id: {attestation name: the newest attestation of that name about it}} in the
+    published `evidence` shape. One query however many artifacts."""
+    found: dict[int, dict[str, dict[str, Any]]] = {a.id: {} for a in artifacts}
+    where = {a.id: a for a in artifacts}
+    for chunk in in_chunks(sorted(where)):
+        for row in (Attestation.select().where(Attestation.artifact.in_(chunk))
+                    .order_by(Attestation.id)):
+            artifact, data = where[row.artifact_id], row.data or {}
+            url = (f"{html_base}/api/v2/attestations/{org.name}/{artifact.flow.name}/trail/"
+                   f"{artifact.trail.name}/attestation/{row.uid}/evidence"
+                   if row.attachment_id else None)
+            found[row.artifact_id][row.name] = {
+                "evidence_type": row.type, "is_compliant": row.is_compliant,
+                "created_at": timestamp_text(row.created_at), "has_audit_package": True,
+                "build_url": data.get("build_url"), "description": data.get("description"),
+                "user_data": data.get("user_data") or {},
+                "evidence_archive_fingerprint": row.attachment_id,
+                "evidence_fingerprint": row.attachment_id, "evidence_url": url,
+                "commit_sha": row.git_commit,
+                **{key: data[key] for key in _RESULTS if key in data}}
+    return found
+
+
+def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
+                ) -> tuple[dict[str, float], dict[str, float]]:
+    """(commit lead times, build lead times): per environment, seconds from the commit (its
+    timestamp) and from the build (the report) until the artifact first started there."""
+    first: dict[str, float] = {}
+    for event in where["events"]:
+        if event["type"] == "started":
+            first[event["environment_name"]] = min(event["timestamp"],
+                                                   first.get(event["environment_name"], math.inf))
+    committed = (artifact.git_commit_info or {}).get("timestamp")
+    commit = ({env: at - committed for env, at in first.items()}
+              if isinstance(committed, int | float) and not isinstance(committed, bool) else {})
+    return commit, {env: at - artifact.created_at for env, at in first.items()}
 
 
 def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
@@ -238,10 +298,12 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     states = states_of(artifacts)
     where = presence(org, [a.fingerprint for a in artifacts])
     approved = approval_numbers(artifacts)
+    evidence = evidence_of(org, artifacts, html_base)
     views = []
     for a in artifacts:
         flow_name = a.flow.name
         running = where[a.fingerprint]
+        commit_lead_times, build_lead_times = _lead_times(a, running)
         views.append({
             "id": str(a.id),
             "flow_name": flow_name,
@@ -257,8 +319,8 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "repo_url": a.repo_url,
             "html_url": f"{html_base}/{org.name}/flows/{flow_name}/artifacts/{a.fingerprint}",
             "api_url": f"{html_base}/api/v2/artifacts/{org.name}/{flow_name}/fingerprint/{a.fingerprint}",
-            "created_at": a.created_at,
-            "last_modified_at": a.last_modified_at,
+            "created_at": timestamp_text(a.created_at),
+            "last_modified_at": timestamp_text(a.last_modified_at),
             "external_urls": a.external_urls or {},
             "annotations": a.annotations or {},
             "state": states[a.id],
@@ -268,6 +330,9 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "commits": a.commits or [],
             "deployments": [],
             "approvals": approved.get((a.flow_id, a.fingerprint), []),
+            "evidence": evidence[a.id],
+            "commit_lead_times": commit_lead_times,
+            "build_lead_times": build_lead_times,
         })
     return views
 
@@ -307,8 +372,8 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
             "trail": v["trail_name"], "template_reference_name": v["template_reference_name"] or "",
             "build_url": v["build_url"], "commit_url": v["commit_url"],
             "compliance_state": v["state"],
-            "running_in": [f"{r['environment_name']}#{r['snapshot_index']}" for r in v["running"]],
-            "exited_from": [f"{r['environment_name']}#{r['snapshot_index']}" for r in v["exited"]],
+            "running_in": [r["environment_name"] for r in v["running"]],
+            "exited_from": [r["environment_name"] for r in v["exited"]],
             "html_url": v["html_url"], "api_url": v["api_url"], "history": v["history"],
         } for v in views],
     }

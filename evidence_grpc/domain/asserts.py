@@ -37,6 +37,19 @@ def _policies(org: Organization, environment_name: str | None, policy_names: lis
     return "flow", []
 
 
+def _artifact_result(report: dict[str, Any], compliance: dict[str, Any],
+                     fingerprint: str) -> dict[str, Any]:
+    """The artifact's own compliance in the trail of a report (the published
+    `compliance_status` of an assert): its entry in the trail's artifacts_statuses, or, when
+    the template does not name it, the trail's state for it."""
+    entry = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
+    if entry:
+        return entry
+    return {"artifact_fingerprint": fingerprint, "status": report["compliance_state"],
+            "is_compliant": report["compliance_state"] == COMPLIANT, "attestations_statuses": [],
+            "evaluated_at": compliance["evaluated_at"], "unexpected": True}
+
+
 def _flows(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each report's flow and trail with the trail's compliance, whose attestations_statuses
     are the trail's own and those of the reported artifact."""
@@ -51,7 +64,8 @@ def _flows(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
         statuses = compliance["attestations_statuses"] + (
             artifact["attestations_statuses"] if artifact else [])
         flows.append({"flow": report["flow_name"], "trail": report["trail_name"],
-                      "compliance_status": {**compliance, "attestations_statuses": statuses}})
+                      "compliance_status": {**compliance, "attestations_statuses": statuses},
+                      "_artifact": _artifact_result(report, compliance, report["_fingerprint"])})
     return flows
 
 
@@ -71,8 +85,13 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
         where = f"flow '{flow.name}' belonging to " if flow else ""
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
                        f"organization '{org.name}'")
-    answer: dict[str, Any] = {"scope": scope, "flows": _flows(reports),
-                              "html_url": reports[0]["html_url"], "policy_evaluations": []}
+    flows = _flows([{**r, "_fingerprint": fingerprint} for r in reports])
+    newest = flows[-1]  # the published answer names one flow and trail: the latest report's
+    answer: dict[str, Any] = {
+        "scope": scope, "fingerprint": fingerprint, "flow": newest["flow"],
+        "trail": newest["trail"], "compliance_status": newest["_artifact"],
+        "flows": [{k: v for k, v in f.items() if k != "_artifact"} for f in flows],
+        "html_url": reports[0]["html_url"], "policy_evaluations": []}
     if scope == "flow":
         answer["compliant"] = all(r["compliance_state"] == COMPLIANT for r in reports)
         return answer

@@ -26,7 +26,7 @@ from ..storage.models import (
     User,
 )
 from . import actions, attestation_types, blobs, contract
-from .artifacts import resolve_fingerprint
+from .artifacts import COMMIT_LENGTH, HEX, resolve_fingerprint
 from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow
 from .pages import Page
@@ -387,16 +387,24 @@ def list_flow_attestations(org: Organization, flow_name: str, page: Page,
     return page.apply(query.order_by(Attestation.id.desc()))
 
 
-def attestations_for_criteria(org: Organization, criteria: dict[str, Any]) -> list[Attestation]:
+def attestations_for_criteria(org: Organization, criteria: dict[str, Any]
+                              ) -> dict[str, list[Attestation]]:
+    """{commit: the attestations naming it, newest first} for every commit of `commit_list`
+    (required, 40 lowercase hex each), narrowed by flow, name, id and type."""
+    commits = list(dict.fromkeys(criteria.get("commit_list") or []))
+    if not commits:
+        raise validation_error("commit_list", "Required: the commits to list attestations for")
+    for i, commit in enumerate(commits):
+        if len(commit) != COMMIT_LENGTH or not HEX.fullmatch(commit):
+            raise validation_error(f"commit_list.{i}", "Must match ^[a-f0-9]{40}$")
     query = _filtered(_query(org), org, {
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
         "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
-    commits = sorted(set(criteria.get("commit_list") or []))
-    if not commits:
-        return list(query.order_by(Attestation.id.desc()))
-    found = [a for chunk in in_chunks(commits)
-             for a in query.where(Attestation.git_commit.in_(chunk))]
-    return sorted(found, key=lambda a: a.id, reverse=True)
+    by_commit: dict[str, list[Attestation]] = {commit: [] for commit in commits}
+    for chunk in in_chunks(sorted(commits)):
+        for a in query.where(Attestation.git_commit.in_(chunk)).order_by(Attestation.id.desc()):
+            by_commit[a.git_commit].append(a)
+    return by_commit
 
 
 def _commit_of(data: dict[str, Any]) -> str | None:

@@ -42,3 +42,9 @@ def check_double(field: str, value: float) -> float:
         raise validation_error(field, f"{value} is out of range: numbers must be finite and "
                                       f"within ±2^63")
     return value
+
+
+def timestamp_text(stamp: float | None) -> str | None:
+    """A time in seconds as the published artifact and repo answers carry it: the number as
+    text ("1795510373.59"), which the CLI reads back as a number."""
+    return None if stamp is None else repr(float(stamp))

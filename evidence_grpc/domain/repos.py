@@ -14,6 +14,7 @@ import peewee
 from ..storage.models import Artifact, Organization, Repo
 from .environments import has_tag
 from .errors import InvalidArgument, NotFound, validation_error
+from .numbers import timestamp_text
 from .pages import page_of
 
 MAX_PER_PAGE = 50
@@ -150,7 +151,8 @@ def repo_view(repo: Repo) -> dict[str, Any]:
     return {"id": repo.repo_id, "repo_id": repo.repo_id, "name": repo.name, "url": repo.url,
             "provider": repo.provider, "description": repo.description,
             "tags": {k: str(v) for k, v in (repo.tags or {}).items()},
-            "latest_activity": repo.last_seen_at, "namespace_path": list(repo.namespace_path or []),
+            "latest_activity": timestamp_text(repo.last_seen_at),
+            "namespace_path": list(repo.namespace_path or []),
             "vcs_instance": vcs_instance(repo)}
 
 

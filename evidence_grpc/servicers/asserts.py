@@ -51,6 +51,9 @@ class AssertServicer(pb_grpc.AssertServiceServicer):
             policy_names=list(request.policy_name))
         return pb.AssertArtifactResponse(
             compliant=answer["compliant"], scope=answer["scope"],
+            fingerprint=answer["fingerprint"], flow=answer["flow"], trail=answer["trail"],
+            compliance_status=to_message(answer["compliance_status"],
+                                         trail_service_pb2.ArtifactStatus),
             environment=answer.get("environment"), html_url=answer["html_url"],
             policy_evaluations=[pb.PolicyEvaluation(
                 policy_name=e["policy_name"], policy_version=e["policy_version"],

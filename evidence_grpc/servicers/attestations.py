@@ -101,10 +101,14 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
                                   pagination=common_pb2.Pagination(**pagination))
 
     def ListAttestationsForCriteria(self, request: pb.ListAttestationsForCriteriaRequest,
-                                    context: grpc.ServicerContext) -> pb.AttestationList:
+                                    context: grpc.ServicerContext
+                                    ) -> pb.ListAttestationsForCriteriaResponse:
         org = current_caller().org
-        rows = attestations.attestations_for_criteria(org, present_fields(request))
-        return pb.AttestationList(data=self._structs(rows, org.name))
+        found = attestations.attestations_for_criteria(org, present_fields(request))
+        by_commit = struct_pb2.Struct()
+        for commit, rows in found.items():
+            by_commit.get_or_create_list(commit).extend(self._structs(rows, org.name))
+        return pb.ListAttestationsForCriteriaResponse(by_commit=by_commit)
 
     def GetAttestationEvidence(self, request: pb.GetAttestationEvidenceRequest,
                                context: grpc.ServicerContext) -> common_pb2.UploadedFile:

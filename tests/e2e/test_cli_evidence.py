@@ -242,6 +242,42 @@ def test_attest_artifact_then_get_list_and_search_it(live: RunningServer, flow: 
     assert "not found" in missing
 
 
+def test_search_follows_the_artifact_through_environments_as_the_tutorial_shows(
+        live: RunningServer, flow: str, repo: Repo, tmp_path: pathlib.Path):
+    """The docs' "follow the artifact" tutorial: `kosli search` lists the environments it runs
+    in and exited from by name, and a history with every start and exit, each with its time."""
+    content = f"{flow} runner".encode()
+    fingerprint, sha = attest_backend(live, flow, repo, tmp_path, content)
+    built = tmp_path / "dist" / "backend.tar"
+    other = write(tmp_path / "other.bin", b"something else")
+    beta, prod = f"beta-{flow}", f"prod-{flow}"
+    for env in (beta, prod):
+        live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("snapshot", "server", beta, "--paths", str(built))   # beta#1
+    live.kosli("snapshot", "server", prod, "--paths", str(built))   # prod#1
+    live.kosli("snapshot", "server", beta, "--paths", str(other))   # beta#2: exited
+    found = live.kosli("search", sha[:7]).stdout
+    assert f"Running in:        [ {prod} ]" in found
+    assert f"Exited from:       [ {beta} ]" in found
+    history = found.split("History:", 1)[1].splitlines()[1:]
+    events = [line.strip().split("  ")[0] for line in history if line.strip()]
+    assert events == ["Artifact created", f"Started running in {beta}#1 environment",
+                      f"Started running in {prod}#1 environment",
+                      f"No longer running in {beta}#2 environment"]
+    assert all(len(line.strip().split("  ")[-1].strip()) > 20  # its time, as a date
+               for line in history if line.strip())
+    shown = live.kosli_json("get", "artifact", f"{flow}@{fingerprint}")
+    assert all(isinstance(event["timestamp"], float) for event in shown["history"])
+    # lead times per environment: from the build (and the commit) to the first start there
+    starts = {e["event"].split()[3].split("#")[0]: e["timestamp"] for e in shown["history"]
+              if e["type"] == "started"}
+    assert shown["build_lead_times"] == pytest.approx(
+        {env: at - float(shown["created_at"]) for env, at in starts.items()})
+    committed = shown["git_commit_info"]["timestamp"]
+    assert shown["commit_lead_times"] == pytest.approx(
+        {env: at - committed for env, at in starts.items()})
+
+
 def test_report_artifact_the_deprecated_way(live: RunningServer, repo: Repo,
                                             tmp_path: pathlib.Path):
     name = f"legacy-{uuid.uuid4().hex[:8]}"

@@ -46,21 +46,10 @@ def _at(document: dict[str, Any], pointer: str) -> dict[str, Any]:
     return node
 
 
-def _optional(*names: str) -> Callable[[dict[str, Any]], None]:
-    def change(node: dict[str, Any]) -> None:
-        node["required"] = [n for n in node["required"] if n not in names]
-    return change
-
-
 def _replace(name: str, schema: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     def change(node: dict[str, Any]) -> None:
         node["properties"][name] = schema
     return change
-
-
-def _timestamps(node: dict[str, Any]) -> None:
-    for name in ("created_at", "last_modified_at"):
-        node["properties"][name] = {"type": ["string", "number"]}
 
 
 def _git_commit(node: dict[str, Any]) -> None:
@@ -74,8 +63,7 @@ def _any_json(node: dict[str, Any]) -> None:
 SCHEMAS = "/components/schemas"
 CLI = "the real CLI contradicts the document: "
 SPEC = "SPEC.md contradicts the document: "
-OPEN = "OPEN (issue 11), not built yet: "
-# (JSON pointer into the document, the change, why). Each OPEN one is work still to do.
+# (JSON pointer into the document, the change, why).
 AMENDMENTS: list[Amendment] = [
     (f"{SCHEMAS}/ArtifactListItemResponse", _git_commit,
      CLI + "`kosli list artifacts` prints git_commit[:7], so an artifact reported without a "
@@ -86,25 +74,6 @@ AMENDMENTS: list[Amendment] = [
      CLI + "`kosli assert artifact` reads flows as a list of {flow, trail, compliance_status}"),
     ("/paths/~1approvals~1{org}~1{flow_name}/post/responses/201/content/application~1json",
      _any_json, SPEC + "creating an approval answers a JSON string"),
-    (f"{SCHEMAS}/ArtifactListItemResponse", _optional("evidence"),
-     OPEN + "artifacts in lists have no `evidence` map of their attestations"),
-    (f"{SCHEMAS}/ArtifactResponse", _optional("evidence", "commit_lead_times",
-                                              "build_lead_times"),
-     OPEN + "an artifact has no `evidence` map of its attestations, nor its commit and build "
-     "lead times per environment"),
-    (f"{SCHEMAS}/ArtifactListItemResponse", _timestamps,
-     OPEN + "artifact times are numbers (seconds) as in every hosted trail answer; the "
-     "document says strings, which the CLI also reads"),
-    (f"{SCHEMAS}/ArtifactResponse", _timestamps, OPEN + "as for artifacts in lists"),
-    (f"{SCHEMAS}/AssertArtifactResponse", _optional("fingerprint", "flow", "trail",
-                                                    "compliance_status"),
-     OPEN + "an assert answers fingerprint, flow, trail and compliance_status only per flow"),
-    ("/paths/~1attestations~1{org}~1list_attestations_for_criteria/get/responses/200/content/"
-     "application~1json", _any_json,
-     OPEN + "answered as a list of attestations, not an object keyed by commit"),
-    (f"{SCHEMAS}/RepoResponse", _replace("latest_activity", {"type": ["number", "string",
-                                                                       "null"]}),
-     OPEN + "latest_activity is a number (seconds), the document says a string"),
 ]
 
 

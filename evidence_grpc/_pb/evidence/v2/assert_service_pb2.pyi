@@ -87,17 +87,25 @@ class AssertedFlow(_message.Message):
     def __init__(self, flow: _Optional[str] = ..., trail: _Optional[str] = ..., compliance_status: _Optional[_Union[_trail_service_pb2.ComplianceStatus, _Mapping]] = ...) -> None: ...
 
 class AssertArtifactResponse(_message.Message):
-    __slots__ = ("compliant", "scope", "environment", "policy_evaluations", "flows", "html_url")
+    __slots__ = ("compliant", "scope", "environment", "policy_evaluations", "flows", "html_url", "fingerprint", "flow", "trail", "compliance_status")
     COMPLIANT_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     POLICY_EVALUATIONS_FIELD_NUMBER: _ClassVar[int]
     FLOWS_FIELD_NUMBER: _ClassVar[int]
     HTML_URL_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    FLOW_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_STATUS_FIELD_NUMBER: _ClassVar[int]
     compliant: bool
     scope: str
     environment: str
     policy_evaluations: _containers.RepeatedCompositeFieldContainer[PolicyEvaluation]
     flows: _containers.RepeatedCompositeFieldContainer[AssertedFlow]
     html_url: str
-    def __init__(self, compliant: _Optional[bool] = ..., scope: _Optional[str] = ..., environment: _Optional[str] = ..., policy_evaluations: _Optional[_Iterable[_Union[PolicyEvaluation, _Mapping]]] = ..., flows: _Optional[_Iterable[_Union[AssertedFlow, _Mapping]]] = ..., html_url: _Optional[str] = ...) -> None: ...
+    fingerprint: str
+    flow: str
+    trail: str
+    compliance_status: _trail_service_pb2.ArtifactStatus
+    def __init__(self, compliant: _Optional[bool] = ..., scope: _Optional[str] = ..., environment: _Optional[str] = ..., policy_evaluations: _Optional[_Iterable[_Union[PolicyEvaluation, _Mapping]]] = ..., flows: _Optional[_Iterable[_Union[AssertedFlow, _Mapping]]] = ..., html_url: _Optional[str] = ..., fingerprint: _Optional[str] = ..., flow: _Optional[str] = ..., trail: _Optional[str] = ..., compliance_status: _Optional[_Union[_trail_service_pb2.ArtifactStatus, _Mapping]] = ...) -> None: ...

@@ -150,6 +150,12 @@ class ListAttestationsForCriteriaRequest(_message.Message):
     attestation_type: str
     def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., commit_list: _Optional[_Iterable[str]] = ..., attestation_name: _Optional[str] = ..., attestation_id: _Optional[str] = ..., attestation_type: _Optional[str] = ...) -> None: ...
 
+class ListAttestationsForCriteriaResponse(_message.Message):
+    __slots__ = ("by_commit",)
+    BY_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    by_commit: _struct_pb2.Struct
+    def __init__(self, by_commit: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
 class GetAttestationEvidenceRequest(_message.Message):
     __slots__ = ("org", "flow_name", "trail_name", "attestation_id")
     ORG_FIELD_NUMBER: _ClassVar[int]

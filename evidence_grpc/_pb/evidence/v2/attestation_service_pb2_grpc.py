@@ -78,7 +78,7 @@ class AttestationServiceStub:
         self.ListAttestationsForCriteria = channel.unary_unary(
                 '/evidence.v2.AttestationService/ListAttestationsForCriteria',
                 request_serializer=evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaRequest.SerializeToString,
-                response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
+                response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaResponse.FromString,
                 _registered_method=True)
         self.GetAttestationEvidence = channel.unary_unary(
                 '/evidence.v2.AttestationService/GetAttestationEvidence',
@@ -147,7 +147,7 @@ class AttestationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListAttestationsForCriteria(self, request, context):
-        """Attestations matching a flow, commits, name, id or type.
+        """The attestations naming each commit of commit_list (required), by commit, narrowed by flow, name, id or type.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -201,7 +201,7 @@ def add_AttestationServiceServicer_to_server(servicer, server):
             'ListAttestationsForCriteria': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAttestationsForCriteria,
                     request_deserializer=evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaRequest.FromString,
-                    response_serializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.SerializeToString,
+                    response_serializer=evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaResponse.SerializeToString,
             ),
             'GetAttestationEvidence': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAttestationEvidence,
@@ -429,7 +429,7 @@ class AttestationService:
             target,
             '/evidence.v2.AttestationService/ListAttestationsForCriteria',
             evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaRequest.SerializeToString,
-            evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
+            evidence_dot_v2_dot_attestation__service__pb2.ListAttestationsForCriteriaResponse.FromString,
             options,
             channel_credentials,
             insecure,
