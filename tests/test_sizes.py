@@ -396,7 +396,7 @@ def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
     found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
         attestation_pb.ListAttestationsForCriteriaRequest(
             org="acme", commit_list=[commit(i) for i in range(N)]), metadata=AUTH)
-    assert len(found.data) == N
+    assert len(found.by_commit) == N and all(len(v) == 1 for v in found.by_commit.values())
 
 
 def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:
@@ -405,8 +405,8 @@ def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> No
     found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
         attestation_pb.ListAttestationsForCriteriaRequest(org="acme", commit_list=commits),
         metadata=AUTH)
-    shas = [a["git_commit_info"]["sha1"] for a in found.data]
-    assert shas == list(reversed(commits))  # newest first across the chunks
+    assert {sha: [a["git_commit_info"]["sha1"] for a in attested]
+            for sha, attested in found.by_commit.items()} == {sha: [sha] for sha in commits}
 
 
 def test_grpc_pages(channel: grpc.Channel) -> None:

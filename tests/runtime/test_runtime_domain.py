@@ -163,10 +163,15 @@ def test_presence_follows_snapshots(org):
     snapshots.report_environment(org, "staging", "server", server_report(("app", FP1)))
     snapshots.report_environment(org, "staging", "server", server_report(("app", FP2)))
     where = presence(org, [FP1, FP2, FP3])
-    assert where[FP1] == {"running": [{"environment_name": "prod", "snapshot_index": 1}],
-                          "exited": [{"environment_name": "staging", "snapshot_index": 2}]}
+    assert {k: where[FP1][k] for k in ("running", "exited")} == {
+        "running": [{"environment_name": "prod", "snapshot_index": 1}],
+        "exited": [{"environment_name": "staging", "snapshot_index": 2}]}
+    assert [(e["type"], e["environment_name"], e["snapshot_index"])
+            for e in where[FP1]["events"]] == [
+        ("started", "prod", 1), ("started", "staging", 1), ("exited", "staging", 2)]
+    assert all(isinstance(e["timestamp"], float) for e in where[FP1]["events"])
     assert where[FP2]["running"] == [{"environment_name": "staging", "snapshot_index": 2}]
-    assert where[FP3] == {"running": [], "exited": []}
+    assert where[FP3] == {"running": [], "exited": [], "events": []}
 
 
 def test_compliance_is_provenance_or_allowlist(org):
