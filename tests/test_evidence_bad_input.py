@@ -140,14 +140,36 @@ def test_wrong_fingerprint_and_commit_formats_are_refused(trail):
     assert trail.get("/api/v2/artifacts/acme?flow_name=payments", headers=H).json == []
 
 
-def test_missing_trails_flows_and_kinds_are_not_found(trail):
-    no_trail = assert_error(attest(trail, "generic", generic(), trail="nope"), 404)
-    assert "nope" in no_trail["message"]
-    no_flow = assert_error(attest(trail, "generic", generic(), flow="nope"), 404)
-    assert "nope" in no_flow["message"]
-    unknown_kind = assert_error(attest(trail, "bogus", generic()), 404)
+def test_unknown_kinds_are_not_found_and_a_failed_attestation_begins_no_flow_or_trail(trail):
+    unknown_kind = assert_error(attest(trail, "bogus", generic(), flow="new-flow"), 404)
     assert "bogus" in unknown_kind["message"]
+    # attesting about an artifact a new trail cannot hold fails, and leaves no flow or trail
+    about = generic(artifact_fingerprint="a" * 64)
+    assert_error(attest(trail, "generic", about, flow="new-flow", trail="t1"), 404)
+    assert_error(attest(trail, "generic", about, trail="nope"), 404)
+    assert_error(attest(trail, "generic", generic(), flow="bad name!", trail="t1"), 400)
+    assert trail.get("/api/v2/flows/acme/new-flow", headers=H).status_code == 404
+    assert trail.get("/api/v2/trails/acme/payments/nope", headers=H).status_code == 404
     nothing_written(trail)
+
+
+def test_attesting_to_a_flow_and_trail_not_set_up_creates_them_without_a_template(trail):
+    """The hosted docs, "Attesting without a template": compliance then depends only on the
+    attestations made, never on a missing one."""
+    assert attest(trail, "generic", generic(), flow="adhoc", trail="t1").status_code == 201
+    made = trail.get("/api/v2/trails/acme/adhoc/t1", headers=H).json
+    assert made["compliance_status"]["status"] == "COMPLIANT"
+    assert [a["attestation_name"] for a in made["compliance_status"]["attestations_statuses"]] \
+        == ["check"]
+    flow = trail.get("/api/v2/flows/acme/adhoc", headers=H).json
+    assert flow["name"] == "adhoc"
+    assert attest(trail, "generic", generic("other", is_compliant=False), flow="adhoc",
+                  trail="t2").status_code == 201
+    assert trail.get("/api/v2/trails/acme/adhoc/t2", headers=H).json[
+        "compliance_status"]["status"] == "NON-COMPLIANT"
+    # an existing flow gets a new trail the same way
+    assert attest(trail, "generic", generic(), trail="release-2").status_code == 201
+    assert trail.get("/api/v2/trails/acme/payments/release-2", headers=H).status_code == 200
 
 
 def test_an_unknown_field_is_refused_where_the_schema_is_closed(trail):

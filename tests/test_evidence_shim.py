@@ -503,6 +503,25 @@ def test_override_of_custom_and_system_attestations(trail):
 
 # ---- binding to artifacts ---------------------------------------------------------------------
 
+def test_attestations_made_before_their_artifact_are_bound_by_template_name_and_commit(trail):
+    """The docs: `--name backend.unit-tests --commit` without a fingerprint is kept for
+    (template name, commit) and bound to the fingerprint when that artifact arrives."""
+    on = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main", "timestamp": 1}
+    early = attested(trail, "generic", {"attestation_name": "unit-tests", "is_compliant": True,
+                                        "target_artifacts": ["backend"], "git_commit_info": on})
+    other = attested(trail, "generic", {"attestation_name": "lint", "is_compliant": True,
+                                        "target_artifacts": ["backend"],
+                                        "git_commit_info": {**on, "sha1": OTHER_COMMIT}})
+    assert early["artifact_fingerprint"] is None and other["artifact_fingerprint"] is None
+    assert report_artifact(trail).status_code == 201  # backend, built from COMMIT
+    assert trail_attestations(trail, "unit-tests")[0]["artifact_fingerprint"] == BACKEND_FP
+    assert trail_attestations(trail, "backend.unit-tests")[0]["attestation_id"] == \
+        early["attestation_id"]
+    assert trail_attestations(trail, "lint")[0]["artifact_fingerprint"] is None  # other commit
+    got = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
+    assert list(got["evidence"]) == ["unit-tests"]
+
+
 def test_attestations_bind_to_artifacts_by_target_or_fingerprint(trail):
     assert report_artifact(trail).status_code == 201
     assert report_artifact(trail, FRONTEND_FP, "frontend.tgz", template_name="frontend",

@@ -24,7 +24,7 @@ from .approvals import approval_numbers
 from .compliance import artifact_state
 from .deployments import link_artifact
 from .errors import InvalidArgument, NotFound, validation_error
-from .flows import find_flow
+from .flows import find_flow, flow_to_report_to
 from .names import check_name
 from .numbers import timestamp_text
 from .pages import Page
@@ -67,14 +67,14 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     template_name = data.get("template_reference_name")
     if template_name is not None:
         check_name("template_reference_name", template_name)
-    flow = find_flow(org, flow_name)
     trail_name = data.get("trail_name")
 
     def write() -> Artifact:
-        # A trail begun here goes if the report fails. The trail is locked first (begin_trail
-        # locks it too), as beginning a trail and attesting do: one locking order, trail then
-        # repo, so no two writers deadlock.
+        # A flow or trail begun here goes if the report fails. The trail is locked first
+        # (begin_trail locks it too), as beginning a trail and attesting do: one locking order,
+        # trail then repo, so no two writers deadlock.
         with write_transaction():
+            flow = flow_to_report_to(org, flow_name)
             if trail_name is None:
                 trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint},
                                            user)[0]
@@ -101,6 +101,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.last_modified_at = stamp
             artifact.save()
             link_artifact(org, artifact)
+            _bind_pending(trail, artifact)
             Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
             TrailEvent.create(trail=trail, timestamp=stamp, type="artifact_creation_reported",
                               payload={"artifact_name": artifact.name, "fingerprint": fingerprint,
@@ -113,6 +114,22 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             return artifact
 
     return retry_on_conflict(write)
+
+
+def _bind_pending(trail: Trail, artifact: Artifact) -> None:
+    """Attestations made before the artifact for its template name (`--name backend.tests`
+    with `--commit` and no fingerprint) are bound to it when it arrives, matched by template
+    name and commit (the hosted docs: "binds it to the real fingerprint later")."""
+    if not artifact.template_reference_name:
+        return
+    commit = Attestation.git_commit.is_null()
+    if artifact.git_commit:
+        commit = commit | (Attestation.git_commit == artifact.git_commit)
+    (Attestation.update(artifact=artifact, artifact_fingerprint=artifact.fingerprint)
+     .where((Attestation.trail == trail)
+            & (Attestation.target_artifact == artifact.template_reference_name)
+            & Attestation.artifact_fingerprint.is_null() & commit)
+     .execute())
 
 
 def _in_scope(org: Organization, flow: Flow | None) -> peewee.Expression:

@@ -31,7 +31,7 @@ from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow
 from .pages import Page
 from .repos import remember
-from .trails import find_trail
+from .trails import find_trail, trail_to_report_to
 
 Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
 MAX_CURSOR_PAGE = 100
@@ -151,14 +151,16 @@ def _target(org: Organization, trail: Trail, data: dict[str, Any]
     return None, None, None
 
 
-def _record(org: Organization, user: User, trail: Trail, data: dict[str, Any],
+def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: dict[str, Any],
             judgement: Judgement, attachment: tuple[str, bytes] | None,
             overrides: Attestation | None = None) -> Attestation:
+    """Keep an attestation in the trail `trail_of()` finds (or begins) in its transaction."""
     type_name, compliant, summary = judgement
     address = blobs.digest(attachment[1]) if attachment else None
 
     def write() -> Attestation:
         with write_transaction():
+            trail = trail_of()
             target, artifact, fingerprint = (
                 (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
                 if overrides else _target(org, trail, data))
@@ -197,8 +199,9 @@ def create_attestation(org: Organization, user: User, flow_name: str, trail_name
         raise NotFound(f"Unknown attestation kind '{kind}': use one of {sorted(KINDS)}")
     operation, judge = KINDS[kind]
     contract.validate(operation, data)
-    trail = find_trail(org, flow_name, trail_name)
-    return _record(org, user, trail, data, judge(org, data), attachment)
+    judgement = judge(org, data)
+    return _record(org, user, lambda: trail_to_report_to(org, flow_name, trail_name, user),
+                   data, judgement, attachment)
 
 
 def override_attestation(org: Organization, user: User, flow_name: str, trail_name: str,
@@ -225,7 +228,7 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
         if data.get(key) is not None:
             verdict[key] = data[key]
     judgement = (original.type, bool(data["new_compliance_status"]), original.summary)
-    return _record(org, user, trail, verdict, judgement, None, overrides=original)
+    return _record(org, user, lambda: trail, verdict, judgement, None, overrides=original)
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -305,8 +308,14 @@ def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | N
 
 def trail_attestations(org: Organization, flow_name: str, trail_name: str, name: str
                        ) -> list[Attestation]:
+    """The attestations of that name in the trail, newest first; `backend.unit-tests` also
+    names `unit-tests` about the template's artifact `backend`, as attest commands write it."""
     trail = find_trail(org, flow_name, trail_name)
-    found = list(_query(org).where((Attestation.trail == trail) & (Attestation.name == name))
+    where = Attestation.name == name
+    target, dot, short = name.partition(".")
+    if dot and short:
+        where = where | ((Attestation.name == short) & (Attestation.target_artifact == target))
+    found = list(_query(org).where((Attestation.trail == trail) & where)
                  .order_by(Attestation.id.desc()))
     if not found:
         raise NotFound(f"Attestation '{name}' not found in trail '{trail.name}'")

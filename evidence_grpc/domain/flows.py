@@ -15,7 +15,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import Flow, FlowAlias, Organization
-from .errors import AlreadyExists, flow_not_found, validation_error
+from .errors import AlreadyExists, NotFound, flow_not_found, validation_error
 from .names import check_name
 from .pages import Page
 from .templates import EMPTY_TEMPLATE_YAML, parse_template
@@ -87,6 +87,16 @@ def find_flow(org: Organization, name: str) -> Flow:
     if flow is None:
         raise flow_not_found(org.name, name)
     return flow
+
+
+def flow_to_report_to(org: Organization, name: str) -> Flow:
+    """The flow evidence is reported to; reporting to a flow that does not exist creates it
+    without a template (the hosted docs, "Attesting without a template": compliance then
+    depends only on the attestations made)."""
+    try:
+        return find_flow(org, name)
+    except NotFound:
+        return upsert_flow(org, name, "")[0]
 
 
 def list_flows(org: Organization, page: Page, search: str | None = None,

@@ -21,7 +21,7 @@ from . import actions
 from .compliance import evaluate_trail
 from .deployments import link_artifact
 from .errors import trail_not_found
-from .flows import find_flow
+from .flows import find_flow, flow_to_report_to
 from .names import check_name
 from .pages import Page
 from .repos import remember
@@ -115,8 +115,10 @@ def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
 
 
 def trail_to_report_to(org: Organization, flow_name: str, trail_name: str, user: User) -> Trail:
-    """The trail an artifact is reported to, locked; reporting to a trail that does not exist
-    begins it (with just its name), as the hosted service does."""
+    """The trail evidence is reported to, locked, in the caller's write transaction: reporting
+    to a flow or trail that does not exist creates it (the trail with just its name), as the
+    hosted service does."""
+    flow_to_report_to(org, flow_name)
     flow, trail = _trail_of(org, flow_name, trail_name)
     if trail is None:
         return begin_trail(org, flow.name, {"name": trail_name}, user)[0]

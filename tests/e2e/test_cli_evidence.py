@@ -590,10 +590,31 @@ def test_tag_flow_set_and_unset(live: RunningServer, flow: str):
     assert "no-such-flow" in missing
 
 
-def test_attesting_to_a_missing_trail_fails_cleanly(live: RunningServer, flow: str):
-    result = live.kosli("attest", "generic", "--name", "x", "--flow", flow, "--trail", "nope",
-                        check=False)
-    assert "Trail with name 'nope' does not exist" in failure(result)
+def test_attesting_to_a_flow_and_trail_not_set_up_creates_them(live: RunningServer, flow: str,
+                                                              repo: Repo, tmp_path: pathlib.Path):
+    """The docs' "Attesting without a template", then "attest before the artifact exists":
+    `--name backend.unit-tests --commit` is kept for the template name and commit, and bound
+    to the artifact when it is attested."""
+    adhoc = f"adhoc-{flow}"
+    sha = repo.commit("Build")
+    live.kosli("attest", "generic", "--name", "backend.unit-tests", "--flow", adhoc,
+               "--trail", sha, "--commit", sha, "--repo-root", str(repo.root))
+    assert live.kosli_json("get", "flow", adhoc)["name"] == adhoc
+    pending = live.kosli_json("get", "attestation", "backend.unit-tests", "--flow", adhoc,
+                              "--trail", sha)
+    assert pending[0]["artifact_fingerprint"] is None
+    artifact = write(tmp_path / "backend.bin", adhoc.encode())
+    live.kosli("attest", "artifact", str(artifact), "--artifact-type", "file", "--name",
+               "backend", "--flow", adhoc, "--trail", sha, "--commit", sha,
+               "--repo-root", str(repo.root), "--build-url", "https://ci.example/1",
+               "--commit-url", f"https://github.com/acme/payments/commit/{sha}")
+    fingerprint = hashlib.sha256(adhoc.encode()).hexdigest()
+    bound = live.kosli_json("get", "attestation", "backend.unit-tests", "--flow", adhoc,
+                            "--trail", sha)
+    assert bound[0]["artifact_fingerprint"] == fingerprint
+    shown = live.kosli_json("get", "artifact", f"{adhoc}@{fingerprint}")
+    assert list(shown["evidence"]) == ["unit-tests"]
+    assert shown["state"] == "COMPLIANT"  # no template: only the attestations made count
     missing = live.kosli("get", "attestation", "nothing", "--flow", flow, "--trail", "release-1",
                          check=False)
     assert "not found" in failure(missing)

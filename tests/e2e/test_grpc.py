@@ -128,6 +128,15 @@ def test_dynamic_calls_through_reflection(live: RunningServer, channel: grpc.Cha
     assert rest.status_code == 200
     assert rest.json()["description"] == "dynamic"
 
+    # Attesting to a flow and trail not set up creates them, over gRPC as over REST.
+    attestations = Reflected(channel, "evidence.v2.AttestationService")
+    attestations.call("CreateAttestation", {
+        "org": "acme", "flow_name": "reflected-adhoc", "trail_name": "t9", "kind": "generic",
+        "data_json": {"attestation_name": "smoke", "is_compliant": True, "user_data": {}}})
+    made = trails.call("GetTrail", {"org": "acme", "flow_name": "reflected-adhoc",
+                                    "trail_name": "t9"})
+    assert made["compliance_state"] == "COMPLIANT"
+
 
 def test_dynamic_call_errors_carry_status_codes(channel: grpc.Channel):
     flows = Reflected(channel, "evidence.v2.FlowService")
