@@ -37,6 +37,8 @@ class Caller:
     # The caller's privilege in `organization` (an options_pb2.Privilege value: 1 reader ..
     # 4 admin); personal keys of bootstrap members are admins.
     privilege: int = 4
+    # No credentials: a reader of the organization's public flows only (`anonymous_caller`).
+    anonymous: bool = False
 
     @property
     def org(self) -> Organization:
@@ -53,6 +55,22 @@ def current_caller() -> Caller:
     if caller is None:
         raise Unauthenticated("Authentication required")
     return caller
+
+
+def sees_flow(visibility: str | None) -> bool:
+    """Whether the current caller may see a flow of that visibility: a caller without
+    credentials sees public flows only (calls without a caller are the server's own)."""
+    caller = _caller.get()
+    return caller is None or not caller.anonymous or visibility == "public"
+
+
+def anonymous_caller(org_name: str) -> Caller:
+    """A caller without credentials, reading the public flows of an organization (an unknown
+    one answers as a call without credentials does)."""
+    found = Organization.get_or_none(Organization.name == org_name)
+    if found is None:
+        raise Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+    return Caller(user=User(name="anonymous"), organization=found, privilege=1, anonymous=True)
 
 
 def set_current_caller(caller: Caller | None) -> contextvars.Token:

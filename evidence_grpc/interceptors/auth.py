@@ -3,7 +3,8 @@
 The key comes from `authorization` metadata (Bearer or Basic); a request message with an `org`
 field is refused unless the key may act in that organization, and any request unless the
 caller's privilege there is at least the method's `(privilege)` option (a method that declares
-none needs admin). Methods marked `(http_options).anonymous` skip this."""
+none needs admin). Methods marked `(http_options).anonymous` skip this; those marked
+`(public_flow_read)` answer a call without credentials for the organization's public flows."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ def _is_anonymous(method: str) -> bool:
     from .._pb.evidence.v2 import options_pb2
 
     return method_descriptor(method).GetOptions().Extensions[options_pb2.http_options].anonymous
+
+
+@functools.cache
+def _is_public_flow_read(method: str) -> bool:
+    from .._pb.evidence.v2 import options_pb2
+
+    return method_descriptor(method).GetOptions().Extensions[options_pb2.public_flow_read]
 
 
 @functools.cache
@@ -45,7 +53,11 @@ class AuthInterceptor(UnaryInterceptor):
         if _is_anonymous(method):
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
-        caller = organizations.authenticate(_authorization(context), org)
+        header = _authorization(context)
+        if header is None and org and _is_public_flow_read(method):
+            caller = organizations.anonymous_caller(org)
+        else:
+            caller = organizations.authenticate(header, org)
         required = _required_privilege(method)
         if caller.privilege < required:
             needed = service_accounts.PRIVILEGES[required - 1]

@@ -22,6 +22,8 @@ HTTP_OPTIONS_FIELD_NUMBER: _ClassVar[int]
 http_options: _descriptor.FieldDescriptor
 PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
 privilege: _descriptor.FieldDescriptor
+PUBLIC_FLOW_READ_FIELD_NUMBER: _ClassVar[int]
+public_flow_read: _descriptor.FieldDescriptor
 MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]
