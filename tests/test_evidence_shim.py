@@ -1028,3 +1028,34 @@ def test_attestations_carry_the_hosted_fields(trail):
     assert got["_links"]["evidence"]["href"] == got["evidence"]["url"]
     assert trail.get(got["_links"]["self"]["href"].removeprefix("http://evidence.test"),
                      headers=H).status_code == 200
+
+
+def test_a_legacy_flows_template_list_is_required_of_its_artifacts(client):
+    """Flows made with a template list (the legacy `--template artifact,unit-test,...`)
+    require every listed evidence but `artifact` of each artifact reported to them."""
+    made = client.put("/api/v2/flows/acme", headers=H, json={
+        "name": "legacy", "description": "", "template": ["artifact", "unit-test", "pull-request"]})
+    assert made.status_code == 201, made.json
+    body = {"fingerprint": BACKEND_FP, "filename": "backend.tgz", "git_commit": COMMIT,
+            "build_url": "https://ci.example/build/1",
+            "commit_url": f"https://github.com/acme/payments/commit/{COMMIT}"}
+    assert client.post("/api/v2/artifacts/acme/legacy", headers=H, json=body).status_code == 201
+
+    def state() -> str:
+        return client.get(f"/api/v2/artifacts/acme/legacy/fingerprint/{BACKEND_FP}",
+                          headers=H).json["state"]
+
+    assert state() == "INCOMPLETE"
+    trail = client.get(f"/api/v2/trails/acme/legacy/{COMMIT}", headers=H).json
+    entry = trail["compliance_status"]["artifacts_statuses"][BACKEND_FP]
+    assert [(s["attestation_name"], s["status"]) for s in entry["attestations_statuses"]] == [
+        ("unit-test", "MISSING"), ("pull-request", "MISSING")]
+    for name, compliant in (("unit-test", True), ("pull-request", True)):
+        assert attest(client, "generic", {"attestation_name": name, "is_compliant": compliant,
+                                          "artifact_fingerprint": BACKEND_FP},
+                      flow="legacy", trail=COMMIT).status_code == 201
+    assert state() == "COMPLIANT"
+    assert attest(client, "generic", {"attestation_name": "unit-test", "is_compliant": False,
+                                      "artifact_fingerprint": BACKEND_FP},
+                  flow="legacy", trail=COMMIT).status_code == 201
+    assert state() == "NON-COMPLIANT"

@@ -7,6 +7,8 @@ import copy
 import threading
 from typing import Any
 
+import yaml
+
 from .errors import InvalidArgument
 from .yaml_documents import MAX_DOCUMENT_BYTES, load_mapping, schema_violations
 
@@ -89,3 +91,13 @@ def template_view(text: str | None) -> dict[str, Any]:
     parsed = parse_template(content)
     parsed["content"] = content
     return parsed
+
+
+def legacy_template_view(names: list[str], artifact_keys: list[str]) -> dict[str, Any]:
+    """A legacy flow's template list (`["artifact", "unit-test", ...]`) as the template object
+    of its trails: every listed evidence but `artifact` is required of each artifact of the
+    trail (by its template name, or its fingerprint when reported without one), of any type."""
+    required = [{"name": name, "type": "*"} for name in names if name != "artifact"]
+    parsed = {"version": 1, "trail": {"attestations": [], "artifacts": [
+        {"name": key, "attestations": [dict(r) for r in required]} for key in artifact_keys]}}
+    return {**parsed, "content": yaml.safe_dump(parsed, sort_keys=False)}

@@ -25,7 +25,7 @@ from .flows import find_flow, flow_to_report_to
 from .names import check_name
 from .pages import Page
 from .repos import remember
-from .templates import parse_template, template_view
+from .templates import legacy_template_view, parse_template, template_view
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
 TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
@@ -210,8 +210,16 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
 
 def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dict[str, Any]]:
     """(template view, compliance_status) of a trail whose `flow` is loaded."""
-    template = template_view(trail.template_yaml or trail.flow.template_yaml)
     attestations, artifacts = evidence
+    legacy = trail.flow.legacy_template
+    if trail.template_yaml is None and legacy is not None:
+        # artifacts reported without a template name are required by their fingerprint, as
+        # attestations about them name it
+        artifacts = [{**a, "template_reference_name": a["template_reference_name"]
+                      or a["fingerprint"]} for a in artifacts]
+        template = legacy_template_view(legacy, [a["template_reference_name"] for a in artifacts])
+    else:
+        template = template_view(trail.template_yaml or trail.flow.template_yaml)
     return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts)
 
 
