@@ -22,6 +22,7 @@ COMMIT = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
 def flow_paths(flow: str) -> list[str]:
     """Every read of one flow's evidence that answers without credentials."""
     return [f"/api/v2/flows/acme/{flow}", f"/api/v2/trails/acme/{flow}",
+            f"/api/v2/artifacts/acme/{flow}",
             f"/api/v2/trails/acme/{flow}/t1",
             f"/api/v2/artifacts/acme/{flow}/fingerprint/{FP}",
             f"/api/v2/artifacts/acme/{flow}/commit_sha/{COMMIT}",
@@ -50,6 +51,14 @@ def test_a_public_flows_evidence_answers_without_credentials(flows):
         anonymous = flows.get(path)
         assert anonymous.status_code == 200, (path, anonymous.json)
         assert anonymous.json == flows.get(path, headers=H).json, path
+
+
+def test_a_flows_artifacts_list_the_same_by_path_as_by_query(flows):
+    by_path = flows.get("/api/v2/artifacts/acme/open?per_page=5", headers=H)
+    assert by_path.status_code == 200
+    assert by_path.json == flows.get("/api/v2/artifacts/acme?flow_name=open&per_page=5",
+                                     headers=H).json
+    assert [a["fingerprint"] for a in by_path.json] == [FP]
 
 
 def test_private_and_unknown_flows_answer_as_any_call_without_credentials(flows):

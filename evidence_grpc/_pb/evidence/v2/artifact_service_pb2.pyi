@@ -86,6 +86,18 @@ class ListArtifactsRequest(_message.Message):
     per_page: int
     def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., repo_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
 
+class ListFlowArtifactsRequest(_message.Message):
+    __slots__ = ("org", "flow_name", "page", "per_page")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    page: int
+    per_page: int
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
+
 class ArtifactList(_message.Message):
     __slots__ = ("data",)
     DATA_FIELD_NUMBER: _ClassVar[int]

@@ -68,6 +68,11 @@ class ArtifactServiceStub:
                 request_serializer=evidence_dot_v2_dot_artifact__service__pb2.ListArtifactsRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.FromString,
                 _registered_method=True)
+        self.ListFlowArtifacts = channel.unary_unary(
+                '/evidence.v2.ArtifactService/ListFlowArtifacts',
+                request_serializer=evidence_dot_v2_dot_artifact__service__pb2.ListFlowArtifactsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.FromString,
+                _registered_method=True)
 
 
 class ArtifactServiceServicer:
@@ -118,6 +123,13 @@ class ArtifactServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListFlowArtifacts(self, request, context):
+        """List the artifacts of one flow, paginated (the published, deprecated form of ListArtifacts with flow_name).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArtifactServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -149,6 +161,11 @@ def add_ArtifactServiceServicer_to_server(servicer, server):
             'ListArtifacts': grpc.unary_unary_rpc_method_handler(
                     servicer.ListArtifacts,
                     request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.ListArtifactsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.SerializeToString,
+            ),
+            'ListFlowArtifacts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListFlowArtifacts,
+                    request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.ListFlowArtifactsRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.SerializeToString,
             ),
     }
@@ -315,6 +332,33 @@ class ArtifactService:
             target,
             '/evidence.v2.ArtifactService/ListArtifacts',
             evidence_dot_v2_dot_artifact__service__pb2.ListArtifactsRequest.SerializeToString,
+            evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListFlowArtifacts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.ArtifactService/ListFlowArtifacts',
+            evidence_dot_v2_dot_artifact__service__pb2.ListFlowArtifactsRequest.SerializeToString,
             evidence_dot_v2_dot_artifact__service__pb2.ArtifactList.FromString,
             options,
             channel_credentials,
