@@ -248,12 +248,26 @@ def states_of(artifacts: list[Artifact]) -> dict[int, str]:
             for a in artifacts}
 
 
-def _history(artifact: Artifact, where: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """What happened to the artifact, oldest first, each event with its time: as `kosli get
-    artifact` and `kosli search` print it ("Started running in prod#2 environment")."""
-    history = [{"event": "Artifact created", "timestamp": artifact.created_at, "type": "created"}]
+def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
+             ) -> list[dict[str, Any]]:
+    """What happened to the artifact, oldest first, each event with its time: its commit, its
+    report, every attestation about it, and every start and exit in an environment (as `kosli
+    get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
+    history = []
+    info = artifact.git_commit_info or {}
+    committed = info.get("timestamp")
+    if artifact.git_commit and isinstance(committed, int | float) \
+            and not isinstance(committed, bool):
+        author = f" by {info['author']}" if isinstance(info.get("author"), str) else ""
+        history.append({"event": f"Commit {artifact.git_commit[:7]} was made{author}",
+                        "timestamp": committed, "type": "commit"})
+    history.append({"event": "Artifact created", "timestamp": artifact.created_at,
+                    "type": "created"})
+    history += [{"event": f"Attestation '{a.name}' ({a.type}) was reported: "
+                          f"{'compliant' if a.is_compliant else 'non-compliant'}",
+                 "timestamp": a.created_at, "type": "attestation"} for a in attested]
     seen = set()
-    for event in sorted(where["events"], key=lambda e: e["timestamp"]):
+    for event in where["events"]:
         key = (event["type"], event["environment_name"], event["snapshot_index"])
         if key in seen:  # the same build under two names starts once
             continue
@@ -262,35 +276,43 @@ def _history(artifact: Artifact, where: dict[str, list[Any]]) -> list[dict[str, 
         history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
                                  " environment",
                         "timestamp": event["timestamp"], "type": event["type"]})
-    return history
+    return sorted(history, key=lambda e: e["timestamp"])  # stable: ties keep this order
 
 
 _RESULTS = ("snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests")
 
 
-def evidence_of(org: Organization, artifacts: list[Artifact], html_base: str
-                ) -> dict[int, dict[str, dict[str, Any]]]:
-    """{artifact id: {attestation name: the newest attestation of that name about it}} in the
-    published `evidence` shape. One query however many artifacts."""
-    found: dict[int, dict[str, dict[str, Any]]] = {a.id: {} for a in artifacts}
-    where = {a.id: a for a in artifacts}
-    for chunk in in_chunks(sorted(where)):
+def attestations_about(artifacts: list[Artifact]) -> dict[int, list[Attestation]]:
+    """Every attestation about each artifact (bound to it), in report order. One query per
+    chunk of artifacts."""
+    found: dict[int, list[Attestation]] = {a.id: [] for a in artifacts}
+    for chunk in in_chunks(sorted(found)):
         for row in (Attestation.select().where(Attestation.artifact.in_(chunk))
                     .order_by(Attestation.id)):
-            artifact, data = where[row.artifact_id], row.data or {}
-            url = (f"{html_base}/api/v2/attestations/{org.name}/{artifact.flow.name}/trail/"
-                   f"{artifact.trail.name}/attestation/{row.uid}/evidence"
-                   if row.attachment_id else None)
-            found[row.artifact_id][row.name] = {
-                "evidence_type": row.type, "is_compliant": row.is_compliant,
-                "created_at": timestamp_text(row.created_at), "has_audit_package": True,
-                "build_url": data.get("build_url"), "description": data.get("description"),
-                "user_data": data.get("user_data") or {},
-                "evidence_archive_fingerprint": row.attachment_id,
-                "evidence_fingerprint": row.attachment_id, "evidence_url": url,
-                "commit_sha": row.git_commit,
-                **{key: data[key] for key in _RESULTS if key in data}}
+            found[row.artifact_id].append(row)
     return found
+
+
+def evidence_of(org: Organization, artifact: Artifact, attested: list[Attestation],
+                html_base: str) -> dict[str, dict[str, Any]]:
+    """{attestation name: the newest attestation of that name about the artifact} in the
+    published `evidence` shape."""
+    evidence = {}
+    for row in attested:
+        data = row.data or {}
+        url = (f"{html_base}/api/v2/attestations/{org.name}/{artifact.flow.name}/trail/"
+               f"{artifact.trail.name}/attestation/{row.uid}/evidence"
+               if row.attachment_id else None)
+        evidence[row.name] = {
+            "evidence_type": row.type, "is_compliant": row.is_compliant,
+            "created_at": timestamp_text(row.created_at), "has_audit_package": True,
+            "build_url": data.get("build_url"), "description": data.get("description"),
+            "user_data": data.get("user_data") or {},
+            "evidence_archive_fingerprint": row.attachment_id,
+            "evidence_fingerprint": row.attachment_id, "evidence_url": url,
+            "commit_sha": row.git_commit,
+            **{key: data[key] for key in _RESULTS if key in data}}
+    return evidence
 
 
 def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
@@ -315,7 +337,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     states = states_of(artifacts)
     where = presence(org, [a.fingerprint for a in artifacts])
     approved = approval_numbers(artifacts)
-    evidence = evidence_of(org, artifacts, html_base)
+    about = attestations_about(artifacts)
     views = []
     for a in artifacts:
         flow_name = a.flow.name
@@ -343,11 +365,11 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "state": states[a.id],
             "running": running["running"],
             "exited": running["exited"],
-            "history": _history(a, running),
+            "history": _history(a, running, about[a.id]),
             "commits": a.commits or [],
             "deployments": [],
             "approvals": approved.get((a.flow_id, a.fingerprint), []),
-            "evidence": evidence[a.id],
+            "evidence": evidence_of(org, a, about[a.id], html_base),
             "commit_lead_times": commit_lead_times,
             "build_lead_times": build_lead_times,
         })

@@ -256,18 +256,21 @@ def test_search_follows_the_artifact_through_environments_as_the_tutorial_shows(
     live.kosli("snapshot", "server", beta, "--paths", str(built))   # beta#1
     live.kosli("snapshot", "server", prod, "--paths", str(built))   # prod#1
     live.kosli("snapshot", "server", beta, "--paths", str(other))   # beta#2: exited
-    found = live.kosli("search", sha[:7]).stdout
+    found = live.kosli("search", fingerprint).stdout
     assert f"Running in:        [ {prod} ]" in found
     assert f"Exited from:       [ {beta} ]" in found
     history = found.split("History:", 1)[1].splitlines()[1:]
+    history = history[:next((i for i, line in enumerate(history)
+                             if line.strip() and not line.startswith(" ")), len(history))]
     events = [line.strip().split("  ")[0] for line in history if line.strip()]
-    assert events == ["Artifact created", f"Started running in {beta}#1 environment",
+    assert events[0].startswith("Commit ")  # the commit it was built from, at its time
+    assert events[1:] == ["Artifact created", f"Started running in {beta}#1 environment",
                       f"Started running in {prod}#1 environment",
                       f"No longer running in {beta}#2 environment"]
     assert all(len(line.strip().split("  ")[-1].strip()) > 20  # its time, as a date
                for line in history if line.strip())
     shown = live.kosli_json("get", "artifact", f"{flow}@{fingerprint}")
-    assert all(isinstance(event["timestamp"], float) for event in shown["history"])
+    assert all(isinstance(event["timestamp"], int | float) for event in shown["history"])
     # lead times per environment: from the build (and the commit) to the first start there
     starts = {e["event"].split()[3].split("#")[0]: e["timestamp"] for e in shown["history"]
               if e["type"] == "started"}
