@@ -127,8 +127,8 @@ def _rest_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
 def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]], Callable[[], None]]:
     import grpc
 
-    from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as pb
-    from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
+    from evidence_grpc.api.v2 import trail_service_pb2 as pb
+    from evidence_grpc.api.v2 import trail_service_pb2_grpc as pb_grpc
 
     channel = grpc.insecure_channel(job.address)
     stub = pb_grpc.TrailServiceStub(channel)

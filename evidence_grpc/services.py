@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 from google.protobuf import descriptor, message_factory
 
-from ._pb.evidence.v2 import (
+from .api.v2 import (
     action_service_pb2,
     approval_service_pb2,
     artifact_service_pb2,

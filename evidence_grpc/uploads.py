@@ -10,7 +10,7 @@ import functools
 from google.protobuf import descriptor
 from google.protobuf.message import Message
 
-from ._pb.evidence.v2 import options_pb2
+from .api.v2 import options_pb2
 from .domain.errors import InvalidArgument
 
 

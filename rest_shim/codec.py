@@ -18,7 +18,7 @@ from typing import Any
 from google.protobuf import descriptor, json_format
 from google.protobuf.message import Message
 
-from evidence_grpc._pb.evidence.v2 import options_pb2
+from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.convert import plain_data
 
 FD = descriptor.FieldDescriptor

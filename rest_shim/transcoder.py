@@ -15,7 +15,7 @@ from google.api import annotations_pb2, http_pb2, httpbody_pb2
 from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
-from evidence_grpc._pb.evidence.v2 import options_pb2
+from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.names import CONTROL_CHARACTERS
 from evidence_grpc.uploads import too_large, upload_limit
 

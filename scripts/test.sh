@@ -74,19 +74,19 @@ step "generated code is up to date (python scripts/gen_protos.py)"
 # Regenerating must change nothing in the working tree...
 before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
-cp -a evidence_grpc/_pb "$before/"
+cp -a evidence_grpc/api "$before/"
 "$PYTHON" scripts/gen_protos.py
-if ! diff -r -x __pycache__ "$before/_pb" evidence_grpc/_pb; then
-  echo "evidence_grpc/_pb was stale: it is regenerated now, review and commit it" >&2
+if ! diff -r -x __pycache__ "$before/api" evidence_grpc/api; then
+  echo "evidence_grpc/api was stale: it is regenerated now, review and commit it" >&2
   exit 1
 fi
 # ...and in CI the committed generated code must be complete too (locally, uncommitted but
 # consistent work in progress passes the check above).
 if [ -n "${CI:-}" ]; then
-  untracked=$(git ls-files --others --exclude-standard -- evidence_grpc/_pb)
-  if ! git diff --exit-code --stat -- evidence_grpc/_pb || [ -n "$untracked" ]; then
+  untracked=$(git ls-files --others --exclude-standard -- evidence_grpc/api)
+  if ! git diff --exit-code --stat -- evidence_grpc/api || [ -n "$untracked" ]; then
     [ -z "$untracked" ] || printf 'untracked generated files:\n%s\n' "$untracked"
-    echo "evidence_grpc/_pb differs from the commit: run python scripts/gen_protos.py and commit" >&2
+    echo "evidence_grpc/api differs from the commit: run python scripts/gen_protos.py and commit" >&2
     exit 1
   fi
 fi

@@ -13,7 +13,7 @@ import grpc_testing
 import pytest
 import requests
 
-from evidence_grpc._pb.evidence.v2 import approval_service_pb2 as pb
+from evidence_grpc.api.v2 import approval_service_pb2 as pb
 from evidence_grpc.domain import approvals
 from evidence_grpc.domain.organizations import Caller
 from evidence_grpc.servicers.approvals import ApprovalServicer

@@ -373,8 +373,8 @@ def test_numbers_json_cannot_carry_are_400_and_write_nothing(client):
 def test_free_form_documents_nest_at_most_30_levels(client):
     """Deeper Struct values could not cross the shim -> gRPC hop (upb decodes 100 message
     levels, three a JSON level): the shim refuses them, and what it accepts crosses it."""
-    from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as env_pb
-    from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
+    from evidence_grpc.api.v2 import environment_service_pb2 as env_pb
+    from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
     from rest_shim.codec import MAX_DOCUMENT_DEPTH, merge_json
 
     def nested(levels: int, inner: str = "1") -> str:  # `levels` objects, the outer included
@@ -405,8 +405,8 @@ def test_free_form_documents_nest_at_most_30_levels(client):
 def test_struct_numbers_sent_over_grpc_must_be_finite(db):
     from google.protobuf import struct_pb2
 
-    from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as env_pb
-    from evidence_grpc._pb.evidence.v2 import environment_service_pb2_grpc as env_grpc
+    from evidence_grpc.api.v2 import environment_service_pb2 as env_pb
+    from evidence_grpc.api.v2 import environment_service_pb2_grpc as env_grpc
     from evidence_grpc.config import Settings
     from evidence_grpc.server import build_server
     from tests.test_servicers import details_of

@@ -12,7 +12,7 @@ import grpc
 import grpc_testing
 import pytest
 
-from evidence_grpc._pb.evidence.v2 import control_service_pb2 as pb
+from evidence_grpc.api.v2 import control_service_pb2 as pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain import controls
 from evidence_grpc.domain.organizations import Caller

@@ -13,7 +13,7 @@ import pytest
 import requests
 from google.protobuf import struct_pb2
 
-from evidence_grpc._pb.evidence.v2 import (
+from evidence_grpc.api.v2 import (
     attestation_service_pb2,
     attestation_service_pb2_grpc,
     attestation_type_service_pb2,

@@ -12,7 +12,7 @@ import grpc
 import pytest
 from google.protobuf import wrappers_pb2
 
-from evidence_grpc._pb.evidence.v2 import build_service_pb2, deployment_service_pb2
+from evidence_grpc.api.v2 import build_service_pb2, deployment_service_pb2
 from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.domain.names import check_name, safe_filename
 from evidence_grpc.domain.numbers import COLUMN_MAX, whole_number

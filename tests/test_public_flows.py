@@ -10,7 +10,7 @@ import json
 import grpc
 import pytest
 
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2, flow_service_pb2_grpc
+from evidence_grpc.api.v2 import flow_service_pb2, flow_service_pb2_grpc
 from tests.conftest import RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, report_artifact
 

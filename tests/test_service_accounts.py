@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from evidence_grpc._pb.evidence.v2 import options_pb2
+from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain import organizations
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage.db import database

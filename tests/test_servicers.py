@@ -16,12 +16,12 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-from evidence_grpc._pb.evidence.v2 import common_pb2
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2 as flow_pb
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2_grpc as flow_grpc
-from evidence_grpc._pb.evidence.v2 import readiness_service_pb2 as ready_pb
-from evidence_grpc._pb.evidence.v2 import readiness_service_pb2_grpc as ready_grpc
-from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.api.v2 import common_pb2
+from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc.api.v2 import readiness_service_pb2 as ready_pb
+from evidence_grpc.api.v2 import readiness_service_pb2_grpc as ready_grpc
+from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import Caller, reset_current_caller, set_current_caller
 from evidence_grpc.server import build_server

@@ -21,22 +21,22 @@ import grpc
 import pytest
 from playhouse.migrations import Runner
 
-from evidence_grpc._pb.evidence.v2 import artifact_service_pb2 as artifact_pb
-from evidence_grpc._pb.evidence.v2 import artifact_service_pb2_grpc as artifact_grpc
-from evidence_grpc._pb.evidence.v2 import attestation_service_pb2 as attestation_pb
-from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attestation_grpc
-from evidence_grpc._pb.evidence.v2 import deployment_service_pb2 as deployment_pb
-from evidence_grpc._pb.evidence.v2 import deployment_service_pb2_grpc as deployment_grpc
-from evidence_grpc._pb.evidence.v2 import environment_service_pb2 as environment_pb
-from evidence_grpc._pb.evidence.v2 import environment_service_pb2_grpc as environment_grpc
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2 as flow_pb
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2_grpc as flow_grpc
-from evidence_grpc._pb.evidence.v2 import repo_service_pb2 as repo_pb
-from evidence_grpc._pb.evidence.v2 import repo_service_pb2_grpc as repo_grpc
-from evidence_grpc._pb.evidence.v2 import snapshot_service_pb2 as snapshot_pb
-from evidence_grpc._pb.evidence.v2 import snapshot_service_pb2_grpc as snapshot_grpc
-from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as trail_pb
-from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as trail_grpc
+from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_grpc
+from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_grpc
+from evidence_grpc.api.v2 import deployment_service_pb2 as deployment_pb
+from evidence_grpc.api.v2 import deployment_service_pb2_grpc as deployment_grpc
+from evidence_grpc.api.v2 import environment_service_pb2 as environment_pb
+from evidence_grpc.api.v2 import environment_service_pb2_grpc as environment_grpc
+from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
+from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
+from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
+from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
+from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
 from evidence_grpc.domain.snapshots import judge_recorded_snapshots

@@ -19,11 +19,11 @@ import pytest
 import requests
 from google.protobuf import json_format, struct_pb2
 
-from evidence_grpc._pb.evidence.v2 import attestation_service_pb2 as attestation_pb
-from evidence_grpc._pb.evidence.v2 import attestation_service_pb2_grpc as attestation_grpc
-from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
-from evidence_grpc._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_grpc
-from evidence_grpc._pb.evidence.v2 import common_pb2
+from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_grpc
+from evidence_grpc.api.v2 import attestation_type_service_pb2 as type_pb
+from evidence_grpc.api.v2 import attestation_type_service_pb2_grpc as type_grpc
+from evidence_grpc.api.v2 import common_pb2
 from evidence_grpc.domain import policies, rules, sandbox, templates
 from evidence_grpc.domain.errors import InvalidArgument
 from tests.conftest import ALICE_KEY, RunningServer, bearer

@@ -20,21 +20,21 @@ from .base import Behavior, UnaryInterceptor, method_descriptor
 
 @functools.cache
 def _is_anonymous(method: str) -> bool:
-    from .._pb.evidence.v2 import options_pb2
+    from ..api.v2 import options_pb2
 
     return method_descriptor(method).GetOptions().Extensions[options_pb2.http_options].anonymous
 
 
 @functools.cache
 def _is_public_flow_read(method: str) -> bool:
-    from .._pb.evidence.v2 import options_pb2
+    from ..api.v2 import options_pb2
 
     return method_descriptor(method).GetOptions().Extensions[options_pb2.public_flow_read]
 
 
 @functools.cache
 def _required_privilege(method: str) -> int:
-    from .._pb.evidence.v2 import options_pb2
+    from ..api.v2 import options_pb2
 
     declared = method_descriptor(method).GetOptions().Extensions[options_pb2.privilege]
     return declared or options_pb2.PRIVILEGE_ADMIN

@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
-from .._pb.evidence.v2 import action_service_pb2 as pb
-from .._pb.evidence.v2 import action_service_pb2_grpc as pb_grpc
+from ..api.v2 import action_service_pb2 as pb
+from ..api.v2 import action_service_pb2_grpc as pb_grpc
 from ..convert import to_message
 from ..domain import actions
 from ..domain.organizations import current_caller

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import grpc
 
-from .._pb.evidence.v2 import approval_service_pb2 as pb
-from .._pb.evidence.v2 import approval_service_pb2_grpc as pb_grpc
+from ..api.v2 import approval_service_pb2 as pb
+from ..api.v2 import approval_service_pb2_grpc as pb_grpc
 from ..convert import optional, plain_data, to_message
 from ..domain import approvals
 from ..domain.organizations import current_caller

@@ -6,10 +6,10 @@ import grpc
 from google.api import httpbody_pb2
 from google.protobuf import struct_pb2
 
-from .._pb.evidence.v2 import artifact_service_pb2 as pb
-from .._pb.evidence.v2 import artifact_service_pb2_grpc as pb_grpc
-from .._pb.evidence.v2 import tag_service_pb2 as tag_pb
-from .._pb.evidence.v2 import tag_service_pb2_grpc as tag_pb_grpc
+from ..api.v2 import artifact_service_pb2 as pb
+from ..api.v2 import artifact_service_pb2_grpc as pb_grpc
+from ..api.v2 import tag_service_pb2 as tag_pb
+from ..api.v2 import tag_service_pb2_grpc as tag_pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, to_message
 from ..domain import artifacts, audit_packages, tags

@@ -7,9 +7,9 @@ from typing import Any
 import grpc
 from google.protobuf import struct_pb2
 
-from .._pb.evidence.v2 import assert_service_pb2 as pb
-from .._pb.evidence.v2 import assert_service_pb2_grpc as pb_grpc
-from .._pb.evidence.v2 import trail_service_pb2
+from ..api.v2 import assert_service_pb2 as pb
+from ..api.v2 import assert_service_pb2_grpc as pb_grpc
+from ..api.v2 import trail_service_pb2
 from ..config import Settings
 from ..convert import optional, to_message
 from ..domain import asserts

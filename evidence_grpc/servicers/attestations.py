@@ -7,11 +7,11 @@ from urllib.parse import urlencode
 import grpc
 from google.protobuf import struct_pb2
 
-from .._pb.evidence.v2 import attestation_service_pb2 as pb
-from .._pb.evidence.v2 import attestation_service_pb2_grpc as pb_grpc
-from .._pb.evidence.v2 import attestation_type_service_pb2 as type_pb
-from .._pb.evidence.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
-from .._pb.evidence.v2 import common_pb2
+from ..api.v2 import attestation_service_pb2 as pb
+from ..api.v2 import attestation_service_pb2_grpc as pb_grpc
+from ..api.v2 import attestation_type_service_pb2 as type_pb
+from ..api.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
+from ..api.v2 import common_pb2
 from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, present_fields, text_of, to_message, upload_of
 from ..domain import attestation_types, attestations

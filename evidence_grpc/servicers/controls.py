@@ -6,8 +6,8 @@ from typing import Any
 
 import grpc
 
-from .._pb.evidence.v2 import control_service_pb2 as pb
-from .._pb.evidence.v2 import control_service_pb2_grpc as pb_grpc
+from ..api.v2 import control_service_pb2 as pb
+from ..api.v2 import control_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, plain_data, to_message
 from ..domain import controls

@@ -5,8 +5,8 @@ from __future__ import annotations
 import grpc
 from google.api import httpbody_pb2
 
-from .._pb.evidence.v2 import environment_service_pb2 as pb
-from .._pb.evidence.v2 import environment_service_pb2_grpc as pb_grpc
+from ..api.v2 import environment_service_pb2 as pb
+from ..api.v2 import environment_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, plain_data, present_fields, to_message
 from ..domain import env_audit, environments, snapshots

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import grpc
 
-from .._pb.evidence.v2 import common_pb2
-from .._pb.evidence.v2 import flow_service_pb2 as pb
-from .._pb.evidence.v2 import flow_service_pb2_grpc as pb_grpc
+from ..api.v2 import common_pb2
+from ..api.v2 import flow_service_pb2 as pb
+from ..api.v2 import flow_service_pb2_grpc as pb_grpc
 from ..convert import optional, page_of_request, text_of, to_message
 from ..domain import flows
 from ..domain.organizations import current_caller

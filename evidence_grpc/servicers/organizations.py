@@ -5,10 +5,10 @@ from __future__ import annotations
 import grpc
 from google.api import httpbody_pb2
 
-from .._pb.evidence.v2 import organization_service_pb2 as pb
-from .._pb.evidence.v2 import organization_service_pb2_grpc as pb_grpc
-from .._pb.evidence.v2 import readiness_service_pb2 as ready_pb
-from .._pb.evidence.v2 import readiness_service_pb2_grpc as ready_pb_grpc
+from ..api.v2 import organization_service_pb2 as pb
+from ..api.v2 import organization_service_pb2_grpc as pb_grpc
+from ..api.v2 import readiness_service_pb2 as ready_pb
+from ..api.v2 import readiness_service_pb2_grpc as ready_pb_grpc
 from ..convert import to_message
 from ..domain import organizations
 from ..domain.organizations import current_caller

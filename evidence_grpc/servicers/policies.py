@@ -5,8 +5,8 @@ from __future__ import annotations
 import grpc
 from google.api import httpbody_pb2
 
-from .._pb.evidence.v2 import policy_service_pb2 as pb
-from .._pb.evidence.v2 import policy_service_pb2_grpc as pb_grpc
+from ..api.v2 import policy_service_pb2 as pb
+from ..api.v2 import policy_service_pb2_grpc as pb_grpc
 from ..convert import optional, text_of, to_message
 from ..domain import policies
 from ..domain.errors import validation_error

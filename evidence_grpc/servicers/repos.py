@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import grpc
 
-from .._pb.evidence.v2 import build_service_pb2 as build_pb
-from .._pb.evidence.v2 import build_service_pb2_grpc as build_grpc
-from .._pb.evidence.v2 import deployment_service_pb2 as deploy_pb
-from .._pb.evidence.v2 import deployment_service_pb2_grpc as deploy_grpc
-from .._pb.evidence.v2 import repo_service_pb2 as pb
-from .._pb.evidence.v2 import repo_service_pb2_grpc as pb_grpc
+from ..api.v2 import build_service_pb2 as build_pb
+from ..api.v2 import build_service_pb2_grpc as build_grpc
+from ..api.v2 import deployment_service_pb2 as deploy_pb
+from ..api.v2 import deployment_service_pb2_grpc as deploy_grpc
+from ..api.v2 import repo_service_pb2 as pb
+from ..api.v2 import repo_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, to_message
 from ..domain import builds, deployments, live, repos

@@ -7,8 +7,8 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
-from .._pb.evidence.v2 import service_account_service_pb2 as pb
-from .._pb.evidence.v2 import service_account_service_pb2_grpc as pb_grpc
+from ..api.v2 import service_account_service_pb2 as pb
+from ..api.v2 import service_account_service_pb2_grpc as pb_grpc
 from ..convert import optional, to_message
 from ..domain import service_accounts
 from ..domain.organizations import current_caller

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import grpc
 
-from .._pb.evidence.v2 import snapshot_service_pb2 as pb
-from .._pb.evidence.v2 import snapshot_service_pb2_grpc as pb_grpc
+from ..api.v2 import snapshot_service_pb2 as pb
+from ..api.v2 import snapshot_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, to_message, with_struct_lists
 from ..domain import snapshots

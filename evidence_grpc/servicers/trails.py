@@ -5,9 +5,9 @@ from __future__ import annotations
 import grpc
 from google.api import httpbody_pb2
 
-from .._pb.evidence.v2 import common_pb2
-from .._pb.evidence.v2 import trail_service_pb2 as pb
-from .._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
+from ..api.v2 import common_pb2
+from ..api.v2 import trail_service_pb2 as pb
+from ..api.v2 import trail_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, present_fields, text_of, to_message
 from ..domain import audit_packages, trails

@@ -11,8 +11,8 @@ import grpc
 import pytest
 import requests
 
-from evidence_grpc._pb.evidence.v2 import approval_service_pb2 as pb
-from evidence_grpc._pb.evidence.v2 import approval_service_pb2_grpc as pb_grpc
+from evidence_grpc.api.v2 import approval_service_pb2 as pb
+from evidence_grpc.api.v2 import approval_service_pb2_grpc as pb_grpc
 from tests.conftest import ALICE_KEY, BOB_KEY, RunningServer, bearer
 from tests.e2e.cli import unique
 from tests.e2e.test_cli_evidence import TEMPLATE, Repo, attest_backend, write

@@ -13,8 +13,8 @@ import grpc
 import pytest
 import requests
 
-from evidence_grpc._pb.evidence.v2 import trail_service_pb2 as pb
-from evidence_grpc._pb.evidence.v2 import trail_service_pb2_grpc as pb_grpc
+from evidence_grpc.api.v2 import trail_service_pb2 as pb
+from evidence_grpc.api.v2 import trail_service_pb2_grpc as pb_grpc
 from tests.conftest import ALICE_KEY, RunningServer, bearer
 
 pytestmark = pytest.mark.e2e

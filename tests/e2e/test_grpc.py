@@ -209,8 +209,8 @@ def test_a_snapshot_keeps_its_verdict_over_grpc(live: RunningServer, channel: gr
 
 
 def test_controls_over_a_real_grpc_server(channel: grpc.Channel):
-    from evidence_grpc._pb.evidence.v2 import control_service_pb2 as control_pb
-    from evidence_grpc._pb.evidence.v2 import control_service_pb2_grpc as control_grpc
+    from evidence_grpc.api.v2 import control_service_pb2 as control_pb
+    from evidence_grpc.api.v2 import control_service_pb2_grpc as control_grpc
 
     controls = control_grpc.ControlServiceStub(channel)
     alice = (("authorization", f"Bearer {ALICE_KEY}"),)
@@ -385,7 +385,7 @@ def test_reporting_an_artifact_over_grpc_begins_its_trail(channel: grpc.Channel)
 # ---- asserts ------------------------------------------------------------------------------------
 
 def test_assert_artifact_answers_typed_messages(live: RunningServer, channel: grpc.Channel):
-    from evidence_grpc._pb.evidence.v2 import assert_service_pb2, assert_service_pb2_grpc
+    from evidence_grpc.api.v2 import assert_service_pb2, assert_service_pb2_grpc
 
     fingerprint = "c" * 64
     Reflected(channel, "evidence.v2.FlowService").call(
@@ -432,7 +432,7 @@ def test_both_doors_link_to_the_public_url_and_serve_keeps_every_process(
         tmp_path: pathlib.Path):
     """`serve --public-url` gives the gRPC process and the shim the same html base, and the
     delivery worker (which takes no such option) still starts with them."""
-    from evidence_grpc._pb.evidence.v2 import trail_service_pb2, trail_service_pb2_grpc
+    from evidence_grpc.api.v2 import trail_service_pb2, trail_service_pb2_grpc
 
     running = start_server(f"sqlite:///{tmp_path / 'evidence.db'}", tmp_path,
                            "--public-url", "https://evidence.example")

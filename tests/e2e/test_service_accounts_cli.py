@@ -9,9 +9,9 @@ import pathlib
 import grpc
 import pytest
 
-from evidence_grpc._pb.evidence.v2 import flow_service_pb2, flow_service_pb2_grpc
-from evidence_grpc._pb.evidence.v2 import service_account_service_pb2 as pb
-from evidence_grpc._pb.evidence.v2 import service_account_service_pb2_grpc as pb_grpc
+from evidence_grpc.api.v2 import flow_service_pb2, flow_service_pb2_grpc
+from evidence_grpc.api.v2 import service_account_service_pb2 as pb
+from evidence_grpc.api.v2 import service_account_service_pb2_grpc as pb_grpc
 from tests.conftest import ALICE_KEY, ROLE_KEYS, RunningServer
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ from typing import Any
 import grpc
 import pytest
 
-from evidence_grpc._pb.evidence.v2 import repo_service_pb2 as repo_pb
-from evidence_grpc._pb.evidence.v2 import repo_service_pb2_grpc as repo_grpc
+from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
+from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain import artifacts, deployments, snapshots
 from evidence_grpc.server import build_server
