@@ -76,7 +76,7 @@ before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
 cp -a evidence_grpc/api "$before/"
 "$PYTHON" scripts/gen_protos.py
-if ! diff -r -x __pycache__ "$before/api" evidence_grpc/api; then
+if ! diff -r --no-dereference -x __pycache__ "$before/api" evidence_grpc/api; then
   echo "evidence_grpc/api was stale: it is regenerated now, review and commit it" >&2
   exit 1
 fi
