@@ -62,7 +62,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.fullmatch(fingerprint):
         raise validation_error("fingerprint", "Must be 64 lowercase hexadecimal characters")
     git_commit = data.get("git_commit") or (data.get("git_commit_info") or {}).get("sha1")
-    if git_commit is not None and (len(git_commit) != COMMIT_LENGTH or not HEX.fullmatch(git_commit)):
+    if git_commit is not None and not is_commit(git_commit):
         raise validation_error("git_commit", "Must be 40 lowercase hexadecimal characters")
     template_name = data.get("template_reference_name")
     if template_name is not None:
@@ -79,7 +79,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
                 trail = trails.begin_trail(org, flow.name, {"name": git_commit or fingerprint},
                                            user)[0]
             else:
-                trail = trails.trail_to_report_to(org, flow.name, trail_name, user)
+                trail = trails.trail_to_report_to(org, flow, trail_name, user)
             stamp = now()
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
@@ -114,6 +114,11 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             return artifact
 
     return retry_on_conflict(write)
+
+
+def is_commit(text: str) -> bool:
+    """Whether the text is a full git commit id: 40 lowercase hexadecimal characters."""
+    return len(text) == COMMIT_LENGTH and HEX.fullmatch(text) is not None
 
 
 def _bind_pending(trail: Trail, artifact: Artifact) -> None:
@@ -248,17 +253,23 @@ def states_of(artifacts: list[Artifact]) -> dict[int, str]:
             for a in artifacts}
 
 
+def _commit_time(artifact: Artifact) -> float | None:
+    """When the artifact's commit was made (git_commit_info.timestamp), if it was reported."""
+    committed = (artifact.git_commit_info or {}).get("timestamp")
+    ok = isinstance(committed, int | float) and not isinstance(committed, bool)
+    return committed if ok else None
+
+
 def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
              ) -> list[dict[str, Any]]:
     """What happened to the artifact, oldest first, each event with its time: its commit, its
     report, every attestation about it, and every start and exit in an environment (as `kosli
     get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
     history = []
-    info = artifact.git_commit_info or {}
-    committed = info.get("timestamp")
-    if artifact.git_commit and isinstance(committed, int | float) \
-            and not isinstance(committed, bool):
-        author = f" by {info['author']}" if isinstance(info.get("author"), str) else ""
+    committed = _commit_time(artifact)
+    if artifact.git_commit and committed is not None:
+        author = (artifact.git_commit_info or {}).get("author")
+        author = f" by {author}" if isinstance(author, str) else ""
         history.append({"event": f"Commit {artifact.git_commit[:7]} was made{author}",
                         "timestamp": committed, "type": "commit"})
     history.append({"event": "Artifact created", "timestamp": artifact.created_at,
@@ -324,9 +335,8 @@ def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
         if event["type"] == "started":
             first[event["environment_name"]] = min(event["timestamp"],
                                                    first.get(event["environment_name"], math.inf))
-    committed = (artifact.git_commit_info or {}).get("timestamp")
-    commit = ({env: at - committed for env, at in first.items()}
-              if isinstance(committed, int | float) and not isinstance(committed, bool) else {})
+    committed = _commit_time(artifact)
+    commit = {env: at - committed for env, at in first.items()} if committed is not None else {}
     return commit, {env: at - artifact.created_at for env, at in first.items()}
 
 

@@ -50,9 +50,11 @@ def _artifact_result(report: dict[str, Any], compliance: dict[str, Any],
             "evaluated_at": compliance["evaluated_at"], "unexpected": True}
 
 
-def _flows(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each report's flow and trail with the trail's compliance, whose attestations_statuses
-    are the trail's own and those of the reported artifact."""
+def _flows(reports: list[dict[str, Any]], fingerprint: str
+           ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(each report's flow and trail with the trail's compliance, whose attestations_statuses
+    are the trail's own and those of the reported artifact; the artifact's own compliance in
+    the trail of the latest report)."""
     rows = {t.id: t for t in Trail.select(Trail, Flow).join(Flow).where(
         Trail.id.in_(sorted({r["_trail_id"] for r in reports})))}
     evidence = trails.evidence_of(list(rows.values()))
@@ -64,9 +66,8 @@ def _flows(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
         statuses = compliance["attestations_statuses"] + (
             artifact["attestations_statuses"] if artifact else [])
         flows.append({"flow": report["flow_name"], "trail": report["trail_name"],
-                      "compliance_status": {**compliance, "attestations_statuses": statuses},
-                      "_artifact": _artifact_result(report, compliance, report["_fingerprint"])})
-    return flows
+                      "compliance_status": {**compliance, "attestations_statuses": statuses}})
+    return flows, _artifact_result(report, compliance, fingerprint)  # the loop's last: latest
 
 
 def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
@@ -85,12 +86,10 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
         where = f"flow '{flow.name}' belonging to " if flow else ""
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
                        f"organization '{org.name}'")
-    flows = _flows([{**r, "_fingerprint": fingerprint} for r in reports])
-    newest = flows[-1]  # the published answer names one flow and trail: the latest report's
-    answer: dict[str, Any] = {
-        "scope": scope, "fingerprint": fingerprint, "flow": newest["flow"],
-        "trail": newest["trail"], "compliance_status": newest["_artifact"],
-        "flows": [{k: v for k, v in f.items() if k != "_artifact"} for f in flows],
+    flows, latest = _flows(reports, fingerprint)
+    answer: dict[str, Any] = {  # the published answer names one flow and trail: the latest
+        "scope": scope, "fingerprint": fingerprint, "flow": flows[-1]["flow"],
+        "trail": flows[-1]["trail"], "compliance_status": latest, "flows": flows,
         "html_url": reports[0]["html_url"], "policy_evaluations": []}
     if scope == "flow":
         answer["compliant"] = all(r["compliance_state"] == COMPLIANT for r in reports)

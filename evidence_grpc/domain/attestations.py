@@ -26,9 +26,9 @@ from ..storage.models import (
     User,
 )
 from . import actions, attestation_types, blobs, contract
-from .artifacts import COMMIT_LENGTH, HEX, resolve_fingerprint
+from .artifacts import is_commit, resolve_fingerprint
 from .errors import NotFound, artifact_not_in_trail, validation_error
-from .flows import find_flow
+from .flows import find_flow, flow_to_report_to
 from .pages import Page
 from .repos import remember
 from .trails import find_trail, trail_to_report_to
@@ -200,8 +200,8 @@ def create_attestation(org: Organization, user: User, flow_name: str, trail_name
     operation, judge = KINDS[kind]
     contract.validate(operation, data)
     judgement = judge(org, data)
-    return _record(org, user, lambda: trail_to_report_to(org, flow_name, trail_name, user),
-                   data, judgement, attachment)
+    return _record(org, user, lambda: trail_to_report_to(
+        org, flow_to_report_to(org, flow_name), trail_name, user), data, judgement, attachment)
 
 
 def override_attestation(org: Organization, user: User, flow_name: str, trail_name: str,
@@ -404,7 +404,7 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]
     if not commits:
         raise validation_error("commit_list", "Required: the commits to list attestations for")
     for i, commit in enumerate(commits):
-        if len(commit) != COMMIT_LENGTH or not HEX.fullmatch(commit):
+        if not is_commit(commit):
             raise validation_error(f"commit_list.{i}", "Must match ^[a-f0-9]{40}$")
     query = _filtered(_query(org), org, {
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),

@@ -46,6 +46,11 @@ class PermissionDenied(DomainError):
     reason = "PERMISSION_DENIED"
 
 
+def authentication_required() -> Unauthenticated:
+    """What a call without (usable) credentials is answered, wherever it is refused."""
+    return Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+
+
 def validation_error(field: str, problem: str) -> InvalidArgument:
     """The contract's validation failure: a fixed message plus the offending field."""
     return InvalidArgument("Input payload validation failed", {field: problem})

@@ -15,7 +15,13 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import Flow, FlowAlias, Organization
-from .errors import AlreadyExists, NotFound, Unauthenticated, flow_not_found, validation_error
+from .errors import (
+    AlreadyExists,
+    NotFound,
+    authentication_required,
+    flow_not_found,
+    validation_error,
+)
 from .names import check_name
 from .organizations import sees_flow
 from .pages import Page
@@ -85,12 +91,9 @@ def find_flow(org: Organization, name: str) -> Flow:
         alias = (FlowAlias.select(FlowAlias, Flow).join(Flow)
                  .where((FlowAlias.organization == org) & (FlowAlias.name == name)).first())
         flow = alias.flow if alias else None
-    if flow is not None and not sees_flow(flow.visibility):
-        raise Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
-    if flow is None:
-        if not sees_flow(None):  # answered as for a private flow: no name is confirmed
-            raise Unauthenticated("Authentication required: send 'Authorization: Bearer "
-                                  "<API key>'")
+    if flow is None or not sees_flow(flow.visibility):
+        if not sees_flow(None):  # no credentials: private and unknown flows answer alike
+            raise authentication_required()
         raise flow_not_found(org.name, name)
     return flow
 

@@ -22,7 +22,13 @@ from ..storage.models import (
     User,
 )
 from . import service_accounts
-from .errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
+from .errors import (
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    authentication_required,
+)
 from .names import check_name
 
 log = logging.getLogger(__name__)
@@ -69,7 +75,7 @@ def anonymous_caller(org_name: str) -> Caller:
     one answers as a call without credentials does)."""
     found = Organization.get_or_none(Organization.name == org_name)
     if found is None:
-        raise Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+        raise authentication_required()
     return Caller(user=User(name="anonymous"), organization=found, privilege=1, anonymous=True)
 
 
@@ -88,7 +94,7 @@ def hash_key(key: str) -> str:
 def key_from_authorization(header: str | None) -> str:
     """The API key of a `Bearer <key>` or `Basic base64(<key>:<anything>)` header."""
     if not header:
-        raise Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+        raise authentication_required()
     scheme, _, value = header.strip().partition(" ")
     value = value.strip()
     if scheme.lower() == "bearer" and value:

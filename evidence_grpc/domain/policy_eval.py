@@ -426,14 +426,13 @@ class Outcomes:
     def __init__(self, policies: list[LoadedPolicy], cases: list[_Case]) -> None:
         # vectors[p][c][r]: policy p, case c, rule r
         self.vectors: list[list[Any]] = []
-        self.failing: frozenset[str]  # names of the policies failed
         failing = set()
         for policy in policies:
             per_case = [case.outcomes(policy) for case in cases]
             self.vectors.append([vector for vector, _ in per_case])
             if any(failed for _, failed in per_case):
                 failing.add(policy.name)
-        self.failing = frozenset(failing)
+        self.failing = frozenset(failing)  # names of the policies failed
 
     @functools.cached_property
     def by_rule(self) -> list[list[tuple[str, ...]]]:

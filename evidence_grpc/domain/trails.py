@@ -21,7 +21,7 @@ from . import actions
 from .compliance import evaluate_trail
 from .deployments import link_artifact
 from .errors import trail_not_found
-from .flows import find_flow, flow_to_report_to
+from .flows import find_flow
 from .names import check_name
 from .pages import Page
 from .repos import remember
@@ -99,11 +99,16 @@ def _trail_of(org: Organization, flow_name: str, trail_name: str) -> tuple[Flow,
     """The flow (also found by a former name) and its trail of that name, if any, with the
     trail's flow loaded."""
     flow = find_flow(org, flow_name)
+    return flow, _trail_in(flow, trail_name)
+
+
+def _trail_in(flow: Flow, trail_name: str) -> Trail | None:
+    """The flow's trail of that name, if any, with its flow loaded."""
     found = _TRAIL_OF_FLOW.models(Trail, flow=flow.id, name=trail_name)
     if not found:
-        return flow, None
+        return None
     found[0].flow = flow
-    return flow, found[0]
+    return found[0]
 
 
 def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
@@ -114,12 +119,11 @@ def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
     return trail
 
 
-def trail_to_report_to(org: Organization, flow_name: str, trail_name: str, user: User) -> Trail:
-    """The trail evidence is reported to, locked, in the caller's write transaction: reporting
-    to a flow or trail that does not exist creates it (the trail with just its name), as the
-    hosted service does."""
-    flow_to_report_to(org, flow_name)
-    flow, trail = _trail_of(org, flow_name, trail_name)
+def trail_to_report_to(org: Organization, flow: Flow, trail_name: str, user: User) -> Trail:
+    """The flow's trail evidence is reported to (`flows.flow_to_report_to` gives the flow),
+    locked, in the caller's write transaction: reporting to a trail that does not exist begins
+    it (with just its name), as the hosted service does."""
+    trail = _trail_in(flow, trail_name)
     if trail is None:
         return begin_trail(org, flow.name, {"name": trail_name}, user)[0]
     locked_trail = locked(trail)

@@ -19,25 +19,15 @@ from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
 @functools.cache
-def _is_anonymous(method: str) -> bool:
+def _declared(method: str) -> tuple[bool, bool, int]:
+    """(anonymous, public_flow_read, least privilege: admin when none is declared) of a method,
+    from its options."""
     from ..api.v2 import options_pb2
 
-    return method_descriptor(method).GetOptions().Extensions[options_pb2.http_options].anonymous
-
-
-@functools.cache
-def _is_public_flow_read(method: str) -> bool:
-    from ..api.v2 import options_pb2
-
-    return method_descriptor(method).GetOptions().Extensions[options_pb2.public_flow_read]
-
-
-@functools.cache
-def _required_privilege(method: str) -> int:
-    from ..api.v2 import options_pb2
-
-    declared = method_descriptor(method).GetOptions().Extensions[options_pb2.privilege]
-    return declared or options_pb2.PRIVILEGE_ADMIN
+    options = method_descriptor(method).GetOptions()
+    return (options.Extensions[options_pb2.http_options].anonymous,
+            options.Extensions[options_pb2.public_flow_read],
+            options.Extensions[options_pb2.privilege] or options_pb2.PRIVILEGE_ADMIN)
 
 
 def _authorization(context: grpc.ServicerContext) -> str | None:
@@ -50,15 +40,15 @@ def _authorization(context: grpc.ServicerContext) -> str | None:
 class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
-        if _is_anonymous(method):
+        anonymous, public_flow_read, required = _declared(method)
+        if anonymous:
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
         header = _authorization(context)
-        if header is None and org and _is_public_flow_read(method):
+        if header is None and org and public_flow_read:
             caller = organizations.anonymous_caller(org)
         else:
             caller = organizations.authenticate(header, org)
-        required = _required_privilege(method)
         if caller.privilege < required:
             needed = service_accounts.PRIVILEGES[required - 1]
             raise PermissionDenied(
