@@ -68,10 +68,15 @@ KEY = "bench-trails-secret-key"
 TRANSPORTS = ("rest", "grpc", "rest-hop")
 TRANSPORT_LABELS = {"rest": "REST (serve, in-process)", "grpc": "gRPC direct",
                     "rest-hop": "REST (shim -> gRPC hop)"}
-OPS = ("get", "update", "create")
-OP_LABELS = {"get": "get trail", "update": "begin trail (update)", "create": "begin trail (create)"}
+OPS = ("ping", "get", "update", "create")
+OP_LABELS = {"ping": "ping (ready / health)", "get": "get trail", "update": "begin trail (update)",
+             "create": "begin trail (create)"}
 TARGET_RATE = 1000.0
 TARGET_RATIO = 0.6
+# Issue 12, all at c=8 in one run: gRPC get trail >= 1.0 x REST get trail; each stack's get
+# trail >= 0.5 x its own cheapest call (REST GET /ready, gRPC health Check).
+TARGET_GRPC_OVER_REST = 1.0
+TARGET_OVER_PING = 0.5
 
 
 # ---- jobs (pickled between processes) ------------------------------------------------------
@@ -105,6 +110,8 @@ def _rest_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
     def request() -> tuple[str, str, bytes | None, dict[str, str], int]:
         i = counter[0]
         counter[0] += 1
+        if job.op == "ping":
+            return "GET", "/ready", None, {}, 200
         if job.op == "get":
             return "GET", get_paths[i % len(names)], None, headers, 200
         if job.op == "update":
@@ -126,12 +133,15 @@ def _rest_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
 
 def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]], Callable[[], None]]:
     import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     from evidence_grpc.api.v2 import trail_service_pb2 as pb
     from evidence_grpc.api.v2 import trail_service_pb2_grpc as pb_grpc
 
     channel = grpc.insecure_channel(job.address)
     stub = pb_grpc.TrailServiceStub(channel)
+    health = health_pb2_grpc.HealthStub(channel)
+    ping = health_pb2.HealthCheckRequest()
     metadata = (("authorization", f"Bearer {KEY}"),)
     names = job.names
     gets = [pb.GetTrailRequest(org=ORG, flow_name=FLOW, trail_name=n) for n in names]
@@ -143,6 +153,9 @@ def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
         i = counter[0]
         counter[0] += 1
         try:
+            if job.op == "ping":
+                health.Check(ping, timeout=30)
+                return True, ""
             if job.op == "get":
                 stub.GetTrail(gets[i % len(names)], metadata=metadata, timeout=30)
                 return True, ""
@@ -217,17 +230,20 @@ def _wait_ready(servers: Servers, deadline_seconds: float = 60) -> None:
 
 
 @contextmanager
-def running_servers(workdir: pathlib.Path, workers: int | None) -> Iterator[Servers]:
+def running_servers(workdir: pathlib.Path, workers: int | None,
+                    grpc_workers: int | None) -> Iterator[Servers]:
     database_url = f"sqlite:///{workdir / 'bench.db'}"
     bootstrap(workdir, database_url, ORG, "bench", KEY, SOURCE)
     rest, grpc_addr, rest_hop = (f"127.0.0.1:{free_port()}" for _ in range(3))
     worker_args = ["--workers", str(workers)] if workers else []
+    grpc_args = ["--grpc-workers", str(grpc_workers)] if grpc_workers else []
     log_path = workdir / "servers.log"
     processes = []
     with open(log_path, "wb") as log:
         try:
             processes.append(start_server(["serve", "--http-addr", rest, "--grpc-addr", grpc_addr,
-                                           "--database-url", database_url, *worker_args],
+                                           "--database-url", database_url, *worker_args,
+                                           *grpc_args],
                                           log, SOURCE))
             processes.append(start_server(["shim", "--http-addr", rest_hop, "--grpc-target",
                                            grpc_addr, "--database-url", database_url,
@@ -319,6 +335,7 @@ def print_summary(points: list[Point], ops: list[str], concurrencies: list[int])
 
     rest_get = _find(points, "get", 8, "rest")
     grpc_get = _find(points, "get", 8, "grpc")
+    print_issue_targets(points)
     if rest_get is None or grpc_get is None:
         print("\nTarget (REST get trail >= 1,000 req/s at c=8 and >= 0.6 x gRPC): not measured "
               "(needs op 'get', c=8, transports rest and grpc)")
@@ -329,6 +346,25 @@ def print_summary(points: list[Point], ops: list[str], concurrencies: list[int])
           f"{'MET' if met else 'MISSED'} - REST {rest_get.rate:,.0f} req/s "
           f"({'ok' if rest_get.rate >= TARGET_RATE else 'below'}), gRPC {grpc_get.rate:,.0f} req/s, "
           f"ratio {ratio:.2f} ({'ok' if ratio >= TARGET_RATIO else 'below'})")
+
+
+def print_issue_targets(points: list[Point]) -> None:
+    """The ratios of issue 12, from points of this run at c=8."""
+    rest_get, grpc_get = _find(points, "get", 8, "rest"), _find(points, "get", 8, "grpc")
+    rest_ping, grpc_ping = _find(points, "ping", 8, "rest"), _find(points, "ping", 8, "grpc")
+    checks = [("gRPC get trail / REST get trail", grpc_get, rest_get, TARGET_GRPC_OVER_REST),
+              ("REST get trail / REST GET /ready", rest_get, rest_ping, TARGET_OVER_PING),
+              ("gRPC get trail / gRPC health Check", grpc_get, grpc_ping, TARGET_OVER_PING)]
+    print("\nIssue 12 ratios at c=8 (same run)")
+    for label, top, bottom, target in checks:
+        if top is None or bottom is None or not bottom.rate:
+            print(f"  {label:<36} not measured (needs ops ping,get at c=8, rest and grpc)")
+            continue
+        ratio = top.rate / bottom.rate
+        clean = top.errors == 0 and bottom.errors == 0
+        verdict = "MET" if ratio >= target and clean else "MISSED"
+        print(f"  {label:<36} {ratio:5.2f} (target >= {target}, {top.rate:,.0f} / "
+              f"{bottom.rate:,.0f} req/s{'' if clean else ', with errors'}): {verdict}")
 
 
 # ---- main ----------------------------------------------------------------------------------
@@ -344,6 +380,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help=f"comma-separated of {','.join(TRANSPORTS)}")
     p.add_argument("--trails", type=int, default=200, help="trails to read and to update (default 200)")
     p.add_argument("--workers", type=int, help="HTTP worker processes of each shim (server default)")
+    p.add_argument("--grpc-workers", type=int,
+                   help="gRPC server processes of serve (server default: one per core)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (db, logs)")
     p.add_argument("--source", type=pathlib.Path, default=ROOT,
                    help="run the servers from this checkout (default: the one holding bench/)")
@@ -371,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         pool: ClientPool[Job, WorkerResult] | None = None
         try:
             pool = ClientPool(max(args.concurrency), _run_job)
-            with running_servers(workdir, args.workers) as servers:
+            with running_servers(workdir, args.workers, args.grpc_workers) as servers:
                 run_points(servers, pool, args, points)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
@@ -398,7 +436,8 @@ def run_points(servers: Servers, pool: ClientPool[Job, WorkerResult], args: argp
         for c in args.concurrency:
             for transport in args.transports:
                 point = measure(pool, servers, transport, op, c,
-                                read if op == "get" else update, args.warmup, args.seconds)
+                                update if op in ("update", "create") else read, args.warmup,
+                                args.seconds)
                 points.append(point)
                 print_point(point)
                 time.sleep(0.5)

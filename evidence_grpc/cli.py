@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import logging
+import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +18,7 @@ from typing import Any
 import yaml
 
 from .config import Settings
-from .storage.db import database, init_database, migrate
+from .storage.db import database, init_database, migrate, release_connections
 
 log = logging.getLogger("evidence-server")
 
@@ -27,6 +31,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         grpc_target=getattr(args, "grpc_target", None),
         public_url=getattr(args, "public_url", None),
         http_workers=getattr(args, "workers", None),
+        grpc_workers=getattr(args, "grpc_workers", None),
     )
 
 
@@ -38,20 +43,84 @@ def _prepare_database(settings: Settings) -> None:
 
 
 def cmd_grpc(args: argparse.Namespace) -> int:
-    """The gRPC server alone."""
-    from .server import build_server
-
+    """The gRPC server alone: `grpc_processes` server processes on one address."""
     settings = _settings(args)
     _prepare_database(settings)
+    # Forked children open the database again; none may inherit a parent's connection.
+    release_connections()
+    workers = settings.grpc_processes
+    if workers == 1:
+        return _grpc_process(settings)
+    address, reservation = _reserved_address(settings.grpc_addr)
+    settings = dataclasses.replace(settings, grpc_addr=address)
+    log.info("gRPC server on %s, %d processes", address, workers)
+    with reservation or contextlib.nullcontext():
+        return _forked(workers, lambda: _grpc_process(settings))
+
+
+def _grpc_process(settings: Settings) -> int:
+    """One gRPC server process until SIGTERM (grpc must not have started any server or
+    channel in this process before: grpcio cannot survive a fork)."""
+    from .server import build_server
+
+    init_database(settings.database_url)
     server, port = build_server(settings)
     server.start()
-    log.info("gRPC server on %s", settings.grpc_addr)
+    log.info("gRPC server process %d on %s", os.getpid(), settings.grpc_addr)
     signal.signal(signal.SIGTERM, lambda *_: server.stop(5))
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:
         server.stop(5).wait()
     return 0
+
+
+def _reserved_address(address: str) -> tuple[str, socket.socket | None]:
+    """`address` itself, or with port 0 a free port all workers will share, held by a bound
+    (not listening) SO_REUSEPORT socket until they stop, so no other program takes it."""
+    host, _, port = address.rpartition(":")
+    if port != "0":
+        return address, None
+    bare = host.strip("[]")
+    reservation = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET)
+    reservation.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    reservation.bind((bare, 0))
+    return f"{host}:{reservation.getsockname()[1]}", reservation
+
+
+def _forked(workers: int, run: Any) -> int:
+    """Run `run` in `workers` forked children until a signal stops them all (exit 0) or one
+    ends by itself (the others are stopped, exit 1)."""
+    pids = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = run()
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    ended, _ = os.waitpid(-1, 0)
+    pids.remove(ended)
+    if not stopping:
+        log.error("gRPC server process %d ended; stopping the others", ended)
+    was_stopping = stopping
+    stop()
+    for child in pids:
+        os.waitpid(child, 0)
+    return 0 if was_stopping else 1
 
 
 def cmd_shim(args: argparse.Namespace) -> int:
@@ -61,7 +130,7 @@ def cmd_shim(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not settings.grpc_target:
         _prepare_database(settings)
-        database.close()
+        release_connections()
 
     class Shim(BaseApplication):
         def load_config(self) -> None:
@@ -112,14 +181,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """The gRPC server, the REST shim and the delivery worker, processes on one database."""
     settings = _settings(args)
     _prepare_database(settings)
-    database.close()
+    release_connections()
     database_args = ["--database-url", settings.database_url]
     # Both doors link to the same pages: the shim's address unless a public URL is given.
     links = ["--public-url", settings.html_base]
     me = [sys.executable, "-m", "evidence_grpc.cli"]
     children = [
         subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *database_args,
-                          *links]),
+                          *links, "--grpc-workers", str(settings.grpc_processes)]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
                           "--workers", str(settings.http_workers), *database_args, *links]),
         subprocess.Popen([*me, "deliver", *database_args]),
@@ -192,6 +261,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
         if grpc:
             p.add_argument("--grpc-addr", help=f"env EVIDENCE_GRPC_ADDR (default {defaults.grpc_addr})")
+            p.add_argument("--grpc-workers", type=int,
+                           help="gRPC server processes sharing the address (env "
+                                "EVIDENCE_GRPC_WORKERS; default one per core)")
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")

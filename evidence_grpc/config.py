@@ -20,6 +20,8 @@ class Settings:
     http_workers: int = 2
     http_threads: int = 8
     grpc_threads: int = 16
+    # gRPC server processes sharing grpc_addr (SO_REUSEPORT); 0 means one per core.
+    grpc_workers: int = 0
     max_request_bytes: int = 11 * MIB
     max_file_bytes: int = 10 * MIB
     max_form_field_bytes: int = 1 * MIB
@@ -40,6 +42,10 @@ class Settings:
         return (self.public_url or f"http://{self.http_addr}").rstrip("/")
 
     @property
+    def grpc_processes(self) -> int:
+        return self.grpc_workers if self.grpc_workers > 0 else (os.cpu_count() or 1)
+
+    @property
     def max_message_bytes(self) -> int:
         return self.max_request_bytes + MIB
 
@@ -57,6 +63,8 @@ class Settings:
             values["rule_seconds"] = float(os.environ["EVIDENCE_RULE_SECONDS"])
         if os.environ.get("EVIDENCE_RULE_MEMORY_MIB"):
             values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
+        if os.environ.get("EVIDENCE_GRPC_WORKERS"):
+            values["grpc_workers"] = int(os.environ["EVIDENCE_GRPC_WORKERS"])
         if os.environ.get("EVIDENCE_SMTP_URL"):
             values["smtp_url"] = os.environ["EVIDENCE_SMTP_URL"]
         if os.environ.get("EVIDENCE_OUTBOUND_DENY_CIDRS"):

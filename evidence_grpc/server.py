@@ -27,8 +27,11 @@ def grpc_options(settings: Settings, *, client: bool = False) -> list[tuple[str,
 
 def build_server(settings: Settings) -> tuple[grpc.Server, int]:
     """A started-ready server bound to settings.grpc_addr; returns it with the bound port."""
+    # SO_REUSEPORT: the processes of `evidence-server grpc --grpc-workers N` bind one address
+    # and the kernel spreads connections among them.
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=settings.grpc_threads),
-                         interceptors=interceptors(), options=grpc_options(settings))
+                         interceptors=interceptors(),
+                         options=[*grpc_options(settings), ("grpc.so_reuseport", 1)])
     by_service: dict[str, dict[str, grpc.RpcMethodHandler]] = defaultdict(dict)
     for path, handler in method_handlers(settings).items():
         service, method = path.lstrip("/").split("/")

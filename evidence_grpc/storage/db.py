@@ -66,6 +66,17 @@ def init_database(url: str) -> peewee.Database:
     return db
 
 
+def release_connections() -> None:
+    """Close every connection this process holds (a pool's idle ones too), before forking:
+    a child must open its own, never share a parent's socket."""
+    db = database.obj
+    if db is None:
+        return
+    db.close()
+    if isinstance(db, PooledPostgresqlDatabase):
+        db.close_all()
+
+
 def migrate() -> list[str]:
     """Apply pending schema migrations; several processes may call this at once."""
     db = database.obj
