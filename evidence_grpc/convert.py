@@ -4,10 +4,12 @@ by one walk of its own (`plain_data`), and hot responses may be built field by f
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-from google.protobuf import json_format
+from google.protobuf import descriptor, json_format, struct_pb2
 from google.protobuf.message import Message
 
 from .domain.errors import validation_error
@@ -18,8 +20,120 @@ M = TypeVar("M", bound=Message)
 
 
 def to_message(data: dict[str, Any], message_class: type[M]) -> M:
-    """A response message from a domain view; keys the message does not know are dropped."""
-    return json_format.ParseDict(data, message_class(), ignore_unknown_fields=True)
+    """A response message from a domain view; keys the message does not know are dropped.
+
+    Views are filled in by a plan made once per message type (`_filler`), several times faster
+    than protobuf's JSON mapping; a view whose values do not fit their fields as they are
+    (text in a number field, say) goes through the JSON mapping, which converts them."""
+    message = message_class()
+    try:
+        _filler(message.DESCRIPTOR)(message, data)
+    except (TypeError, ValueError, AttributeError):
+        message = json_format.ParseDict(data, message_class(), ignore_unknown_fields=True)
+    return message
+
+
+Fill = Callable[[Message, Any], None]
+
+
+def _set_value(target: Message, value: Any) -> None:
+    """A google.protobuf.Value from plain JSON data."""
+    if value is None:
+        target.null_value = struct_pb2.NULL_VALUE
+    elif isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, (int, float)):
+        target.number_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    elif isinstance(value, dict):
+        target.struct_value.update(value)
+    elif isinstance(value, list):
+        target.list_value.extend(value)
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def _well_known(name: str) -> Fill | None:
+    if name == "google.protobuf.Struct":
+        return lambda target, value: target.update(value)
+    if name == "google.protobuf.ListValue":
+        return lambda target, value: target.extend(value)
+    if name == "google.protobuf.Value":
+        return _set_value
+    return None
+
+
+def _value_setter(field: descriptor.FieldDescriptor) -> Callable[[Any], Any]:
+    """How a view's value becomes the field's value (enum names become numbers)."""
+    if field.enum_type is not None:
+        numbers = {name: value.number for name, value in field.enum_type.values_by_name.items()}
+        return lambda value: numbers[value] if isinstance(value, str) else value
+    return lambda value: value
+
+
+def _field_filler(field: descriptor.FieldDescriptor) -> Fill:
+    name = field.name
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        value_field = field.message_type.fields_by_name["value"]
+        if value_field.message_type is None:
+            convert = _value_setter(value_field)
+            return lambda message, value: getattr(message, name).update(
+                {k: convert(v) for k, v in value.items()})
+
+        def fill_map(message: Message, value: dict[str, Any]) -> None:
+            target = getattr(message, name)
+            fill_item = _filler(value_field.message_type)
+            for key, item in value.items():
+                fill_item(target[key], item)
+
+        return fill_map
+    if field.message_type is not None:
+        if field.is_repeated:
+            def fill_items(message: Message, value: list[Any]) -> None:
+                target = getattr(message, name)
+                fill_item = _filler(field.message_type)
+                for item in value:
+                    fill_item(target.add(), item)
+
+            return fill_items
+
+        def fill_one(message: Message, value: Any) -> None:
+            target = getattr(message, name)
+            target.SetInParent()
+            _filler(field.message_type)(target, value)
+
+        return fill_one
+    convert = _value_setter(field)
+    if field.is_repeated:
+        return lambda message, value: getattr(message, name).extend(
+            [convert(v) for v in value])
+    return lambda message, value: setattr(message, name, convert(value))
+
+
+@functools.cache
+def _filler(message_descriptor: descriptor.Descriptor) -> Fill:
+    """Fills a message of this type from a view: each key the type knows, None left unset."""
+    special = _well_known(message_descriptor.full_name)
+    if special is not None:
+        return special
+    fields = {field.name: _field_filler(field) for field in message_descriptor.fields}
+    # As in the JSON mapping, None leaves a field unset, but makes a Value field a JSON null.
+    nullable = {field.name for field in message_descriptor.fields if not field.is_repeated
+                and field.message_type is not None
+                and field.message_type.full_name == "google.protobuf.Value"}
+
+    def fill(message: Message, data: dict[str, Any]) -> None:
+        for key, value in data.items():
+            fill_field = fields.get(key)
+            if fill_field is None:
+                continue
+            if value is not None:
+                fill_field(message, value)
+            elif key in nullable:
+                getattr(message, key).null_value = struct_pb2.NULL_VALUE
+
+    return fill
 
 
 def with_struct_lists(data: dict[str, Any], message_class: type[M], *fields: str) -> M:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
 import threading
 from typing import Any
 
@@ -97,7 +98,17 @@ def legacy_template_view(names: list[str], artifact_keys: list[str]) -> dict[str
     """A legacy flow's template list (`["artifact", "unit-test", ...]`) as the template object
     of its trails: every listed evidence but `artifact` is required of each artifact of the
     trail (by its template name, or its fingerprint when reported without one), of any type."""
+    parsed = _legacy_parsed(tuple(names), tuple(artifact_keys))
+    return {**parsed, "content": _legacy_yaml(tuple(names), tuple(artifact_keys))}
+
+
+def _legacy_parsed(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> dict[str, Any]:
     required = [{"name": name, "type": "*"} for name in names if name != "artifact"]
-    parsed = {"version": 1, "trail": {"attestations": [], "artifacts": [
+    return {"version": 1, "trail": {"attestations": [], "artifacts": [
         {"name": key, "attestations": [dict(r) for r in required]} for key in artifact_keys]}}
-    return {**parsed, "content": yaml.safe_dump(parsed, sort_keys=False)}
+
+
+@functools.lru_cache(maxsize=1024)
+def _legacy_yaml(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> str:
+    """The YAML of a legacy template; emitting it costs more than the rest of a get trail."""
+    return yaml.safe_dump(_legacy_parsed(names, artifact_keys), sort_keys=False)

@@ -183,6 +183,8 @@ class Prepared:
         self._build = build
         self._kinds = kinds
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, dict[str, Any]]] = {}
+        # (field name, converter) of each selected column, by id() of a form's query
+        self._readers: dict[int, list[tuple[str, Callable[[Any], Any]]]] = {}
 
     @staticmethod
     def _standin(kind: type, name: str) -> Any:
@@ -223,9 +225,24 @@ class Prepared:
         return list(database.execute_sql(sql, params))
 
     def models(self, model: type[peewee.Model], **values: Any) -> list[Any]:
-        """Rows as instances of `model` (its columns selected, values converted)."""
-        sql, params = self.sql(**values)
-        return list(model.raw(sql, *params))
+        """Rows as instances of `model` (its columns selected, values converted). Built here
+        from (field name, converter) pairs read off the query once: peewee's own row reader
+        works the same pairs out again for every query it runs."""
+        sql, params, query = self._compiled(values)
+        readers = self._readers.get(id(query))
+        if readers is None:
+            readers = [(column.name, column.python_value) for column in query.selected_columns]
+            if any(not isinstance(column, peewee.Field) or column.model is not model
+                   for column in query.selected_columns):
+                raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
+            self._readers[id(query)] = readers
+        found = []
+        for row in database.execute_sql(sql, params):
+            instance = model(__no_default__=1)
+            instance.__data__ = {name: convert(value)
+                                 for (name, convert), value in zip(readers, row, strict=True)}
+            found.append(instance)
+        return found
 
     def objects(self, **values: Any) -> list[Any]:
         """Rows as the built query itself gives them (models with their joined models). Uses
