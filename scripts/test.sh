@@ -6,7 +6,7 @@
 # 1. the official kosli CLI from package.json (npm install)
 # 2. a throwaway PostgreSQL (scripts/start_postgres.sh), so both engines are tested
 # 3. generated code matches protos/ (scripts/gen_protos.py, then git diff)
-# 4. ruff check, buf lint (scripts/buf_lint.sh)
+# 4. ruff check, buf lint (scripts/buf_lint.sh), buf breaking (scripts/buf_breaking.sh)
 # 5. the whole pytest suite (unit, servicer, shim, end-to-end with real processes), one worker
 #    per core up to 4 (pytest-xdist)
 #
@@ -96,6 +96,9 @@ step "ruff check"
 
 step "buf lint"
 PYTHON=$PYTHON scripts/buf_lint.sh
+
+step "buf breaking (against the baseline in .buf-baseline)"
+scripts/buf_breaking.sh
 
 # ---- tests ------------------------------------------------------------------------------------
 step "pytest"
