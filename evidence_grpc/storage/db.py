@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
+import os
 import pathlib
 import threading
 import time
@@ -98,17 +100,52 @@ def _migration_lock(db: peewee.Database) -> Iterator[None]:
             yield
 
 
-# SQLite admits one writer at a time: threads of a process queue on this lock instead of
-# polling the database lock with sleeps (other processes still meet SQLite's busy timeout).
-_sqlite_writer = threading.RLock()
+class SqliteWriterLock:
+    """SQLite admits one writer at a time. When it is taken, SQLite's busy handler makes the
+    others sleep and retry, up to ~100 ms a turn, and they miss the moment it is free. Writers
+    queue here instead: the threads of a process on a lock, and the processes sharing a database
+    file (HTTP workers, gRPC processes) on an flock of `<database>-writer.lock`, which wakes the
+    next one as soon as the lock is released. Re-entered by its holder (nested transactions)."""
+
+    def __init__(self) -> None:
+        self._threads = threading.RLock()
+        self._depth = 0
+        self._file: tuple[int, str, int] | None = None  # (pid, path, descriptor)
+
+    def _descriptor(self, path: str) -> int | None:
+        if path in ("", ":memory:") or path.startswith("file:"):
+            return None
+        # A descriptor opened before a fork is shared with the child, and an flock through it
+        # would not keep parent and child apart: each process opens its own.
+        if self._file is None or self._file[:2] != (os.getpid(), path):
+            self._file = (os.getpid(), path,
+                          os.open(f"{path}-writer.lock", os.O_RDWR | os.O_CREAT, 0o600))
+        return self._file[2]
+
+    @contextlib.contextmanager
+    def held(self, path: str) -> Iterator[None]:
+        with self._threads:
+            descriptor = self._descriptor(path) if self._depth == 0 else None
+            if descriptor is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if descriptor is not None:
+                    fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+
+_sqlite_writer = SqliteWriterLock()
 
 
 @contextlib.contextmanager
 def write_transaction() -> Iterator[None]:
-    """A write transaction. On SQLite it takes the write lock up front (IMMEDIATE), so
-    writers queue instead of failing on lock upgrade; plain on PostgreSQL."""
+    """A write transaction. On SQLite writers queue for the write lock (SqliteWriterLock) and
+    take it up front (IMMEDIATE), instead of failing on lock upgrade; plain on PostgreSQL."""
     if isinstance(database.obj, peewee.SqliteDatabase):
-        with _sqlite_writer, database.atomic("IMMEDIATE"):
+        with _sqlite_writer.held(database.obj.database), database.atomic("IMMEDIATE"):
             yield
     else:
         with database.atomic():
