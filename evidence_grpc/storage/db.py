@@ -118,6 +118,8 @@ class SqliteWriterLock:
         # A descriptor opened before a fork is shared with the child, and an flock through it
         # would not keep parent and child apart: each process opens its own.
         if self._file is None or self._file[:2] != (os.getpid(), path):
+            if self._file is not None:
+                os.close(self._file[2])  # another database's, or the parent's copy
             self._file = (os.getpid(), path,
                           os.open(f"{path}-writer.lock", os.O_RDWR | os.O_CREAT, 0o600))
         return self._file[2]
