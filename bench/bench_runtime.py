@@ -17,7 +17,8 @@ measures:
                 snapshot each), at c=1 (one environment) and c=4 (four environments).
   2. stats      `GET /api/v2/repos/acme/{repo}/deployment-statistics` once the repo's artifacts
                 account for --deployments (100,000) deployments in four environments: no env
-                filter, one env, a narrow time window, the default window. Target p99 < 50 ms.
+                filter, one env, a narrow time window, the default window. Target p99 < 50 ms
+                for the narrow window, < 250 ms for the dense answers (25,000-100,000 points).
   3. snapshots  `GET /api/v2/snapshots/acme/{env}/{expression}` on an environment with
                 --snapshots (10,000) snapshots: -1, #N/2, ~10, @{a middle time}, @{1.hours.ago},
                 and the first page of the list. Target p99 < 10 ms.
@@ -62,7 +63,8 @@ OTHER_REPO = {"id": "bench-repo-2", "name": "acme/edge", "url": "https://github.
 HTML_BASE = "http://127.0.0.1"
 NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"  # the contract's answer
 CHANGED_PODS = 5  # pods that change image in each "changed" report
-STATS_TARGET_MS = 50.0
+STATS_TARGET_MS = 50.0  # a narrow window
+DENSE_STATS_TARGET_MS = 250.0  # issue 12: answers of 25,000-100,000 deployments
 SNAPSHOT_TARGET_MS = 10.0
 LABEL_WIDTH = 58
 
@@ -623,16 +625,18 @@ def stats_queries(seed: StatsSeed) -> list[Query]:
     low, high = seed.narrow
     return [
         Query("stats, all environments, start_ts=0", stats_path(seed.repo_key, "?start_ts=0"),
-              domain([], 0.0, None), check=count_check(seed.total), target_ms=STATS_TARGET_MS),
+              domain([], 0.0, None), check=count_check(seed.total),
+              target_ms=DENSE_STATS_TARGET_MS),
         Query(f"stats, env={env}, start_ts=0", stats_path(seed.repo_key, f"?env={env}&start_ts=0"),
               domain([env], 0.0, None), check=count_check(seed.per_env[env]),
-              target_ms=STATS_TARGET_MS),
+              target_ms=DENSE_STATS_TARGET_MS),
         Query(f"stats, narrow window ({seed.narrow_count:,} deployments)",
               stats_path(seed.repo_key, f"?start_ts={low!r}&end_ts={high!r}"),
               domain([], low, high), check=count_check(seed.narrow_count),
               target_ms=STATS_TARGET_MS),
         Query("stats, default window (28 days; no start_ts/end_ts)", stats_path(seed.repo_key),
-              domain([], None, None), check=count_check(seed.total)),
+              domain([], None, None), check=count_check(seed.total),
+              target_ms=DENSE_STATS_TARGET_MS),
     ]
 
 

@@ -184,7 +184,7 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
             Artifact.select(Artifact.fingerprint).where(Artifact.flow == flow)))
     times = [row[0] for row in query.order_by(Deployment.deployed_at).tuples()]
     return {"env_name": env.name, "flow_name": flow_name, "start_ts": start, "end_ts": end,
-            "count": len(times), "deployment_frequency": [{"deployed_at": t} for t in times]}
+            "count": len(times), "deployment_frequency": times}
 
 
 # ---- lists ---------------------------------------------------------------------------------

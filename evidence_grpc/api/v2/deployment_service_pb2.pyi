@@ -103,12 +103,6 @@ class GetDeploymentFrequencyRequest(_message.Message):
     flow_id: str
     def __init__(self, org: _Optional[str] = ..., env_name: _Optional[str] = ..., flow_id: _Optional[str] = ...) -> None: ...
 
-class DeployedAt(_message.Message):
-    __slots__ = ("deployed_at",)
-    DEPLOYED_AT_FIELD_NUMBER: _ClassVar[int]
-    deployed_at: float
-    def __init__(self, deployed_at: _Optional[float] = ...) -> None: ...
-
 class DeploymentFrequency(_message.Message):
     __slots__ = ("env_name", "flow_name", "start_ts", "end_ts", "count", "deployment_frequency")
     ENV_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -122,5 +116,5 @@ class DeploymentFrequency(_message.Message):
     start_ts: float
     end_ts: float
     count: int
-    deployment_frequency: _containers.RepeatedCompositeFieldContainer[DeployedAt]
-    def __init__(self, env_name: _Optional[str] = ..., flow_name: _Optional[str] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ..., count: _Optional[int] = ..., deployment_frequency: _Optional[_Iterable[_Union[DeployedAt, _Mapping]]] = ...) -> None: ...
+    deployment_frequency: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, env_name: _Optional[str] = ..., flow_name: _Optional[str] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ..., count: _Optional[int] = ..., deployment_frequency: _Optional[_Iterable[float]] = ...) -> None: ...

@@ -28,6 +28,8 @@ MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]
 json_key: _descriptor.FieldDescriptor
+JSON_OBJECT_KEY_FIELD_NUMBER: _ClassVar[int]
+json_object_key: _descriptor.FieldDescriptor
 OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_unset: _descriptor.FieldDescriptor
 

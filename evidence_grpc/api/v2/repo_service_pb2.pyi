@@ -119,21 +119,15 @@ class GetDeploymentStatisticsRequest(_message.Message):
     end_ts: float
     def __init__(self, org: _Optional[str] = ..., repo: _Optional[str] = ..., env: _Optional[_Iterable[str]] = ..., start_ts: _Optional[float] = ..., end_ts: _Optional[float] = ...) -> None: ...
 
-class LeadTime(_message.Message):
-    __slots__ = ("lead_time_seconds",)
-    LEAD_TIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    lead_time_seconds: float
-    def __init__(self, lead_time_seconds: _Optional[float] = ...) -> None: ...
-
 class EnvironmentDeploymentStatistics(_message.Message):
     __slots__ = ("env_name", "deployment_frequency", "lead_times")
     ENV_NAME_FIELD_NUMBER: _ClassVar[int]
     DEPLOYMENT_FREQUENCY_FIELD_NUMBER: _ClassVar[int]
     LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
     env_name: str
-    deployment_frequency: _containers.RepeatedCompositeFieldContainer[_deployment_service_pb2.DeployedAt]
-    lead_times: _containers.RepeatedCompositeFieldContainer[LeadTime]
-    def __init__(self, env_name: _Optional[str] = ..., deployment_frequency: _Optional[_Iterable[_Union[_deployment_service_pb2.DeployedAt, _Mapping]]] = ..., lead_times: _Optional[_Iterable[_Union[LeadTime, _Mapping]]] = ...) -> None: ...
+    deployment_frequency: _containers.RepeatedScalarFieldContainer[float]
+    lead_times: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, env_name: _Optional[str] = ..., deployment_frequency: _Optional[_Iterable[float]] = ..., lead_times: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class DeploymentStatistics(_message.Message):
     __slots__ = ("start_ts", "end_ts", "environments", "links")
