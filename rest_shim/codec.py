@@ -60,18 +60,30 @@ def _converter(field: descriptor.FieldDescriptor) -> Convert | None:
     return None
 
 
+def _as_sent(message: Message) -> dict[str, Any]:
+    """A message with only the fields it holds (what protobuf's JSON mapping would keep)."""
+    return {field.GetOptions().Extensions[options_pb2.json_key] or field.name:
+            _sent_step(field)(message) for field, _ in message.ListFields()}
+
+
+@functools.cache
+def _sent_step(field: descriptor.FieldDescriptor) -> Callable[[Message], Any]:
+    return _step(field, omit_unset=True)
+
+
 def _step(field: descriptor.FieldDescriptor, omit_unset: bool) -> Callable[[Message], Any]:
     """Reads the field of a message as JSON (or _OMIT)."""
     name = field.name
+    options = field.GetOptions()
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
         convert = _converter(field.message_type.fields_by_name["value"])
         if convert is None:
             return lambda message: dict(getattr(message, name))
         return lambda message: {k: convert(v) for k, v in getattr(message, name).items()}
-    object_key = field.GetOptions().Extensions[options_pb2.json_object_key]
+    object_key = options.Extensions[options_pb2.json_object_key]
     if object_key:  # a packed series answered as one-key objects
         return lambda message: [{object_key: value} for value in list(getattr(message, name))]
-    convert = _converter(field)
+    convert = _as_sent if options.Extensions[options_pb2.as_sent] else _converter(field)
     if field.is_repeated:
         if convert is None:
             return lambda message: list(getattr(message, name))
@@ -80,31 +92,50 @@ def _step(field: descriptor.FieldDescriptor, omit_unset: bool) -> Callable[[Mess
         (lambda message: convert(getattr(message, name)))
     if not field.has_presence:
         return plain
-    unset = _OMIT if omit_unset and field.message_type is None else None
+    omitted = options.Extensions[options_pb2.omit_when_unset] or (
+        omit_unset and field.message_type is None)
+    unset = _OMIT if omitted else None
     return lambda message: plain(message) if message.HasField(name) else unset
 
 
 @functools.cache
 def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
-    """The JSON renderer of a message type, built once: (key, step) per field."""
+    """The JSON renderer of a message type, built once: (key, step) per field; a key of None
+    marks an inline field, whose object is merged into the answer."""
     full_name = message_descriptor.full_name
     if full_name in _STRUCT_TYPES:
         return lambda message: plain_data(message, full_name)
     if full_name in _WRAPPER_TYPES:
         return lambda message: message.value
     omit_unset = message_descriptor.GetOptions().Extensions[options_pb2.omit_unset]
-    steps = [(field.GetOptions().Extensions[options_pb2.json_key] or field.name,
-              _step(field, omit_unset)) for field in message_descriptor.fields]
+    steps = []
+    for field in message_descriptor.fields:
+        options = field.GetOptions()
+        if options.Extensions[options_pb2.json_inline]:
+            steps.append((None, _inline_step(field)))
+        else:
+            steps.append((options.Extensions[options_pb2.json_key] or field.name,
+                          _step(field, omit_unset)))
 
     def render(message: Message) -> dict[str, Any]:
         out = {}
         for key, step in steps:
             value = step(message)
-            if value is not _OMIT:
+            if value is _OMIT:
+                continue
+            if key is None:
+                out.update(value)
+            else:
                 out[key] = value
         return out
 
     return render
+
+
+def _inline_step(field: descriptor.FieldDescriptor) -> Callable[[Message], Any]:
+    name = field.name
+    return lambda message: (_renderer(field.message_type)(getattr(message, name))
+                            if message.HasField(name) else _OMIT)
 
 
 def message_to_json(message: Message) -> Any:

@@ -166,7 +166,11 @@ def test_trail_service_begin_get_and_list(call):
     assert [(s.attestation_name, s.status) for s in trail.compliance_status.attestations_statuses] \
         == [("pr", "MISSING")]
     assert trail.template.content == TEMPLATE.decode()
-    assert [e["type"] for e in trail.events] == ["trail_reported", "trail_updated"]
+    assert [e.type for e in trail.events] == ["trail_reported", "trail_updated"]
+    reported = trail.events[0]  # typed: the fields of its kind, as reported
+    assert reported.WhichOneof("detail") == "trail"
+    assert (reported.trail.user, reported.trail.origin_url) == ("alice", "https://ci.example/1")
+    assert reported.trail.repo_info.id == "repo-7"
     assert trail.flow.name == "f"
     assert trail.html_url == "http://evidence.test/acme/flows/f/trails/t1"
 

@@ -22,9 +22,10 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
         events = trails.events_of(rows)
         evidence = trails.evidence_of(rows)
-        return [to_message(trails.trail_view(t, org_name, events[t.id], self.html_base,
-                                             evidence[t.id]), pb.Trail)
-                for t in rows]
+        views = [trails.trail_view(t, org_name, events[t.id], self.html_base, evidence[t.id])
+                 for t in rows]
+        return [to_message({**view, "events": [_event(e) for e in view["events"]]}, pb.Trail)
+                for view in views]
 
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
                    ) -> pb.BeginTrailResponse:
@@ -71,3 +72,21 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             flow_tags=list(request.flow_tag))
         return pb.ListTrailsResponse(data=self._trails(rows, org.name),
                                      pagination=common_pb2.Pagination(**pagination))
+
+
+# The TrailEvent member holding the fields of each event type.
+_EVENT_KINDS = {
+    "trail_reported": "trail", "trail_updated": "trail",
+    "artifact_creation_reported": "artifact",
+    "trail_attestation_reported": "attestation", "artifact_attestation_reported": "attestation",
+    "artifact_started_running": "running", "artifact_stopped_running": "running",
+    "artifact_approval_reported": "approval",
+}
+
+
+def _event(event: dict) -> dict:
+    """A recorded event {timestamp, type, ...its fields} as a TrailEvent view."""
+    timestamp, type_ = event["timestamp"], event["type"]
+    fields = {k: v for k, v in event.items() if k not in ("timestamp", "type")}
+    return {"timestamp": timestamp, "type": type_, _EVENT_KINDS[type_]: fields}
+

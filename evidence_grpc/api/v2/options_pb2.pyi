@@ -30,6 +30,12 @@ JSON_KEY_FIELD_NUMBER: _ClassVar[int]
 json_key: _descriptor.FieldDescriptor
 JSON_OBJECT_KEY_FIELD_NUMBER: _ClassVar[int]
 json_object_key: _descriptor.FieldDescriptor
+JSON_INLINE_FIELD_NUMBER: _ClassVar[int]
+json_inline: _descriptor.FieldDescriptor
+OMIT_WHEN_UNSET_FIELD_NUMBER: _ClassVar[int]
+omit_when_unset: _descriptor.FieldDescriptor
+AS_SENT_FIELD_NUMBER: _ClassVar[int]
+as_sent: _descriptor.FieldDescriptor
 OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_unset: _descriptor.FieldDescriptor
 

@@ -196,6 +196,110 @@ class FlowInfo(_message.Message):
     tags: _containers.ScalarMap[str, str]
     def __init__(self, name: _Optional[str] = ..., tags: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
+class TrailEvent(_message.Message):
+    __slots__ = ("timestamp", "type", "trail", "artifact", "attestation", "running", "approval")
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    ATTESTATION_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    timestamp: float
+    type: str
+    trail: TrailReported
+    artifact: ArtifactReported
+    attestation: AttestationReported
+    running: ArtifactRunning
+    approval: ApprovalReported
+    def __init__(self, timestamp: _Optional[float] = ..., type: _Optional[str] = ..., trail: _Optional[_Union[TrailReported, _Mapping]] = ..., artifact: _Optional[_Union[ArtifactReported, _Mapping]] = ..., attestation: _Optional[_Union[AttestationReported, _Mapping]] = ..., running: _Optional[_Union[ArtifactRunning, _Mapping]] = ..., approval: _Optional[_Union[ApprovalReported, _Mapping]] = ...) -> None: ...
+
+class TrailReported(_message.Message):
+    __slots__ = ("user", "git_commit_info", "repo_info", "origin_url", "user_data")
+    USER_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    REPO_INFO_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_URL_FIELD_NUMBER: _ClassVar[int]
+    USER_DATA_FIELD_NUMBER: _ClassVar[int]
+    user: str
+    git_commit_info: _common_pb2.GitCommitInfo
+    repo_info: _common_pb2.RepoInfo
+    origin_url: str
+    user_data: _struct_pb2.Value
+    def __init__(self, user: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., origin_url: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+
+class ArtifactReported(_message.Message):
+    __slots__ = ("artifact_name", "fingerprint", "template_reference_name", "git_commit_info", "user")
+    ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_REFERENCE_NAME_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    artifact_name: str
+    fingerprint: str
+    template_reference_name: str
+    git_commit_info: _common_pb2.GitCommitInfo
+    user: str
+    def __init__(self, artifact_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., user: _Optional[str] = ...) -> None: ...
+
+class AttestationReported(_message.Message):
+    __slots__ = ("attestation_id", "attestation_type", "template_reference_name", "target_artifact", "is_compliant", "git_commit_info", "user")
+    ATTESTATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTESTATION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_REFERENCE_NAME_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    IS_COMPLIANT_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    attestation_id: str
+    attestation_type: str
+    template_reference_name: str
+    target_artifact: str
+    is_compliant: bool
+    git_commit_info: _common_pb2.GitCommitInfo
+    user: str
+    def __init__(self, attestation_id: _Optional[str] = ..., attestation_type: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., target_artifact: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., user: _Optional[str] = ...) -> None: ...
+
+class ArtifactRunning(_message.Message):
+    __slots__ = ("artifact_fingerprint", "template_reference_name", "environment_id", "environment_name", "snapshot_index", "replica_number", "git_commit_info", "repo_info")
+    ARTIFACT_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_REFERENCE_NAME_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    REPLICA_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    REPO_INFO_FIELD_NUMBER: _ClassVar[int]
+    artifact_fingerprint: str
+    template_reference_name: str
+    environment_id: str
+    environment_name: str
+    snapshot_index: int
+    replica_number: int
+    git_commit_info: _common_pb2.GitCommitInfo
+    repo_info: _common_pb2.RepoInfo
+    def __init__(self, artifact_fingerprint: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., environment_id: _Optional[str] = ..., environment_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., replica_number: _Optional[int] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ...) -> None: ...
+
+class ApprovalReported(_message.Message):
+    __slots__ = ("artifact_fingerprint", "approval_id", "approval_number", "environment_id", "state", "reviewer", "git_commit_info", "repo_info")
+    ARTIFACT_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_ID_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REVIEWER_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    REPO_INFO_FIELD_NUMBER: _ClassVar[int]
+    artifact_fingerprint: str
+    approval_id: str
+    approval_number: int
+    environment_id: str
+    state: str
+    reviewer: str
+    git_commit_info: _common_pb2.GitCommitInfo
+    repo_info: _common_pb2.RepoInfo
+    def __init__(self, artifact_fingerprint: _Optional[str] = ..., approval_id: _Optional[str] = ..., approval_number: _Optional[int] = ..., environment_id: _Optional[str] = ..., state: _Optional[str] = ..., reviewer: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ...) -> None: ...
+
 class Trail(_message.Message):
     __slots__ = ("name", "description", "git_commit_info", "origin_url", "user_data", "repo_ids", "last_modified_at", "created_at", "compliance_status", "template", "compliance_state", "is_compliant", "events", "created_by", "flow", "external_urls", "html_url")
     class ExternalUrlsEntry(_message.Message):
@@ -234,12 +338,12 @@ class Trail(_message.Message):
     template: Template
     compliance_state: str
     is_compliant: bool
-    events: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    events: _containers.RepeatedCompositeFieldContainer[TrailEvent]
     created_by: str
     flow: FlowInfo
     external_urls: _containers.MessageMap[str, _common_pb2.ExternalUrl]
     html_url: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., origin_url: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., repo_ids: _Optional[_Iterable[str]] = ..., last_modified_at: _Optional[float] = ..., created_at: _Optional[float] = ..., compliance_status: _Optional[_Union[ComplianceStatus, _Mapping]] = ..., template: _Optional[_Union[Template, _Mapping]] = ..., compliance_state: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., events: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., created_by: _Optional[str] = ..., flow: _Optional[_Union[FlowInfo, _Mapping]] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., html_url: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., origin_url: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., repo_ids: _Optional[_Iterable[str]] = ..., last_modified_at: _Optional[float] = ..., created_at: _Optional[float] = ..., compliance_status: _Optional[_Union[ComplianceStatus, _Mapping]] = ..., template: _Optional[_Union[Template, _Mapping]] = ..., compliance_state: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., events: _Optional[_Iterable[_Union[TrailEvent, _Mapping]]] = ..., created_by: _Optional[str] = ..., flow: _Optional[_Union[FlowInfo, _Mapping]] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., html_url: _Optional[str] = ...) -> None: ...
 
 class ListFlowTrailsRequest(_message.Message):
     __slots__ = ("org", "flow_name", "page", "per_page")
