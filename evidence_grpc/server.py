@@ -11,8 +11,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from .config import Settings
-from .interceptors import interceptors
-from .services import method_handlers, service_descriptors
+from .services import intercepted_handlers, service_descriptors
 
 
 def grpc_options(settings: Settings, *, client: bool = False) -> list[tuple[str, int]]:
@@ -30,10 +29,9 @@ def build_server(settings: Settings) -> tuple[grpc.Server, int]:
     # SO_REUSEPORT: the processes of `evidence-server grpc --grpc-workers N` bind one address
     # and the kernel spreads connections among them.
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=settings.grpc_threads),
-                         interceptors=interceptors(),
                          options=[*grpc_options(settings), ("grpc.so_reuseport", 1)])
     by_service: dict[str, dict[str, grpc.RpcMethodHandler]] = defaultdict(dict)
-    for path, handler in method_handlers(settings).items():
+    for path, handler in intercepted_handlers(settings).items():
         service, method = path.lstrip("/").split("/")
         by_service[service][method] = handler
     server.add_generic_rpc_handlers(

@@ -4,6 +4,7 @@ One table serves both the network gRPC server and the REST shim's in-process cal
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from .api.v2 import (
 )
 from .config import Settings
 from .domain import actions, outbound, sandbox
+from .interceptors import interceptors
 from .servicers.actions import ActionServicer
 from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
@@ -115,3 +117,19 @@ def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
                 response_serializer=response_class.SerializeToString,
             )
     return handlers
+
+
+def intercepted_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
+    """The method handlers, each wrapped once at start in the interceptor chain (errors ->
+    database -> auth -> values -> servicer), the same for the network server and the shim's
+    in-process calls. grpc.server(interceptors=...) would build the wrappers again on every
+    call; ours only read the method's path when wrapping, so once per method is enough."""
+    chain = interceptors()
+    wrapped = {}
+    for path, handler in method_handlers(settings).items():
+        details = types.SimpleNamespace(method=path, invocation_metadata=())
+        for interceptor in reversed(chain):  # the first listed ends up outermost
+            handler = interceptor.intercept_service(lambda _, inner=handler: inner, details)
+        wrapped[path] = handler
+    return wrapped
+

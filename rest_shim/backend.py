@@ -15,9 +15,8 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc.config import Settings
-from evidence_grpc.interceptors import interceptors
 from evidence_grpc.server import grpc_options
-from evidence_grpc.services import method_handlers, method_path
+from evidence_grpc.services import intercepted_handlers, method_path
 
 Metadata = Sequence[tuple[str, str]]
 
@@ -150,33 +149,15 @@ class LocalContext(grpc.ServicerContext):
         return False
 
 
-class _CallDetails(grpc.HandlerCallDetails):
-    def __init__(self, method: str, metadata: Metadata) -> None:
-        self.method = method
-        self.invocation_metadata = tuple(metadata)
-
-
 class InProcessBackend:
     """Calls the servicers in this process through the server's own interceptor chain."""
 
     def __init__(self, settings: Settings) -> None:
-        self._handlers = method_handlers(settings)
-        self._interceptors = interceptors()
-
-    def _intercepted(self, details: _CallDetails) -> grpc.RpcMethodHandler:
-        # Apply interceptors as grpc.server does: the first listed is the outermost.
-        def continuation_at(index: int) -> Any:
-            if index == len(self._interceptors):
-                return lambda d: self._handlers.get(d.method)
-            return lambda d: self._interceptors[index].intercept_service(
-                continuation_at(index + 1), d)
-
-        return continuation_at(0)(details)
+        self._handlers = intercepted_handlers(settings)
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata) -> Message:
-        details = _CallDetails(method_path(method), metadata)
-        handler = self._intercepted(details)
+        handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())
         context = LocalContext(metadata)
