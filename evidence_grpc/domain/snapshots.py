@@ -40,6 +40,7 @@ from ..storage.models import (
 from . import actions, env_audit
 from .artifacts import states_of
 from .compliance import COMPLIANT
+from .deployment_diffs import add_deployment_diffs
 from .deployments import record
 from .environments import LOGICAL, find_environment, has_schema, validate
 from .errors import FailedPrecondition, NotFound, validation_error
@@ -589,6 +590,7 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         was = before[key]["instance_count"] if key in before else 0
         count = current[key]["instance_count"] if key in current else 0
         artifacts.append(_artifact_view(entry, was, count, verdicts[key]))
+    add_deployment_diffs(org, env, snapshot.index, artifacts)
     counts = {"true": 0, "false": 0, "null": 0}
     for a in artifacts:
         if a["annotation"]["now"]:
@@ -667,10 +669,17 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "html_url": first["html_url"] if first else "",
         "flow_html_url": first["flow_html_url"] if first else "",
         "deployment_diff": None,
-        "commit_lead_time": (started - commit_ts) if (started and commit_ts) else None,
-        "flows": [{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"}
+        "commit_lead_time": _lead_time(started, commit_ts),
+        "flows": [{**{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"},
+                   "artifact_compliance_in_flow": f.get("compliance_state") == COMPLIANT,
+                   "commit_lead_time": _lead_time(started, f.get("commit_timestamp"))}
                   for f in flows],
     }
+
+
+def _lead_time(started: float | None, committed: float | None) -> float | None:
+    """Seconds from the commit to the first instance's start, when both are known."""
+    return started - committed if started and committed else None
 
 
 # ---- diff ----------------------------------------------------------------------------------
