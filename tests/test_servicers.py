@@ -264,3 +264,30 @@ def test_interceptor_chain_on_a_network_server(channel):
     health = health_pb2_grpc.HealthStub(channel).Check(
         health_pb2.HealthCheckRequest(service="evidence.v2.FlowService"))
     assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_custom_attestation_types_are_typed_over_grpc(channel):
+    from evidence_grpc.api.v2 import attestation_type_service_pb2 as type_pb
+    from evidence_grpc.api.v2 import attestation_type_service_pb2_grpc as type_grpc
+
+    stub = type_grpc.AttestationTypeServiceStub(channel)
+    auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+    data = struct_pb2.Struct()
+    data.update({"name": "coverage", "description": "line coverage",
+                 "evaluator": {"content_type": "jq", "rules": [".line >= 80"]}})
+    made = stub.CreateAttestationType(type_pb.CreateAttestationTypeRequest(
+        org="acme", data_json=data), metadata=auth, timeout=10)
+    assert made.created
+    got = stub.GetAttestationType(type_pb.GetAttestationTypeRequest(
+        org="acme", custom_attestation_type_name="coverage"), metadata=auth, timeout=10)
+    assert (got.name, got.description, got.org, got.created_by) == \
+        ("coverage", "line coverage", "acme", "alice")
+    [first] = got.versions
+    assert (first.version, first.evaluator.content_type, list(first.evaluator.rules)) == \
+        (1, "jq", [".line >= 80"])
+    one = stub.GetAttestationType(type_pb.GetAttestationTypeRequest(
+        org="acme", custom_attestation_type_name="coverage", version=1), metadata=auth, timeout=10)
+    assert not one.HasField("created_at")  # one version comes without the type's history
+    listed = stub.ListAttestationTypes(type_pb.ListAttestationTypesRequest(org="acme"),
+                                       metadata=auth, timeout=10)
+    assert [t.name for t in listed.data] == ["coverage"]

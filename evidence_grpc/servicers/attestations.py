@@ -130,17 +130,18 @@ class AttestationTypeServicer(type_pb_grpc.AttestationTypeServiceServicer):
             message=f"custom attestation type '{type_.name}' was {verb}", created=created)
 
     def GetAttestationType(self, request: type_pb.GetAttestationTypeRequest,
-                           context: grpc.ServicerContext) -> struct_pb2.Struct:
+                           context: grpc.ServicerContext) -> type_pb.AttestationType:
         org = current_caller().org
         type_ = attestation_types.find_type(org, request.custom_attestation_type_name)
         version = optional(request, "version")
-        return to_message(attestation_types.type_view(type_, org.name, version), struct_pb2.Struct)
+        return to_message(attestation_types.type_view(type_, org.name, version),
+                          type_pb.AttestationType)
 
     def ListAttestationTypes(self, request: type_pb.ListAttestationTypesRequest,
                              context: grpc.ServicerContext) -> type_pb.AttestationTypeList:
         org = current_caller().org
         return type_pb.AttestationTypeList(data=[
-            to_message(attestation_types.type_view(t, org.name), struct_pb2.Struct)
+            to_message(attestation_types.type_view(t, org.name), type_pb.AttestationType)
             for t in attestation_types.list_types(org)])
 
     def ArchiveAttestationType(self, request: type_pb.ArchiveAttestationTypeRequest,

@@ -28,7 +28,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*evidence/v2/attestation_type_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x8f\x01\n\x1c\x43reateAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12*\n\tdata_json\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x36\n\x0btype_schema\x18\x03 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x06\x90\xb5\x18\x80\x80@\"A\n\x1d\x43reateAttestationTypeResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"p\n\x19GetAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12$\n\x1c\x63ustom_attestation_type_name\x18\x02 \x01(\t\x12\x14\n\x07version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\n\n\x08_version\"*\n\x1bListAttestationTypesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"<\n\x13\x41ttestationTypeList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"R\n\x1d\x41rchiveAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12$\n\x1c\x63ustom_attestation_type_name\x18\x02 \x01(\t\"1\n\x1e\x41rchiveAttestationTypeResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\xfb\x05\n\x16\x41ttestationTypeService\x12\xbb\x01\n\x15\x43reateAttestationType\x12).evidence.v2.CreateAttestationTypeRequest\x1a*.evidence.v2.CreateAttestationTypeResponse\"K\x8a\xb5\x18\t\x12\x07\x63reated\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x34\"&/api/v2/custom-attestation-types/{org}:\x01*b\x07message\x12\xa8\x01\n\x12GetAttestationType\x12&.evidence.v2.GetAttestationTypeRequest\x1a\x17.google.protobuf.Struct\"Q\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02G\x12\x45/api/v2/custom-attestation-types/{org}/{custom_attestation_type_name}\x12\x9c\x01\n\x14ListAttestationTypes\x12(.evidence.v2.ListAttestationTypesRequest\x1a .evidence.v2.AttestationTypeList\"8\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02.\x12&/api/v2/custom-attestation-types/{org}b\x04\x64\x61ta\x12\xd8\x01\n\x16\x41rchiveAttestationType\x12*.evidence.v2.ArchiveAttestationTypeRequest\x1a+.evidence.v2.ArchiveAttestationTypeResponse\"e\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02[\x1aM/api/v2/custom-attestation-types/{org}/{custom_attestation_type_name}/archive:\x01*b\x07messageb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*evidence/v2/attestation_type_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x8f\x01\n\x1c\x43reateAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12*\n\tdata_json\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x36\n\x0btype_schema\x18\x03 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x06\x90\xb5\x18\x80\x80@\"A\n\x1d\x43reateAttestationTypeResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"p\n\x19GetAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12$\n\x1c\x63ustom_attestation_type_name\x18\x02 \x01(\t\x12\x14\n\x07version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\n\n\x08_version\"*\n\x1bListAttestationTypesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"G\n\x13\x41ttestationTypeList\x12*\n\x04\x64\x61ta\x18\x02 \x03(\x0b\x32\x1c.evidence.v2.AttestationTypeJ\x04\x08\x01\x10\x02\"\xa9\x02\n\x0f\x41ttestationType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0b\n\x03org\x18\x03 \x01(\t\x12\x10\n\x08\x61rchived\x18\x04 \x01(\x08\x12\x17\n\ncreated_by\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x17\n\ncreated_at\x18\x06 \x01(\x01H\x02\x88\x01\x01\x12\x1d\n\x10last_modified_at\x18\x07 \x01(\x01H\x03\x88\x01\x01\x12\x35\n\x08versions\x18\x08 \x03(\x0b\x32#.evidence.v2.AttestationTypeVersion:\x04\xa0\xb5\x18\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_created_byB\r\n\x0b_created_atB\x13\n\x11_last_modified_at\"\x8a\x02\n\x16\x41ttestationTypeVersion\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x1a\n\x07\x63omment\x18\x02 \x01(\tB\x04\xc8\xb5\x18\x01H\x00\x88\x01\x01\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\x12\x12\n\ncreated_by\x18\x04 \x01(\t\x12+\n\x0btype_schema\x18\x05 \x01(\x0b\x32\x16.google.protobuf.Value\x12:\n\tevaluator\x18\x06 \x01(\x0b\x32!.evidence.v2.AttestationEvaluatorB\x04\xd0\xb5\x18\x01\x12\'\n\x07summary\x18\x07 \x01(\x0b\x32\x16.google.protobuf.ValueB\n\n\x08_comment\";\n\x14\x41ttestationEvaluator\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\r\n\x05rules\x18\x02 \x03(\t\"R\n\x1d\x41rchiveAttestationTypeRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12$\n\x1c\x63ustom_attestation_type_name\x18\x02 \x01(\t\"1\n\x1e\x41rchiveAttestationTypeResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\x80\x06\n\x16\x41ttestationTypeService\x12\xbb\x01\n\x15\x43reateAttestationType\x12).evidence.v2.CreateAttestationTypeRequest\x1a*.evidence.v2.CreateAttestationTypeResponse\"K\x8a\xb5\x18\t\x12\x07\x63reated\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x34\"&/api/v2/custom-attestation-types/{org}:\x01*b\x07message\x12\xad\x01\n\x12GetAttestationType\x12&.evidence.v2.GetAttestationTypeRequest\x1a\x1c.evidence.v2.AttestationType\"Q\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02G\x12\x45/api/v2/custom-attestation-types/{org}/{custom_attestation_type_name}\x12\x9c\x01\n\x14ListAttestationTypes\x12(.evidence.v2.ListAttestationTypesRequest\x1a .evidence.v2.AttestationTypeList\"8\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02.\x12&/api/v2/custom-attestation-types/{org}b\x04\x64\x61ta\x12\xd8\x01\n\x16\x41rchiveAttestationType\x12*.evidence.v2.ArchiveAttestationTypeRequest\x1a+.evidence.v2.ArchiveAttestationTypeResponse\"e\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02[\x1aM/api/v2/custom-attestation-types/{org}/{custom_attestation_type_name}/archive:\x01*b\x07messageb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,6 +37,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEATTESTATIONTYPEREQUEST'].fields_by_name['type_schema']._loaded_options = None
   _globals['_CREATEATTESTATIONTYPEREQUEST'].fields_by_name['type_schema']._serialized_options = b'\220\265\030\200\200@'
+  _globals['_ATTESTATIONTYPE']._loaded_options = None
+  _globals['_ATTESTATIONTYPE']._serialized_options = b'\240\265\030\001'
+  _globals['_ATTESTATIONTYPEVERSION'].fields_by_name['comment']._loaded_options = None
+  _globals['_ATTESTATIONTYPEVERSION'].fields_by_name['comment']._serialized_options = b'\310\265\030\001'
+  _globals['_ATTESTATIONTYPEVERSION'].fields_by_name['evaluator']._loaded_options = None
+  _globals['_ATTESTATIONTYPEVERSION'].fields_by_name['evaluator']._serialized_options = b'\320\265\030\001'
   _globals['_ATTESTATIONTYPESERVICE'].methods_by_name['CreateAttestationType']._loaded_options = None
   _globals['_ATTESTATIONTYPESERVICE'].methods_by_name['CreateAttestationType']._serialized_options = b'\212\265\030\t\022\007created\250\265\030\003\202\323\344\223\0024\"&/api/v2/custom-attestation-types/{org}:\001*b\007message'
   _globals['_ATTESTATIONTYPESERVICE'].methods_by_name['GetAttestationType']._loaded_options = None
@@ -54,11 +60,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTATTESTATIONTYPESREQUEST']._serialized_start=499
   _globals['_LISTATTESTATIONTYPESREQUEST']._serialized_end=541
   _globals['_ATTESTATIONTYPELIST']._serialized_start=543
-  _globals['_ATTESTATIONTYPELIST']._serialized_end=603
-  _globals['_ARCHIVEATTESTATIONTYPEREQUEST']._serialized_start=605
-  _globals['_ARCHIVEATTESTATIONTYPEREQUEST']._serialized_end=687
-  _globals['_ARCHIVEATTESTATIONTYPERESPONSE']._serialized_start=689
-  _globals['_ARCHIVEATTESTATIONTYPERESPONSE']._serialized_end=738
-  _globals['_ATTESTATIONTYPESERVICE']._serialized_start=741
-  _globals['_ATTESTATIONTYPESERVICE']._serialized_end=1504
+  _globals['_ATTESTATIONTYPELIST']._serialized_end=614
+  _globals['_ATTESTATIONTYPE']._serialized_start=617
+  _globals['_ATTESTATIONTYPE']._serialized_end=914
+  _globals['_ATTESTATIONTYPEVERSION']._serialized_start=917
+  _globals['_ATTESTATIONTYPEVERSION']._serialized_end=1183
+  _globals['_ATTESTATIONEVALUATOR']._serialized_start=1185
+  _globals['_ATTESTATIONEVALUATOR']._serialized_end=1244
+  _globals['_ARCHIVEATTESTATIONTYPEREQUEST']._serialized_start=1246
+  _globals['_ARCHIVEATTESTATIONTYPEREQUEST']._serialized_end=1328
+  _globals['_ARCHIVEATTESTATIONTYPERESPONSE']._serialized_start=1330
+  _globals['_ARCHIVEATTESTATIONTYPERESPONSE']._serialized_end=1379
+  _globals['_ATTESTATIONTYPESERVICE']._serialized_start=1382
+  _globals['_ATTESTATIONTYPESERVICE']._serialized_end=2150
 # @@protoc_insertion_point(module_scope)

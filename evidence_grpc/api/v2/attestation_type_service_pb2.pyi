@@ -47,8 +47,54 @@ class ListAttestationTypesRequest(_message.Message):
 class AttestationTypeList(_message.Message):
     __slots__ = ("data",)
     DATA_FIELD_NUMBER: _ClassVar[int]
-    data: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
-    def __init__(self, data: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+    data: _containers.RepeatedCompositeFieldContainer[AttestationType]
+    def __init__(self, data: _Optional[_Iterable[_Union[AttestationType, _Mapping]]] = ...) -> None: ...
+
+class AttestationType(_message.Message):
+    __slots__ = ("name", "description", "org", "archived", "created_by", "created_at", "last_modified_at", "versions")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_MODIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    org: str
+    archived: bool
+    created_by: str
+    created_at: float
+    last_modified_at: float
+    versions: _containers.RepeatedCompositeFieldContainer[AttestationTypeVersion]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., org: _Optional[str] = ..., archived: _Optional[bool] = ..., created_by: _Optional[str] = ..., created_at: _Optional[float] = ..., last_modified_at: _Optional[float] = ..., versions: _Optional[_Iterable[_Union[AttestationTypeVersion, _Mapping]]] = ...) -> None: ...
+
+class AttestationTypeVersion(_message.Message):
+    __slots__ = ("version", "comment", "timestamp", "created_by", "type_schema", "evaluator", "summary")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    TYPE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    EVALUATOR_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    comment: str
+    timestamp: float
+    created_by: str
+    type_schema: _struct_pb2.Value
+    evaluator: AttestationEvaluator
+    summary: _struct_pb2.Value
+    def __init__(self, version: _Optional[int] = ..., comment: _Optional[str] = ..., timestamp: _Optional[float] = ..., created_by: _Optional[str] = ..., type_schema: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., evaluator: _Optional[_Union[AttestationEvaluator, _Mapping]] = ..., summary: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+
+class AttestationEvaluator(_message.Message):
+    __slots__ = ("content_type", "rules")
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    content_type: str
+    rules: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, content_type: _Optional[str] = ..., rules: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ArchiveAttestationTypeRequest(_message.Message):
     __slots__ = ("org", "custom_attestation_type_name")

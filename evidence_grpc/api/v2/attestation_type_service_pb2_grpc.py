@@ -4,7 +4,6 @@ import grpc
 import warnings
 
 from . import attestation_type_service_pb2 as evidence_dot_v2_dot_attestation__type__service__pb2
-from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -45,7 +44,7 @@ class AttestationTypeServiceStub:
         self.GetAttestationType = channel.unary_unary(
                 '/evidence.v2.AttestationTypeService/GetAttestationType',
                 request_serializer=evidence_dot_v2_dot_attestation__type__service__pb2.GetAttestationTypeRequest.SerializeToString,
-                response_deserializer=google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+                response_deserializer=evidence_dot_v2_dot_attestation__type__service__pb2.AttestationType.FromString,
                 _registered_method=True)
         self.ListAttestationTypes = channel.unary_unary(
                 '/evidence.v2.AttestationTypeService/ListAttestationTypes',
@@ -103,7 +102,7 @@ def add_AttestationTypeServiceServicer_to_server(servicer, server):
             'GetAttestationType': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAttestationType,
                     request_deserializer=evidence_dot_v2_dot_attestation__type__service__pb2.GetAttestationTypeRequest.FromString,
-                    response_serializer=google_dot_protobuf_dot_struct__pb2.Struct.SerializeToString,
+                    response_serializer=evidence_dot_v2_dot_attestation__type__service__pb2.AttestationType.SerializeToString,
             ),
             'ListAttestationTypes': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAttestationTypes,
@@ -171,7 +170,7 @@ class AttestationTypeService:
             target,
             '/evidence.v2.AttestationTypeService/GetAttestationType',
             evidence_dot_v2_dot_attestation__type__service__pb2.GetAttestationTypeRequest.SerializeToString,
-            google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+            evidence_dot_v2_dot_attestation__type__service__pb2.AttestationType.FromString,
             options,
             channel_credentials,
             insecure,
