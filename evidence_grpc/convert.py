@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from google.protobuf import descriptor, json_format, struct_pb2
 from google.protobuf.message import Message
 
+from .api.v2 import options_pb2
 from .domain.errors import validation_error
 from .domain.names import safe_filename
 from .domain.pages import Page, page_of
@@ -118,6 +119,9 @@ def _filler(message_descriptor: descriptor.Descriptor) -> Fill:
     if special is not None:
         return special
     fields = {field.name: _field_filler(field) for field in message_descriptor.fields}
+    # A view may use a field's contract key where it is not a proto name (`creationTimestamp`).
+    fields.update({key: fields[field.name] for field in message_descriptor.fields
+                   if (key := field.GetOptions().Extensions[options_pb2.json_key])})
     # As in the JSON mapping, None leaves a field unset, but makes a Value field a JSON null.
     nullable = {field.name for field in message_descriptor.fields if not field.is_repeated
                 and field.message_type is not None

@@ -232,7 +232,8 @@ def test_snapshots_follow_the_attached_policies(reported):
     datadog = by_name["datadog:7"]["policy_decisions"][0]
     assert datadog["status"] == "COMPLIANT"  # the exception names it: no provenance needed
     assert datadog["rule_evaluations"][0]["resolutions"] == [{"type": "rule_not_applicable",
-        "context": {"flow_name": None, "trail_name": None, "artifact_status": None}}]
+        "context": {"flow_name": None, "trail_name": None, "artifact_status": None,
+                    "for_control": None}}]
     assert by_name["nginx"]["compliant"] is False
     assert by_name["nginx"]["reasons_for_incompliance"][0] == {
         "type": "no_provenance", "message": "Policy 'risky': artifact has no provenance"}
@@ -287,6 +288,14 @@ def test_policies_with_impossible_attestation_rules_are_refused(client):
     assert "artifacts.attestations.0.for_control" in control.get_json()["errors"]
 
 
+def _as_answered(decisions: list[dict]) -> list[dict]:
+    """Decisions as a typed answer shows them: every resolution context has `for_control`
+    (null when the rule serves no control), as asserts answer it too."""
+    return [{**d, "rule_evaluations": [{**e, "resolutions": [
+        {**r, "context": {"for_control": None, **r["context"]}} for r in e["resolutions"]]}
+        for e in d["rule_evaluations"]]} for d in decisions]
+
+
 def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_made(reported):
     """Snapshots keep one letter per rule resolution, not the rendered decisions; read, they
     are exactly what the engine's verdict renders (and old snapshots that kept the rendered
@@ -305,7 +314,7 @@ def test_a_snapshot_keeps_outcome_codes_and_renders_the_decisions_the_engine_mad
     policies = latest_policies(org, ["risky", "signed"])
     engine = evaluate(org, [FP, other], policies, names={FP: "backend", other: "datadog:7"})
     shown = {a["fingerprint"]: a["policy_decisions"] for a in answer["artifacts"]}
-    assert shown == {fp: verdict.policy_decisions for fp, verdict in engine.items()}
+    assert shown == {fp: _as_answered(verdict.policy_decisions) for fp, verdict in engine.items()}
 
     kept = Snapshot.select().order_by(Snapshot.id.desc()).get()
     assert all("policy_decisions" not in v for v in kept.verdicts)

@@ -291,3 +291,30 @@ def test_custom_attestation_types_are_typed_over_grpc(channel):
     listed = stub.ListAttestationTypes(type_pb.ListAttestationTypesRequest(org="acme"),
                                        metadata=auth, timeout=10)
     assert [t.name for t in listed.data] == ["coverage"]
+
+
+def test_snapshot_artifacts_are_typed_over_grpc(channel):
+    from evidence_grpc.api.v2 import environment_service_pb2 as env_pb
+    from evidence_grpc.api.v2 import environment_service_pb2_grpc as env_grpc
+    from evidence_grpc.api.v2 import snapshot_service_pb2 as snap_pb
+    from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snap_grpc
+
+    auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+    envs = env_grpc.EnvironmentServiceStub(channel)
+    envs.UpsertEnvironment(env_pb.UpsertEnvironmentRequest(org="acme", name="prod", type="K8S"),
+                           metadata=auth, timeout=10)
+    report = struct_pb2.Struct()
+    report.update({"artifacts": [{"podName": "web-1", "namespace": "default",
+                                  "digests": {"web:1": "a" * 64}, "creationTimestamp": 1700000000}]})
+    envs.ReportEnvironment(env_pb.ReportEnvironmentRequest(
+        org="acme", env_name="prod", type="K8S", report=report), metadata=auth, timeout=10)
+    snapshot = snap_grpc.SnapshotServiceStub(channel).GetSnapshot(snap_pb.GetSnapshotRequest(
+        org="acme", env_name="prod", snapshot_expression="-1"), metadata=auth, timeout=10)
+    [web] = snapshot.artifacts
+    assert (web.name, web.fingerprint, web.instance_count) == ("web:1", "a" * 64, 1)
+    assert list(web.creation_timestamp) == [1700000000]
+    assert (web.annotation.type, web.annotation.was, web.annotation.now) == \
+        ("started-non-compliant", 0, 1)
+    assert not web.HasField("compliant")  # no policies: Unknown
+    assert not web.HasField("deployment_diff") and not web.flows  # no provenance
+    assert web.pods["web-1"]["namespace"] == "default"

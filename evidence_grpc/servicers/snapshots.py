@@ -30,7 +30,7 @@ class SnapshotServicer(pb_grpc.SnapshotServiceServicer):
                     ) -> pb.Snapshot:
         view = snapshots.get_snapshot(current_caller().org, request.env_name,
                                       request.snapshot_expression, self.html_base)
-        return with_struct_lists(view, pb.Snapshot, "artifacts", "applied_policies")
+        return with_struct_lists(view, pb.Snapshot, "applied_policies")
 
     def DiffSnapshots(self, request: pb.DiffSnapshotsRequest, context: grpc.ServicerContext
                       ) -> pb.SnapshotDiff:

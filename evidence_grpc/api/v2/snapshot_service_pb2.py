@@ -22,12 +22,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import assert_service_pb2 as evidence_dot_v2_dot_assert__service__pb2
+from . import common_pb2 as evidence_dot_v2_dot_common__pb2
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/snapshot_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xbb\x01\n\x14ListSnapshotsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x15\n\x08interval\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07reverse\x18\x06 \x01(\x08H\x03\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0b\n\t_intervalB\n\n\x08_reverse\"`\n\x10SnapshotListItem\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04\x66rom\x18\x02 \x01(\x01\x12\n\n\x02to\x18\x03 \x01(\x01\x12\x10\n\x08\x64uration\x18\x04 \x01(\x01\x12\x11\n\tcompliant\x18\x05 \x01(\x08\"I\n\x15ListSnapshotsResponse\x12\x30\n\tsnapshots\x18\x01 \x03(\x0b\x32\x1d.evidence.v2.SnapshotListItem\"P\n\x12GetSnapshotRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x1b\n\x13snapshot_expression\x18\x03 \x01(\t\"\xaa\x03\n\x08Snapshot\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x11\n\tis_latest\x18\x02 \x01(\x08\x12$\n\x17next_snapshot_timestamp\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12U\n\x19\x61rtifact_compliance_count\x18\x04 \x03(\x0b\x32\x32.evidence.v2.Snapshot.ArtifactComplianceCountEntry\x12\x11\n\ttimestamp\x18\x05 \x01(\x01\x12\x0c\n\x04type\x18\x06 \x01(\t\x12\x11\n\tcompliant\x18\x07 \x01(\x08\x12\x10\n\x08html_url\x18\x08 \x01(\t\x12*\n\tartifacts\x18\t \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x31\n\x10\x61pplied_policies\x18\n \x03(\x0b\x32\x17.google.protobuf.Struct\x1a>\n\x1c\x41rtifactComplianceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x42\x1a\n\x18_next_snapshot_timestamp\"I\n\x14\x44iffSnapshotsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tsnappish1\x18\x02 \x01(\t\x12\x11\n\tsnappish2\x18\x03 \x01(\t\"`\n\x08\x44iffItem\x12\x18\n\x0bsnapshot_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_snapshot_id\"\xc7\x01\n\x0cSnapshotDiff\x12(\n\tsnappish1\x18\x01 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12(\n\tsnappish2\x18\x02 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12&\n\x07\x63hanged\x18\x03 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12;\n\x0bnot_changed\x18\x04 \x01(\x0b\x32\x15.evidence.v2.DiffItemB\x0f\x9a\xb5\x18\x0bnot-changed2\xa6\x03\n\x0fSnapshotService\x12\x91\x01\n\rListSnapshots\x12!.evidence.v2.ListSnapshotsRequest\x1a\".evidence.v2.ListSnapshotsResponse\"9\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12\"/api/v2/snapshots/{org}/{env_name}b\tsnapshots\x12\x8b\x01\n\x0bGetSnapshot\x12\x1f.evidence.v2.GetSnapshotRequest\x1a\x15.evidence.v2.Snapshot\"D\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02:\x12\x38/api/v2/snapshots/{org}/{env_name}/{snapshot_expression}\x12q\n\rDiffSnapshots\x12!.evidence.v2.DiffSnapshotsRequest\x1a\x19.evidence.v2.SnapshotDiff\"\"\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v2/env-diff/{org}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/snapshot_service.proto\x12\x0b\x65vidence.v2\x1a evidence/v2/assert_service.proto\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xbb\x01\n\x14ListSnapshotsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x15\n\x08interval\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07reverse\x18\x06 \x01(\x08H\x03\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\x0b\n\t_intervalB\n\n\x08_reverse\"`\n\x10SnapshotListItem\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04\x66rom\x18\x02 \x01(\x01\x12\n\n\x02to\x18\x03 \x01(\x01\x12\x10\n\x08\x64uration\x18\x04 \x01(\x01\x12\x11\n\tcompliant\x18\x05 \x01(\x08\"I\n\x15ListSnapshotsResponse\x12\x30\n\tsnapshots\x18\x01 \x03(\x0b\x32\x1d.evidence.v2.SnapshotListItem\"P\n\x12GetSnapshotRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x1b\n\x13snapshot_expression\x18\x03 \x01(\t\"\xb6\x03\n\x08Snapshot\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x11\n\tis_latest\x18\x02 \x01(\x08\x12$\n\x17next_snapshot_timestamp\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12U\n\x19\x61rtifact_compliance_count\x18\x04 \x03(\x0b\x32\x32.evidence.v2.Snapshot.ArtifactComplianceCountEntry\x12\x11\n\ttimestamp\x18\x05 \x01(\x01\x12\x0c\n\x04type\x18\x06 \x01(\t\x12\x11\n\tcompliant\x18\x07 \x01(\x08\x12\x10\n\x08html_url\x18\x08 \x01(\t\x12\x30\n\tartifacts\x18\x0b \x03(\x0b\x32\x1d.evidence.v2.SnapshotArtifact\x12\x31\n\x10\x61pplied_policies\x18\n \x03(\x0b\x32\x17.google.protobuf.Struct\x1a>\n\x1c\x41rtifactComplianceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x42\x1a\n\x18_next_snapshot_timestampJ\x04\x08\t\x10\n\"\xd5\x05\n\x10SnapshotArtifact\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x16\n\tcompliant\x18\x03 \x01(\x08H\x00\x88\x01\x01\x12+\n\x0b\x64\x65ployments\x18\x04 \x03(\x0b\x32\x16.google.protobuf.Value\x12\x37\n\x10policy_decisions\x18\x05 \x03(\x0b\x32\x1d.evidence.v2.PolicyEvaluation\x12\x41\n\x18reasons_for_incompliance\x18\x06 \x03(\x0b\x32\x1f.evidence.v2.IncomplianceReason\x12\x31\n\x12\x63reation_timestamp\x18\x07 \x03(\x03\x42\x15\x9a\xb5\x18\x11\x63reationTimestamp\x12%\n\x04pods\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x16\n\x0einstance_count\x18\t \x01(\x05\x12(\n\x07\x63ontext\x18\n \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x33\n\nannotation\x18\x0b \x01(\x0b\x32\x1f.evidence.v2.SnapshotAnnotation\x12\x11\n\tflow_name\x18\x0c \x01(\t\x12\x12\n\ngit_commit\x18\r \x01(\t\x12\x12\n\ncommit_url\x18\x0e \x01(\t\x12\x10\n\x08html_url\x18\x0f \x01(\t\x12\x15\n\rflow_html_url\x18\x10 \x01(\t\x12\x34\n\x0f\x64\x65ployment_diff\x18\x11 \x01(\x0b\x32\x1b.evidence.v2.DeploymentDiff\x12\x1d\n\x10\x63ommit_lead_time\x18\x12 \x01(\x01H\x01\x88\x01\x01\x12\x30\n\x05\x66lows\x18\x13 \x03(\x0b\x32!.evidence.v2.SnapshotArtifactFlowB\x0c\n\n_compliantB\x13\n\x11_commit_lead_time\"3\n\x12IncomplianceReason\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"<\n\x12SnapshotAnnotation\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0b\n\x03was\x18\x02 \x01(\x05\x12\x0b\n\x03now\x18\x03 \x01(\x05\"\xa5\x03\n\x0e\x44\x65ploymentDiff\x12\x15\n\x08\x64iff_url\x18\x01 \x01(\tH\x00\x88\x01\x01\x12 \n\x13previous_git_commit\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x14previous_fingerprint\x18\x03 \x01(\t\x12\x1e\n\x16previous_artifact_name\x18\x04 \x01(\t\x12*\n\"previous_artifact_compliance_state\x18\x05 \x01(\t\x12\x18\n\x10previous_running\x18\x06 \x01(\x08\x12$\n\x17previous_git_commit_url\x18\x07 \x01(\tH\x02\x88\x01\x01\x12\x1b\n\x13previous_trail_name\x18\x08 \x01(\t\x12-\n previous_template_reference_name\x18\t \x01(\tH\x03\x88\x01\x01\x42\x0b\n\t_diff_urlB\x16\n\x14_previous_git_commitB\x1a\n\x18_previous_git_commit_urlB#\n!_previous_template_reference_name\"\xb4\x03\n\x14SnapshotArtifactFlow\x12\x11\n\tflow_name\x18\x01 \x01(\t\x12\x12\n\ntrail_name\x18\x02 \x01(\t\x12$\n\x17template_reference_name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x12\n\ngit_commit\x18\x04 \x01(\t\x12\x12\n\ncommit_url\x18\x05 \x01(\t\x12\x39\n\x0fgit_commit_info\x18\x06 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfoB\x04\xd0\xb5\x18\x01\x12\x10\n\x08html_url\x18\x07 \x01(\t\x12\x15\n\rflow_html_url\x18\x08 \x01(\t\x12\x18\n\x10\x63ompliance_state\x18\t \x01(\t\x12#\n\x1b\x61rtifact_compliance_in_flow\x18\n \x01(\x08\x12\x1d\n\x10\x63ommit_lead_time\x18\x0b \x01(\x01H\x01\x88\x01\x01\x12\x34\n\x0f\x64\x65ployment_diff\x18\x0c \x01(\x0b\x32\x1b.evidence.v2.DeploymentDiffB\x1a\n\x18_template_reference_nameB\x13\n\x11_commit_lead_time\"I\n\x14\x44iffSnapshotsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tsnappish1\x18\x02 \x01(\t\x12\x11\n\tsnappish2\x18\x03 \x01(\t\"`\n\x08\x44iffItem\x12\x18\n\x0bsnapshot_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12*\n\tartifacts\x18\x02 \x03(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_snapshot_id\"\xc7\x01\n\x0cSnapshotDiff\x12(\n\tsnappish1\x18\x01 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12(\n\tsnappish2\x18\x02 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12&\n\x07\x63hanged\x18\x03 \x01(\x0b\x32\x15.evidence.v2.DiffItem\x12;\n\x0bnot_changed\x18\x04 \x01(\x0b\x32\x15.evidence.v2.DiffItemB\x0f\x9a\xb5\x18\x0bnot-changed2\xa6\x03\n\x0fSnapshotService\x12\x91\x01\n\rListSnapshots\x12!.evidence.v2.ListSnapshotsRequest\x1a\".evidence.v2.ListSnapshotsResponse\"9\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12\"/api/v2/snapshots/{org}/{env_name}b\tsnapshots\x12\x8b\x01\n\x0bGetSnapshot\x12\x1f.evidence.v2.GetSnapshotRequest\x1a\x15.evidence.v2.Snapshot\"D\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02:\x12\x38/api/v2/snapshots/{org}/{env_name}/{snapshot_expression}\x12q\n\rDiffSnapshots\x12!.evidence.v2.DiffSnapshotsRequest\x1a\x19.evidence.v2.SnapshotDiff\"\"\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v2/env-diff/{org}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +38,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._loaded_options = None
   _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._serialized_options = b'8\001'
+  _globals['_SNAPSHOTARTIFACT'].fields_by_name['creation_timestamp']._loaded_options = None
+  _globals['_SNAPSHOTARTIFACT'].fields_by_name['creation_timestamp']._serialized_options = b'\232\265\030\021creationTimestamp'
+  _globals['_SNAPSHOTARTIFACTFLOW'].fields_by_name['git_commit_info']._loaded_options = None
+  _globals['_SNAPSHOTARTIFACTFLOW'].fields_by_name['git_commit_info']._serialized_options = b'\320\265\030\001'
   _globals['_SNAPSHOTDIFF'].fields_by_name['not_changed']._loaded_options = None
   _globals['_SNAPSHOTDIFF'].fields_by_name['not_changed']._serialized_options = b'\232\265\030\013not-changed'
   _globals['_SNAPSHOTSERVICE'].methods_by_name['ListSnapshots']._loaded_options = None
@@ -44,24 +50,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SNAPSHOTSERVICE'].methods_by_name['GetSnapshot']._serialized_options = b'\250\265\030\001\202\323\344\223\002:\0228/api/v2/snapshots/{org}/{env_name}/{snapshot_expression}'
   _globals['_SNAPSHOTSERVICE'].methods_by_name['DiffSnapshots']._loaded_options = None
   _globals['_SNAPSHOTSERVICE'].methods_by_name['DiffSnapshots']._serialized_options = b'\250\265\030\001\202\323\344\223\002\030\022\026/api/v2/env-diff/{org}'
-  _globals['_LISTSNAPSHOTSREQUEST']._serialized_start=139
-  _globals['_LISTSNAPSHOTSREQUEST']._serialized_end=326
-  _globals['_SNAPSHOTLISTITEM']._serialized_start=328
-  _globals['_SNAPSHOTLISTITEM']._serialized_end=424
-  _globals['_LISTSNAPSHOTSRESPONSE']._serialized_start=426
-  _globals['_LISTSNAPSHOTSRESPONSE']._serialized_end=499
-  _globals['_GETSNAPSHOTREQUEST']._serialized_start=501
-  _globals['_GETSNAPSHOTREQUEST']._serialized_end=581
-  _globals['_SNAPSHOT']._serialized_start=584
-  _globals['_SNAPSHOT']._serialized_end=1010
-  _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._serialized_start=920
-  _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._serialized_end=982
-  _globals['_DIFFSNAPSHOTSREQUEST']._serialized_start=1012
-  _globals['_DIFFSNAPSHOTSREQUEST']._serialized_end=1085
-  _globals['_DIFFITEM']._serialized_start=1087
-  _globals['_DIFFITEM']._serialized_end=1183
-  _globals['_SNAPSHOTDIFF']._serialized_start=1186
-  _globals['_SNAPSHOTDIFF']._serialized_end=1385
-  _globals['_SNAPSHOTSERVICE']._serialized_start=1388
-  _globals['_SNAPSHOTSERVICE']._serialized_end=1810
+  _globals['_LISTSNAPSHOTSREQUEST']._serialized_start=199
+  _globals['_LISTSNAPSHOTSREQUEST']._serialized_end=386
+  _globals['_SNAPSHOTLISTITEM']._serialized_start=388
+  _globals['_SNAPSHOTLISTITEM']._serialized_end=484
+  _globals['_LISTSNAPSHOTSRESPONSE']._serialized_start=486
+  _globals['_LISTSNAPSHOTSRESPONSE']._serialized_end=559
+  _globals['_GETSNAPSHOTREQUEST']._serialized_start=561
+  _globals['_GETSNAPSHOTREQUEST']._serialized_end=641
+  _globals['_SNAPSHOT']._serialized_start=644
+  _globals['_SNAPSHOT']._serialized_end=1082
+  _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._serialized_start=986
+  _globals['_SNAPSHOT_ARTIFACTCOMPLIANCECOUNTENTRY']._serialized_end=1048
+  _globals['_SNAPSHOTARTIFACT']._serialized_start=1085
+  _globals['_SNAPSHOTARTIFACT']._serialized_end=1810
+  _globals['_INCOMPLIANCEREASON']._serialized_start=1812
+  _globals['_INCOMPLIANCEREASON']._serialized_end=1863
+  _globals['_SNAPSHOTANNOTATION']._serialized_start=1865
+  _globals['_SNAPSHOTANNOTATION']._serialized_end=1925
+  _globals['_DEPLOYMENTDIFF']._serialized_start=1928
+  _globals['_DEPLOYMENTDIFF']._serialized_end=2349
+  _globals['_SNAPSHOTARTIFACTFLOW']._serialized_start=2352
+  _globals['_SNAPSHOTARTIFACTFLOW']._serialized_end=2788
+  _globals['_DIFFSNAPSHOTSREQUEST']._serialized_start=2790
+  _globals['_DIFFSNAPSHOTSREQUEST']._serialized_end=2863
+  _globals['_DIFFITEM']._serialized_start=2865
+  _globals['_DIFFITEM']._serialized_end=2961
+  _globals['_SNAPSHOTDIFF']._serialized_start=2964
+  _globals['_SNAPSHOTDIFF']._serialized_end=3163
+  _globals['_SNAPSHOTSERVICE']._serialized_start=3166
+  _globals['_SNAPSHOTSERVICE']._serialized_end=3588
 # @@protoc_insertion_point(module_scope)
