@@ -9,8 +9,9 @@ if [ ! -x .venv/bin/evidence-server ]; then
   .venv/bin/pip install --quiet --upgrade pip
   .venv/bin/pip install --quiet -e .
 fi
+# Hex: a urlsafe key may begin with "-", which the kosli CLI takes for a flag (--api-token -x...).
 if [ ! -f .evidence-demo-key ]; then
-  .venv/bin/python -c "import secrets; print(secrets.token_urlsafe(32))" > .evidence-demo-key
+  .venv/bin/python -c "import secrets; print(secrets.token_hex(32))" > .evidence-demo-key
 fi
 KEY=$(cat .evidence-demo-key)
 printf '{"organizations":[{"name":"demo","features":["controls"]}],"users":[{"name":"demo","organizations":["demo"],"api_keys":[{"key":"%s","description":"quick start"}]}]}' "$KEY" > .evidence-demo-bootstrap.json
