@@ -318,3 +318,27 @@ def test_snapshot_artifacts_are_typed_over_grpc(channel):
     assert not web.HasField("compliant")  # no policies: Unknown
     assert not web.HasField("deployment_diff") and not web.flows  # no provenance
     assert web.pods["web-1"]["namespace"] == "default"
+
+
+def test_search_results_are_typed_over_grpc(channel):
+    from evidence_grpc.api.v2 import artifact_service_pb2 as art_pb
+    from evidence_grpc.api.v2 import artifact_service_pb2_grpc as art_grpc
+
+    auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+    flow_grpc.FlowServiceStub(channel).UpsertFlow(
+        flow_pb.UpsertFlowRequest(org="acme", name="app", description=""), metadata=auth, timeout=10)
+    fingerprint = "b" * 64
+    artifact = struct_pb2.Struct()
+    artifact.update({"fingerprint": fingerprint, "filename": "app.tgz", "git_commit": "c" * 40,
+                     "build_url": "https://ci.example/1", "commit_url": "https://git.example/c",
+                     "trail_name": "t1"})
+    art_grpc.ArtifactServiceStub(channel).ReportArtifact(art_pb.ReportArtifactRequest(
+        org="acme", flow_name="app", artifact=artifact), metadata=auth, timeout=10)
+    found = art_grpc.SearchServiceStub(channel).Search(art_pb.SearchRequest(
+        org="acme", search_value=fingerprint[:8]), metadata=auth, timeout=10)
+    assert (found.resolved_to.type, found.resolved_to.full_match) == ("fingerprint", fingerprint)
+    assert (found.resolved_to.fingerprints.count, found.resolved_to.commits.count) == (1, 0)
+    [app] = found.artifacts
+    assert (app.name, app.flow, app.trail, app.git_commit) == ("app.tgz", "app", "t1", "c" * 40)
+    assert [event.type for event in app.history] == ["created"]
+    assert not app.running_in

@@ -84,9 +84,9 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
         self.html_base = settings.html_base
 
     def Search(self, request: pb.SearchRequest, context: grpc.ServicerContext
-               ) -> struct_pb2.Struct:
+               ) -> pb.SearchResult:
         result = artifacts.search(current_caller().org, request.search_value, self.html_base)
-        return to_message(result, struct_pb2.Struct)
+        return to_message(result, pb.SearchResult)
 
 
 class TagServicer(tag_pb_grpc.TagServiceServicer):

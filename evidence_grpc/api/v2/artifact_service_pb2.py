@@ -28,7 +28,7 @@ from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"z\n\x18ListFlowArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"5\n\x0c\x41rtifactList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t\"U\n\x1eGetArtifactAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t2\x99\t\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xb0\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x17.google.protobuf.Struct\"M\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xae\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"Q\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12\xa9\x01\n\x17GetArtifactAuditPackage\x12+.evidence.v2.GetArtifactAuditPackageRequest\x1a\x14.google.api.HttpBody\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta\x12\x90\x01\n\x11ListFlowArtifacts\x12%.evidence.v2.ListFlowArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\"9\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12#/api/v2/artifacts/{org}/{flow_name}b\x04\x64\x61ta2\x83\x01\n\rSearchService\x12r\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x17.google.protobuf.Struct\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"r\n\x0cSearchResult\x12\x32\n\x0bresolved_to\x18\x01 \x01(\x0b\x32\x1d.evidence.v2.SearchResolution\x12.\n\tartifacts\x18\x02 \x03(\x0b\x32\x1b.evidence.v2.SearchArtifact\"\xbb\x01\n\x10SearchResolution\x12\x11\n\x04type\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nfull_match\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x33\n\x0c\x66ingerprints\x18\x03 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidates\x12.\n\x07\x63ommits\x18\x04 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidatesB\x07\n\x05_typeB\r\n\x0b_full_match\"@\n\x10SearchCandidates\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x0f\n\x07matches\x18\x03 \x03(\t\"\xf0\x02\n\x0eSearchArtifact\x12\x13\n\x0b\x66ingerprint\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x16\n\x0ehas_provenance\x18\x03 \x01(\x08\x12\x12\n\ngit_commit\x18\x04 \x01(\t\x12\x10\n\x08pipeline\x18\x05 \x01(\t\x12\x0c\n\x04\x66low\x18\x06 \x01(\t\x12\r\n\x05trail\x18\x07 \x01(\t\x12\x1f\n\x17template_reference_name\x18\x08 \x01(\t\x12\x11\n\tbuild_url\x18\t \x01(\t\x12\x12\n\ncommit_url\x18\n \x01(\t\x12\x18\n\x10\x63ompliance_state\x18\x0b \x01(\t\x12\x12\n\nrunning_in\x18\x0c \x03(\t\x12\x13\n\x0b\x65xited_from\x18\r \x03(\t\x12\x10\n\x08html_url\x18\x0e \x01(\t\x12\x0f\n\x07\x61pi_url\x18\x0f \x01(\t\x12\x32\n\x07history\x18\x10 \x03(\x0b\x32!.evidence.v2.ArtifactHistoryEvent\"F\n\x14\x41rtifactHistoryEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"z\n\x18ListFlowArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"5\n\x0c\x41rtifactList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t\"U\n\x1eGetArtifactAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t2\x99\t\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xb0\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x17.google.protobuf.Struct\"M\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xae\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"Q\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12\xa9\x01\n\x17GetArtifactAuditPackage\x12+.evidence.v2.GetArtifactAuditPackageRequest\x1a\x14.google.api.HttpBody\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta\x12\x90\x01\n\x11ListFlowArtifacts\x12%.evidence.v2.ListFlowArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\"9\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12#/api/v2/artifacts/{org}/{flow_name}b\x04\x64\x61ta2\x85\x01\n\rSearchService\x12t\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x19.evidence.v2.SearchResult\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,30 +51,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ARTIFACTSERVICE'].methods_by_name['ListFlowArtifacts']._serialized_options = b'\250\265\030\001\260\265\030\001\202\323\344\223\002+\022#/api/v2/artifacts/{org}/{flow_name}b\004data'
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._loaded_options = None
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._serialized_options = b'\250\265\030\001\202\323\344\223\002)\022\'/api/v2/search/{org}/sha/{search_value}'
-  _globals['_REPORTARTIFACTREQUEST']._serialized_start=165
-  _globals['_REPORTARTIFACTREQUEST']._serialized_end=263
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=265
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=327
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=330
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=494
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=496
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=607
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=609
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=726
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=728
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=807
-  _globals['_LISTARTIFACTSREQUEST']._serialized_start=810
-  _globals['_LISTARTIFACTSREQUEST']._serialized_end=985
-  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_start=987
-  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_end=1109
-  _globals['_ARTIFACTLIST']._serialized_start=1111
-  _globals['_ARTIFACTLIST']._serialized_end=1164
-  _globals['_SEARCHREQUEST']._serialized_start=1166
-  _globals['_SEARCHREQUEST']._serialized_end=1216
-  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_start=1218
-  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_end=1303
-  _globals['_ARTIFACTSERVICE']._serialized_start=1306
-  _globals['_ARTIFACTSERVICE']._serialized_end=2483
-  _globals['_SEARCHSERVICE']._serialized_start=2486
-  _globals['_SEARCHSERVICE']._serialized_end=2617
+  _globals['_SEARCHRESULT']._serialized_start=165
+  _globals['_SEARCHRESULT']._serialized_end=279
+  _globals['_SEARCHRESOLUTION']._serialized_start=282
+  _globals['_SEARCHRESOLUTION']._serialized_end=469
+  _globals['_SEARCHCANDIDATES']._serialized_start=471
+  _globals['_SEARCHCANDIDATES']._serialized_end=535
+  _globals['_SEARCHARTIFACT']._serialized_start=538
+  _globals['_SEARCHARTIFACT']._serialized_end=906
+  _globals['_ARTIFACTHISTORYEVENT']._serialized_start=908
+  _globals['_ARTIFACTHISTORYEVENT']._serialized_end=978
+  _globals['_REPORTARTIFACTREQUEST']._serialized_start=980
+  _globals['_REPORTARTIFACTREQUEST']._serialized_end=1078
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=1080
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=1142
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=1145
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=1309
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=1311
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=1422
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=1424
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=1541
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=1543
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=1622
+  _globals['_LISTARTIFACTSREQUEST']._serialized_start=1625
+  _globals['_LISTARTIFACTSREQUEST']._serialized_end=1800
+  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_start=1802
+  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_end=1924
+  _globals['_ARTIFACTLIST']._serialized_start=1926
+  _globals['_ARTIFACTLIST']._serialized_end=1979
+  _globals['_SEARCHREQUEST']._serialized_start=1981
+  _globals['_SEARCHREQUEST']._serialized_end=2031
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_start=2033
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_end=2118
+  _globals['_ARTIFACTSERVICE']._serialized_start=2121
+  _globals['_ARTIFACTSERVICE']._serialized_end=3298
+  _globals['_SEARCHSERVICE']._serialized_start=3301
+  _globals['_SEARCHSERVICE']._serialized_end=3434
 # @@protoc_insertion_point(module_scope)

@@ -10,6 +10,82 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SearchResult(_message.Message):
+    __slots__ = ("resolved_to", "artifacts")
+    RESOLVED_TO_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
+    resolved_to: SearchResolution
+    artifacts: _containers.RepeatedCompositeFieldContainer[SearchArtifact]
+    def __init__(self, resolved_to: _Optional[_Union[SearchResolution, _Mapping]] = ..., artifacts: _Optional[_Iterable[_Union[SearchArtifact, _Mapping]]] = ...) -> None: ...
+
+class SearchResolution(_message.Message):
+    __slots__ = ("type", "full_match", "fingerprints", "commits")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    FULL_MATCH_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINTS_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    full_match: str
+    fingerprints: SearchCandidates
+    commits: SearchCandidates
+    def __init__(self, type: _Optional[str] = ..., full_match: _Optional[str] = ..., fingerprints: _Optional[_Union[SearchCandidates, _Mapping]] = ..., commits: _Optional[_Union[SearchCandidates, _Mapping]] = ...) -> None: ...
+
+class SearchCandidates(_message.Message):
+    __slots__ = ("type", "count", "matches")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    count: int
+    matches: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, type: _Optional[str] = ..., count: _Optional[int] = ..., matches: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SearchArtifact(_message.Message):
+    __slots__ = ("fingerprint", "name", "has_provenance", "git_commit", "pipeline", "flow", "trail", "template_reference_name", "build_url", "commit_url", "compliance_state", "running_in", "exited_from", "html_url", "api_url", "history")
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HAS_PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    PIPELINE_FIELD_NUMBER: _ClassVar[int]
+    FLOW_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_REFERENCE_NAME_FIELD_NUMBER: _ClassVar[int]
+    BUILD_URL_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_URL_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_STATE_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_IN_FIELD_NUMBER: _ClassVar[int]
+    EXITED_FROM_FIELD_NUMBER: _ClassVar[int]
+    HTML_URL_FIELD_NUMBER: _ClassVar[int]
+    API_URL_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    fingerprint: str
+    name: str
+    has_provenance: bool
+    git_commit: str
+    pipeline: str
+    flow: str
+    trail: str
+    template_reference_name: str
+    build_url: str
+    commit_url: str
+    compliance_state: str
+    running_in: _containers.RepeatedScalarFieldContainer[str]
+    exited_from: _containers.RepeatedScalarFieldContainer[str]
+    html_url: str
+    api_url: str
+    history: _containers.RepeatedCompositeFieldContainer[ArtifactHistoryEvent]
+    def __init__(self, fingerprint: _Optional[str] = ..., name: _Optional[str] = ..., has_provenance: _Optional[bool] = ..., git_commit: _Optional[str] = ..., pipeline: _Optional[str] = ..., flow: _Optional[str] = ..., trail: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., build_url: _Optional[str] = ..., commit_url: _Optional[str] = ..., compliance_state: _Optional[str] = ..., running_in: _Optional[_Iterable[str]] = ..., exited_from: _Optional[_Iterable[str]] = ..., html_url: _Optional[str] = ..., api_url: _Optional[str] = ..., history: _Optional[_Iterable[_Union[ArtifactHistoryEvent, _Mapping]]] = ...) -> None: ...
+
+class ArtifactHistoryEvent(_message.Message):
+    __slots__ = ("type", "event", "timestamp")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    event: str
+    timestamp: float
+    def __init__(self, type: _Optional[str] = ..., event: _Optional[str] = ..., timestamp: _Optional[float] = ...) -> None: ...
+
 class ReportArtifactRequest(_message.Message):
     __slots__ = ("org", "flow_name", "artifact")
     ORG_FIELD_NUMBER: _ClassVar[int]

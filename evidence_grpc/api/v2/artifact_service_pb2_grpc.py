@@ -384,7 +384,7 @@ class SearchServiceStub:
         self.Search = channel.unary_unary(
                 '/evidence.v2.SearchService/Search',
                 request_serializer=evidence_dot_v2_dot_artifact__service__pb2.SearchRequest.SerializeToString,
-                response_deserializer=google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+                response_deserializer=evidence_dot_v2_dot_artifact__service__pb2.SearchResult.FromString,
                 _registered_method=True)
 
 
@@ -405,7 +405,7 @@ def add_SearchServiceServicer_to_server(servicer, server):
             'Search': grpc.unary_unary_rpc_method_handler(
                     servicer.Search,
                     request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.SearchRequest.FromString,
-                    response_serializer=google_dot_protobuf_dot_struct__pb2.Struct.SerializeToString,
+                    response_serializer=evidence_dot_v2_dot_artifact__service__pb2.SearchResult.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -435,7 +435,7 @@ class SearchService:
             target,
             '/evidence.v2.SearchService/Search',
             evidence_dot_v2_dot_artifact__service__pb2.SearchRequest.SerializeToString,
-            google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+            evidence_dot_v2_dot_artifact__service__pb2.SearchResult.FromString,
             options,
             channel_credentials,
             insecure,
