@@ -140,18 +140,6 @@ def _filler(message_descriptor: descriptor.Descriptor) -> Fill:
     return fill
 
 
-def with_struct_lists(data: dict[str, Any], message_class: type[M], *fields: str) -> M:
-    """`to_message` for a view with large lists of free-form objects (repeated Struct
-    `fields`): those are filled with Struct.update, a third of the JSON mapping's cost."""
-    rest = {k: v for k, v in data.items() if k not in fields}
-    message = to_message(rest, message_class)
-    for field in fields:
-        target = getattr(message, field)
-        for item in data.get(field) or ():
-            target.add().update(item)
-    return message
-
-
 def _text(text: str, field: str) -> str:
     if "\x00" in text:  # PostgreSQL can store it neither in text nor in jsonb
         raise validation_error(field, "Text must not contain the NUL character (\\u0000)")

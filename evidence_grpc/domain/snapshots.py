@@ -668,7 +668,6 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "commit_url": first["commit_url"] if first else "",
         "html_url": first["html_url"] if first else "",
         "flow_html_url": first["flow_html_url"] if first else "",
-        "deployment_diff": None,
         "commit_lead_time": _lead_time(started, commit_ts),
         "flows": [{**{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"},
                    "artifact_compliance_in_flow": f.get("compliance_state") == COMPLIANT,

@@ -7,7 +7,7 @@ import grpc
 from ..api.v2 import snapshot_service_pb2 as pb
 from ..api.v2 import snapshot_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import optional, to_message, with_struct_lists
+from ..convert import optional, to_message
 from ..domain import snapshots
 from ..domain.organizations import current_caller
 
@@ -30,7 +30,7 @@ class SnapshotServicer(pb_grpc.SnapshotServiceServicer):
                     ) -> pb.Snapshot:
         view = snapshots.get_snapshot(current_caller().org, request.env_name,
                                       request.snapshot_expression, self.html_base)
-        return with_struct_lists(view, pb.Snapshot, "applied_policies")
+        return to_message(view, pb.Snapshot)
 
     def DiffSnapshots(self, request: pb.DiffSnapshotsRequest, context: grpc.ServicerContext
                       ) -> pb.SnapshotDiff:

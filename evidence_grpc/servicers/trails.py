@@ -89,4 +89,3 @@ def _event(event: dict) -> dict:
     timestamp, type_ = event["timestamp"], event["type"]
     fields = {k: v for k, v in event.items() if k not in ("timestamp", "type")}
     return {"timestamp": timestamp, "type": type_, _EVENT_KINDS[type_]: fields}
-

@@ -270,10 +270,10 @@ class Prepared:
         sql, params, query = self._compiled(values)
         readers = self._readers.get(id(query))
         if readers is None:
-            readers = [(column.name, column.python_value) for column in query.selected_columns]
             if any(not isinstance(column, peewee.Field) or column.model is not model
                    for column in query.selected_columns):
                 raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
+            readers = [(column.name, column.python_value) for column in query.selected_columns]
             self._readers[id(query)] = readers
         found = []
         for row in database.execute_sql(sql, params):
