@@ -48,8 +48,10 @@ def _set_value(target: Message, value: Any) -> None:
     elif isinstance(value, str):
         target.string_value = value
     elif isinstance(value, dict):
+        target.struct_value.SetInParent()  # an empty object is still an object
         target.struct_value.update(value)
     elif isinstance(value, list):
+        target.list_value.SetInParent()
         target.list_value.extend(value)
     else:
         raise TypeError(f"{type(value).__name__} is not JSON data")

@@ -61,40 +61,57 @@ def _converter(field: descriptor.FieldDescriptor) -> Convert | None:
 
 
 def _as_sent(message: Message) -> dict[str, Any]:
-    """A message with only the fields it holds (what protobuf's JSON mapping would keep)."""
+    """A message with only the fields it holds (what protobuf's JSON mapping would keep), and
+    so the messages within it; integral numbers as integers, as a client's JSON has them."""
     return {field.GetOptions().Extensions[options_pb2.json_key] or field.name:
             _sent_step(field)(message) for field, _ in message.ListFields()}
 
 
+def _integral(value: float) -> float | int:
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _sent_converter(field: descriptor.FieldDescriptor) -> Convert | None:
+    if field.message_type is not None and field.message_type.full_name not in _STRUCT_TYPES:
+        return _as_sent
+    if field.cpp_type in (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT):
+        return _integral
+    return _converter(field)
+
+
 @functools.cache
 def _sent_step(field: descriptor.FieldDescriptor) -> Callable[[Message], Any]:
-    return _step(field, omit_unset=True)
+    return _step(field, omit_unset=True, sent=True)
 
 
-def _step(field: descriptor.FieldDescriptor, omit_unset: bool) -> Callable[[Message], Any]:
-    """Reads the field of a message as JSON (or _OMIT)."""
+def _step(field: descriptor.FieldDescriptor, omit_unset: bool, sent: bool = False
+          ) -> Callable[[Message], Any]:
+    """Reads the field of a message as JSON (or _OMIT); `sent`: within an as_sent message."""
     name = field.name
     options = field.GetOptions()
+    sent = sent or options.Extensions[options_pb2.as_sent]
+    converter = _sent_converter if sent else _converter
+    omitted = options.Extensions[options_pb2.omit_when_unset]
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
-        convert = _converter(field.message_type.fields_by_name["value"])
+        convert = converter(field.message_type.fields_by_name["value"])
         if convert is None:
             return lambda message: dict(getattr(message, name))
         return lambda message: {k: convert(v) for k, v in getattr(message, name).items()}
     object_key = options.Extensions[options_pb2.json_object_key]
     if object_key:  # a packed series answered as one-key objects
         return lambda message: [{object_key: value} for value in list(getattr(message, name))]
-    convert = _as_sent if options.Extensions[options_pb2.as_sent] else _converter(field)
+    convert = converter(field)
     if field.is_repeated:
-        if convert is None:
-            return lambda message: list(getattr(message, name))
-        return lambda message: [convert(v) for v in getattr(message, name)]
+        whole = (lambda message: list(getattr(message, name))) if convert is None else \
+            (lambda message: [convert(v) for v in getattr(message, name)])
+        if omitted:
+            return lambda message: whole(message) if len(getattr(message, name)) else _OMIT
+        return whole
     plain = (lambda message: getattr(message, name)) if convert is None else \
         (lambda message: convert(getattr(message, name)))
     if not field.has_presence:
         return plain
-    omitted = options.Extensions[options_pb2.omit_when_unset] or (
-        omit_unset and field.message_type is None)
-    unset = _OMIT if omitted else None
+    unset = _OMIT if omitted or (omit_unset and field.message_type is None) else None
     return lambda message: plain(message) if message.HasField(name) else unset
 
 
@@ -107,7 +124,11 @@ def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
         return lambda message: plain_data(message, full_name)
     if full_name in _WRAPPER_TYPES:
         return lambda message: message.value
-    omit_unset = message_descriptor.GetOptions().Extensions[options_pb2.omit_unset]
+    message_options = message_descriptor.GetOptions()
+    if message_options.Extensions[options_pb2.json_array]:
+        (listed,) = message_descriptor.fields
+        return _step(listed, omit_unset=False)
+    omit_unset = message_options.Extensions[options_pb2.omit_unset]
     steps = []
     for field in message_descriptor.fields:
         options = field.GetOptions()

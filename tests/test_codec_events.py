@@ -1,5 +1,5 @@
-"""The codec's options for records kept as reported (trail events): `json_inline` kinds,
-`omit_when_unset` keys, `as_sent` documents."""
+"""The codec's options for records kept as reported (trail events: `json_inline` kinds,
+`omit_when_unset` keys, `as_sent` documents) and for reported resources (`json_array` lists)."""
 
 from __future__ import annotations
 
@@ -35,3 +35,42 @@ def test_documents_as_sent_keep_only_the_keys_they_hold():
     assert rendered == {"sha1": "a" * 40, "timestamp": 3.0, "verified": False}
     assert message_to_json(pb.TrailEvent(attestation=pb.AttestationReported()))[
         "git_commit_info"] is None  # an unset document (not marked omitted) is null
+
+
+def test_documents_as_sent_keep_their_own_keys_zeros_and_integral_numbers():
+    from evidence_grpc.api.v2 import attestation_service_pb2 as att_pb
+
+    junit = att_pb.Attestation(attestation_type="junit", junit=att_pb.JunitAttestation(
+        junit_results=[att_pb.JunitSuite(name="api", failures=0, duration=2.0),
+                       att_pb.JunitSuite(name="ui", duration=1.5)]))
+    shown = message_to_json(junit)
+    assert shown["junit_results"] == [{"name": "api", "failures": 0, "duration": 2},
+                                      {"name": "ui", "duration": 1.5}]
+    assert "jira_results" not in shown and shown["evidence"] is None
+    # Nested messages of a document are as sent too (a pull request's commits).
+    pull = att_pb.PullRequest(url="u", commits=[common_pb2.GitCommitInfo(sha1="a", timestamp=1.7e9)])
+    assert message_to_json(att_pb.PullRequestAttestation(git_provider="github",
+                                                         pull_requests=[pull])) == {
+        "git_provider": "github",
+        "pull_requests": [{"url": "u", "commits": [{"sha1": "a", "timestamp": 1700000000}]}]}
+
+
+def test_empty_repeated_fields_marked_omit_when_unset_are_left_out():
+    from evidence_grpc.api.v2 import artifact_service_pb2 as art_pb
+
+    evidence = art_pb.ArtifactEvidence(evidence_type="generic")
+    assert not {"junit_results", "jira_results", "snyk_results", "git_provider",
+                "pull_requests"} & set(message_to_json(evidence))
+    evidence.junit_results.add(name="api")
+    assert message_to_json(evidence)["junit_results"] == [{"name": "api"}]
+
+
+def test_a_json_array_message_is_answered_as_its_list():
+    from evidence_grpc.api.v2 import attestation_service_pb2 as att_pb
+
+    answer = att_pb.ListAttestationsForCriteriaResponse()
+    answer.by_commit["a" * 40].data.add(attestation_name="unit")
+    answer.by_commit["b" * 40].SetInParent()
+    by_commit = message_to_json(answer)["by_commit"]
+    assert [a["attestation_name"] for a in by_commit["a" * 40]] == ["unit"]
+    assert by_commit["b" * 40] == []

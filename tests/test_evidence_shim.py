@@ -311,6 +311,8 @@ def test_system_decision_and_sbom(trail):
     assert decision["attestation_type"] == "decision"
     assert decision["is_compliant"] is False
     assert decision["summary"] == {"control": "C1"}
+    assert (decision["type_name"], decision["control"]) == ("decision", "C1")  # as reported
+    assert decision["attestation_data"] == {"is_compliant": False}
 
     sbom_file = json.dumps({"bomFormat": "CycloneDX", "specVersion": "1.5"}).encode()
     sbom = attested(trail, "system", {

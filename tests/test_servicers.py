@@ -342,3 +342,66 @@ def test_search_results_are_typed_over_grpc(channel):
     assert (app.name, app.flow, app.trail, app.git_commit) == ("app.tgz", "app", "t1", "c" * 40)
     assert [event.type for event in app.history] == ["created"]
     assert not app.running_in
+
+
+def test_artifacts_and_attestations_are_typed_over_grpc(channel):
+    from evidence_grpc.api.v2 import artifact_service_pb2 as art_pb
+    from evidence_grpc.api.v2 import artifact_service_pb2_grpc as art_grpc
+    from evidence_grpc.api.v2 import attestation_service_pb2 as att_pb
+    from evidence_grpc.api.v2 import attestation_service_pb2_grpc as att_grpc
+
+    auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+    flow_grpc.FlowServiceStub(channel).UpsertFlow(
+        flow_pb.UpsertFlowRequest(org="acme", name="app", description=""), metadata=auth, timeout=10)
+    fingerprint, commit = "d" * 64, "e" * 40
+    artifact = struct_pb2.Struct()
+    artifact.update({"fingerprint": fingerprint, "filename": "app.tgz", "git_commit": commit,
+                     "git_commit_info": {"sha1": commit, "author": "Al <al@x>", "message": "m",
+                                         "branch": "main", "timestamp": 1700000000},
+                     "build_url": "https://ci.example/1", "commit_url": "https://git.example/c",
+                     "trail_name": "t1", "annotations": {"team": {"name": "core"}}})
+    artifacts = art_grpc.ArtifactServiceStub(channel)
+    artifacts.ReportArtifact(art_pb.ReportArtifactRequest(
+        org="acme", flow_name="app", artifact=artifact), metadata=auth, timeout=10)
+    attestations = att_grpc.AttestationServiceStub(channel)
+    for kind, data in (
+            ("junit", {"attestation_name": "tests", "artifact_fingerprint": fingerprint,
+                       "junit_results": [{"name": "api", "failures": 1, "errors": 0, "skipped": 0,
+                                          "total": 3, "duration": 2}]}),
+            ("system", {"attestation_name": "change", "type_name": "decision", "control": "C1",
+                        "git_commit_info": {"sha1": commit, "author": "Al", "message": "m",
+                                            "branch": "main", "timestamp": 1700000000},
+                        "attestation_data": {"is_compliant": True}})):
+        data_json = struct_pb2.Struct()
+        data_json.update(data)
+        attestations.CreateAttestation(att_pb.CreateAttestationRequest(
+            org="acme", flow_name="app", trail_name="t1", kind=kind, data_json=data_json),
+            metadata=auth, timeout=10)
+
+    found = artifacts.GetArtifactByFingerprint(art_pb.GetArtifactByFingerprintRequest(
+        org="acme", flow_name="app", fingerprint=fingerprint), metadata=auth, timeout=10)
+    assert isinstance(found, art_pb.Artifact)
+    assert (found.filename, found.trail_name, found.state) == ("app.tgz", "t1", "NON-COMPLIANT")
+    assert (found.git_commit_info.author, found.git_commit_info.timestamp) == ("Al <al@x>", 1.7e9)
+    assert found.annotations["team"]["name"] == "core"
+    evidence = found.evidence["tests"]
+    assert (evidence.evidence_type, evidence.is_compliant) == ("junit", False)
+    assert (evidence.junit_results[0].name, evidence.junit_results[0].failures) == ("api", 1)
+    assert [event.type for event in found.history] == ["commit", "created", "attestation"]
+
+    [tests] = attestations.GetArtifactAttestation(att_pb.GetArtifactAttestationRequest(
+        org="acme", flow_name="app", fingerprint=fingerprint, attestation_name="tests"),
+        metadata=auth, timeout=10).data
+    assert tests.WhichOneof("kind") == "junit"
+    assert (tests.junit.junit_results[0].total, tests.summary["failures"]) == (3, 1)
+    assert tests.links.self_link.href.endswith(f"/artifact/{fingerprint}/tests")
+    [change] = attestations.GetTrailAttestation(att_pb.GetTrailAttestationRequest(
+        org="acme", flow_name="app", trail_name="t1", attestation_name="change"),
+        metadata=auth, timeout=10).data
+    assert change.WhichOneof("kind") == "system"
+    assert (change.system.type_name, change.system.more["control"]) == ("decision", "C1")
+    assert change.system.attestation_data.struct_value["is_compliant"] is True
+    by_commit = attestations.ListAttestationsForCriteria(att_pb.ListAttestationsForCriteriaRequest(
+        org="acme", commit_list=[commit, "f" * 40]), metadata=auth, timeout=10).by_commit
+    assert [a.attestation_name for a in by_commit[commit].data] == ["change"]
+    assert not by_commit["f" * 40].data

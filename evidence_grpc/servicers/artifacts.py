@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import grpc
 from google.api import httpbody_pb2
-from google.protobuf import struct_pb2
 
 from ..api.v2 import artifact_service_pb2 as pb
 from ..api.v2 import artifact_service_pb2_grpc as pb_grpc
@@ -30,13 +29,13 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
             fingerprint=artifact.fingerprint)
 
     def GetArtifactByFingerprint(self, request: pb.GetArtifactByFingerprintRequest,
-                                 context: grpc.ServicerContext) -> struct_pb2.Struct:
+                                 context: grpc.ServicerContext) -> pb.Artifact:
         org = current_caller().org
         artifact = artifacts.find_by_fingerprint(
             org, request.flow_name, request.fingerprint,
             optional(request, "trail"))
         view = artifacts.artifact_views(org, [artifact], self.html_base)[0]
-        return to_message(view, struct_pb2.Struct)
+        return to_message(view, pb.Artifact)
 
     def GetArtifactAuditPackage(self, request: pb.GetArtifactAuditPackageRequest,
                                 context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -49,7 +48,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         org = current_caller().org
         rows = artifacts.find_by_commit(org, request.flow_name, request.commit_sha,
                                         optional(request, "trail"))
-        return pb.ArtifactList(data=[to_message(v, struct_pb2.Struct)
+        return pb.ArtifactList(data=[to_message(v, pb.Artifact)
                                      for v in artifacts.artifact_views(org, rows, self.html_base)])
 
     def GetLatestArtifactCommit(self, request: pb.GetLatestArtifactCommitRequest,
@@ -76,7 +75,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         views = artifacts.artifact_views(org, rows, self.html_base)
         for view in views:
             view["git_commit"] = view["git_commit"] or "unknown"  # the CLI prints its first 7
-        return pb.ArtifactList(data=[to_message(v, struct_pb2.Struct) for v in views])
+        return pb.ArtifactList(data=[to_message(v, pb.Artifact) for v in views])
 
 
 class SearchServicer(pb_grpc.SearchServiceServicer):

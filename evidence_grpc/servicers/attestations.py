@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 import grpc
-from google.protobuf import struct_pb2
 
 from ..api.v2 import attestation_service_pb2 as pb
 from ..api.v2 import attestation_service_pb2_grpc as pb_grpc
 from ..api.v2 import attestation_type_service_pb2 as type_pb
 from ..api.v2 import attestation_type_service_pb2_grpc as type_pb_grpc
-from ..api.v2 import common_pb2
+from ..api.v2 import common_pb2, options_pb2
 from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, present_fields, text_of, to_message, upload_of
 from ..domain import attestation_types, attestations
@@ -24,13 +24,34 @@ def _present(request: object, *names: str) -> dict[str, object]:
     return {n: optional(request, n) for n in names if optional(request, n) is not None}
 
 
+_KIND_MEMBERS = {field.name for field in pb.Attestation.DESCRIPTOR.oneofs_by_name["kind"].fields}
+_COMMON_KEYS = {field.GetOptions().Extensions[options_pb2.json_key] or field.name
+                for field in pb.Attestation.DESCRIPTOR.fields if field.name not in _KIND_MEMBERS}
+_SYSTEM_KEYS = {"type_name", "attestation_data"}
+
+
+def attestation_message(view: dict[str, Any]) -> pb.Attestation:
+    """An attestation view as its message: the part of its kind (the keys beside the common
+    ones) goes to the member of `kind` its type names; anything a system attestation carries
+    beyond its type and data to `more`."""
+    kind = view["attestation_type"].partition(":")[0]
+    member = kind if kind in _KIND_MEMBERS else None if kind == "generic" else "system"
+    fields = {k: v for k, v in view.items() if k in _COMMON_KEYS}
+    if member is not None:
+        part = {k: v for k, v in view.items() if k not in _COMMON_KEYS}
+        if member == "system":
+            part["more"] = {k: part.pop(k) for k in list(part) if k not in _SYSTEM_KEYS}
+        fields[member] = part
+    return to_message(fields, pb.Attestation)
+
+
 class AttestationServicer(pb_grpc.AttestationServiceServicer):
     def __init__(self, settings: Settings) -> None:
         self.html_base = settings.html_base
 
-    def _structs(self, rows: list[Attestation], org_name: str) -> list[struct_pb2.Struct]:
-        return [to_message(attestations.attestation_view(a, org_name, self.html_base),
-                           struct_pb2.Struct) for a in rows]
+    def _messages(self, rows: list[Attestation], org_name: str) -> list[pb.Attestation]:
+        return [attestation_message(attestations.attestation_view(a, org_name, self.html_base))
+                for a in rows]
 
     def CreateAttestation(self, request: pb.CreateAttestationRequest,
                           context: grpc.ServicerContext) -> pb.CreateAttestationResponse:
@@ -57,14 +78,14 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         org = current_caller().org
         rows = attestations.trail_attestations(org, request.flow_name, request.trail_name,
                                                request.attestation_name)
-        return pb.AttestationList(data=self._structs(rows, org.name))
+        return pb.AttestationList(data=self._messages(rows, org.name))
 
     def GetArtifactAttestation(self, request: pb.GetArtifactAttestationRequest,
                                context: grpc.ServicerContext) -> pb.AttestationList:
         org = current_caller().org
         rows = attestations.artifact_attestations(org, request.flow_name, request.fingerprint,
                                                   request.attestation_name)
-        return pb.AttestationList(data=self._structs(rows, org.name))
+        return pb.AttestationList(data=self._messages(rows, org.name))
 
     def ListSystemAttestationTypes(self, request: pb.ListSystemAttestationTypesRequest,
                                    context: grpc.ServicerContext
@@ -81,7 +102,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
                             "is_compliant", "from_timestamp", "to_timestamp")
         rows, cursor = attestations.list_attestations(
             org, filters, optional(request, "after"), per_page)
-        page = pb.AttestationPage(data=self._structs(rows, org.name))
+        page = pb.AttestationPage(data=self._messages(rows, org.name))
         page.links.SetInParent()
         if cursor:
             # The next page keeps the caller's filters, or following the link would list others.
@@ -97,7 +118,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         page = page_of_request(request)
         rows, pagination = attestations.list_flow_attestations(
             org, request.flow_name, page, _present(request, "from_timestamp", "to_timestamp"))
-        return pb.AttestationPage(data=self._structs(rows, org.name),
+        return pb.AttestationPage(data=self._messages(rows, org.name),
                                   pagination=common_pb2.Pagination(**pagination))
 
     def ListAttestationsForCriteria(self, request: pb.ListAttestationsForCriteriaRequest,
@@ -105,10 +126,10 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
                                     ) -> pb.ListAttestationsForCriteriaResponse:
         org = current_caller().org
         found = attestations.attestations_for_criteria(org, present_fields(request))
-        by_commit = struct_pb2.Struct()
+        answer = pb.ListAttestationsForCriteriaResponse()
         for commit, rows in found.items():
-            by_commit.get_or_create_list(commit).extend(self._structs(rows, org.name))
-        return pb.ListAttestationsForCriteriaResponse(by_commit=by_commit)
+            answer.by_commit[commit].data.extend(self._messages(rows, org.name))
+        return answer
 
     def GetAttestationEvidence(self, request: pb.GetAttestationEvidenceRequest,
                                context: grpc.ServicerContext) -> common_pb2.UploadedFile:

@@ -22,19 +22,47 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import attestation_service_pb2 as evidence_dot_v2_dot_attestation__service__pb2
+from . import common_pb2 as evidence_dot_v2_dot_common__pb2
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"r\n\x0cSearchResult\x12\x32\n\x0bresolved_to\x18\x01 \x01(\x0b\x32\x1d.evidence.v2.SearchResolution\x12.\n\tartifacts\x18\x02 \x03(\x0b\x32\x1b.evidence.v2.SearchArtifact\"\xbb\x01\n\x10SearchResolution\x12\x11\n\x04type\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nfull_match\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x33\n\x0c\x66ingerprints\x18\x03 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidates\x12.\n\x07\x63ommits\x18\x04 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidatesB\x07\n\x05_typeB\r\n\x0b_full_match\"@\n\x10SearchCandidates\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x0f\n\x07matches\x18\x03 \x03(\t\"\xf0\x02\n\x0eSearchArtifact\x12\x13\n\x0b\x66ingerprint\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x16\n\x0ehas_provenance\x18\x03 \x01(\x08\x12\x12\n\ngit_commit\x18\x04 \x01(\t\x12\x10\n\x08pipeline\x18\x05 \x01(\t\x12\x0c\n\x04\x66low\x18\x06 \x01(\t\x12\r\n\x05trail\x18\x07 \x01(\t\x12\x1f\n\x17template_reference_name\x18\x08 \x01(\t\x12\x11\n\tbuild_url\x18\t \x01(\t\x12\x12\n\ncommit_url\x18\n \x01(\t\x12\x18\n\x10\x63ompliance_state\x18\x0b \x01(\t\x12\x12\n\nrunning_in\x18\x0c \x03(\t\x12\x13\n\x0b\x65xited_from\x18\r \x03(\t\x12\x10\n\x08html_url\x18\x0e \x01(\t\x12\x0f\n\x07\x61pi_url\x18\x0f \x01(\t\x12\x32\n\x07history\x18\x10 \x03(\x0b\x32!.evidence.v2.ArtifactHistoryEvent\"F\n\x14\x41rtifactHistoryEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"z\n\x18ListFlowArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"5\n\x0c\x41rtifactList\x12%\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x17.google.protobuf.Struct\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t\"U\n\x1eGetArtifactAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t2\x99\t\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xb0\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x17.google.protobuf.Struct\"M\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xae\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"Q\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12\xa9\x01\n\x17GetArtifactAuditPackage\x12+.evidence.v2.GetArtifactAuditPackageRequest\x1a\x14.google.api.HttpBody\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta\x12\x90\x01\n\x11ListFlowArtifacts\x12%.evidence.v2.ListFlowArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\"9\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12#/api/v2/artifacts/{org}/{flow_name}b\x04\x64\x61ta2\x85\x01\n\rSearchService\x12t\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x19.evidence.v2.SearchResult\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"evidence/v2/artifact_service.proto\x12\x0b\x65vidence.v2\x1a%evidence/v2/attestation_service.proto\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"r\n\x0cSearchResult\x12\x32\n\x0bresolved_to\x18\x01 \x01(\x0b\x32\x1d.evidence.v2.SearchResolution\x12.\n\tartifacts\x18\x02 \x03(\x0b\x32\x1b.evidence.v2.SearchArtifact\"\xbb\x01\n\x10SearchResolution\x12\x11\n\x04type\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nfull_match\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x33\n\x0c\x66ingerprints\x18\x03 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidates\x12.\n\x07\x63ommits\x18\x04 \x01(\x0b\x32\x1d.evidence.v2.SearchCandidatesB\x07\n\x05_typeB\r\n\x0b_full_match\"@\n\x10SearchCandidates\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x0f\n\x07matches\x18\x03 \x03(\t\"\xf0\x02\n\x0eSearchArtifact\x12\x13\n\x0b\x66ingerprint\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x16\n\x0ehas_provenance\x18\x03 \x01(\x08\x12\x12\n\ngit_commit\x18\x04 \x01(\t\x12\x10\n\x08pipeline\x18\x05 \x01(\t\x12\x0c\n\x04\x66low\x18\x06 \x01(\t\x12\r\n\x05trail\x18\x07 \x01(\t\x12\x1f\n\x17template_reference_name\x18\x08 \x01(\t\x12\x11\n\tbuild_url\x18\t \x01(\t\x12\x12\n\ncommit_url\x18\n \x01(\t\x12\x18\n\x10\x63ompliance_state\x18\x0b \x01(\t\x12\x12\n\nrunning_in\x18\x0c \x03(\t\x12\x13\n\x0b\x65xited_from\x18\r \x03(\t\x12\x10\n\x08html_url\x18\x0e \x01(\t\x12\x0f\n\x07\x61pi_url\x18\x0f \x01(\t\x12\x32\n\x07history\x18\x10 \x03(\x0b\x32!.evidence.v2.ArtifactHistoryEvent\"F\n\x14\x41rtifactHistoryEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\"b\n\x15ReportArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12)\n\x08\x61rtifact\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\">\n\x16ReportArtifactResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\"\xa4\x01\n\x1fGetArtifactByFingerprintRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0e\x61ttestation_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_trailB\x11\n\x0f_attestation_id\"o\n\x1bGetArtifactsByCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ncommit_sha\x18\x03 \x01(\t\x12\x12\n\x05trail\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_trail\"u\n\x1eGetLatestArtifactCommitRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t\x12\x13\n\x06\x62ranch\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_branch\"O\n\x1fGetLatestArtifactCommitResponse\x12\x1a\n\rlatest_commit\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_latest_commit\"\xaf\x01\n\x14ListArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x16\n\tflow_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04page\x18\x04 \x01(\x05H\x02\x88\x01\x01\x12\x15\n\x08per_page\x18\x05 \x01(\x05H\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\x0c\n\n_repo_nameB\x07\n\x05_pageB\x0b\n\t_per_page\"z\n\x18ListFlowArtifactsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x11\n\x04page\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_page\"9\n\x0c\x41rtifactList\x12#\n\x04\x64\x61ta\x18\x02 \x03(\x0b\x32\x15.evidence.v2.ArtifactJ\x04\x08\x01\x10\x02\"\x9d\n\n\x08\x41rtifact\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x12\n\ntrail_name\x18\x03 \x01(\t\x12$\n\x17template_reference_name\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x0b\x66ingerprint\x18\x05 \x01(\t\x12\x10\n\x08\x66ilename\x18\x06 \x01(\t\x12\x12\n\ngit_commit\x18\x07 \x01(\t\x12\x39\n\x0fgit_commit_info\x18\x08 \x01(\x0b\x32\x1a.evidence.v2.GitCommitInfoB\x04\xd0\xb5\x18\x01\x12.\n\trepo_info\x18\t \x01(\x0b\x32\x15.evidence.v2.RepoInfoB\x04\xd0\xb5\x18\x01\x12\x12\n\ncommit_url\x18\n \x01(\t\x12\x11\n\tbuild_url\x18\x0b \x01(\t\x12\x15\n\x08repo_url\x18\x0c \x01(\tH\x01\x88\x01\x01\x12\x10\n\x08html_url\x18\r \x01(\t\x12\x0f\n\x07\x61pi_url\x18\x0e \x01(\t\x12\x12\n\ncreated_at\x18\x0f \x01(\t\x12\x18\n\x10last_modified_at\x18\x10 \x01(\t\x12\x44\n\rexternal_urls\x18\x11 \x03(\x0b\x32\'.evidence.v2.Artifact.ExternalUrlsEntryB\x04\xd0\xb5\x18\x01\x12,\n\x0b\x61nnotations\x18\x12 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05state\x18\x13 \x01(\t\x12/\n\x07running\x18\x14 \x03(\x0b\x32\x1e.evidence.v2.ArtifactPlacement\x12.\n\x06\x65xited\x18\x15 \x03(\x0b\x32\x1e.evidence.v2.ArtifactPlacement\x12\x32\n\x07history\x18\x16 \x03(\x0b\x32!.evidence.v2.ArtifactHistoryEvent\x12\x31\n\x07\x63ommits\x18\x17 \x03(\x0b\x32\x1a.evidence.v2.GitCommitInfoB\x04\xd0\xb5\x18\x01\x12+\n\x0b\x64\x65ployments\x18\x18 \x03(\x0b\x32\x16.google.protobuf.Value\x12\x11\n\tapprovals\x18\x19 \x03(\x03\x12\x35\n\x08\x65vidence\x18\x1a \x03(\x0b\x32#.evidence.v2.Artifact.EvidenceEntry\x12\x45\n\x11\x63ommit_lead_times\x18\x1b \x03(\x0b\x32*.evidence.v2.Artifact.CommitLeadTimesEntry\x12\x43\n\x10\x62uild_lead_times\x18\x1c \x03(\x0b\x32).evidence.v2.Artifact.BuildLeadTimesEntry\x1aM\n\x11\x45xternalUrlsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.evidence.v2.ExternalUrl:\x02\x38\x01\x1aN\n\rEvidenceEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.evidence.v2.ArtifactEvidence:\x02\x38\x01\x1a\x36\n\x14\x43ommitLeadTimesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a\x35\n\x13\x42uildLeadTimesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x42\x1a\n\x18_template_reference_nameB\x0b\n\t_repo_url\"E\n\x11\x41rtifactPlacement\x12\x18\n\x10\x65nvironment_name\x18\x01 \x01(\t\x12\x16\n\x0esnapshot_index\x18\x02 \x01(\x05\"\xde\x05\n\x10\x41rtifactEvidence\x12\x15\n\revidence_type\x18\x01 \x01(\t\x12\x14\n\x0cis_compliant\x18\x02 \x01(\x08\x12\x12\n\ncreated_at\x18\x03 \x01(\t\x12\x19\n\x11has_audit_package\x18\x04 \x01(\x08\x12\x16\n\tbuild_url\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x06 \x01(\tH\x01\x88\x01\x01\x12)\n\tuser_data\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12)\n\x1c\x65vidence_archive_fingerprint\x18\x08 \x01(\tH\x02\x88\x01\x01\x12!\n\x14\x65vidence_fingerprint\x18\t \x01(\tH\x03\x88\x01\x01\x12\x19\n\x0c\x65vidence_url\x18\n \x01(\tH\x04\x88\x01\x01\x12\x17\n\ncommit_sha\x18\x0b \x01(\tH\x05\x88\x01\x01\x12\x38\n\rjunit_results\x18\x0c \x03(\x0b\x32\x17.evidence.v2.JunitSuiteB\x08\xc8\xb5\x18\x01\xd0\xb5\x18\x01\x12\x36\n\x0cjira_results\x18\r \x03(\x0b\x32\x16.evidence.v2.JiraIssueB\x08\xc8\xb5\x18\x01\xd0\xb5\x18\x01\x12\x38\n\x0csnyk_results\x18\x0e \x01(\x0b\x32\x18.evidence.v2.ScanResultsB\x08\xc8\xb5\x18\x01\xd0\xb5\x18\x01\x12\x1f\n\x0cgit_provider\x18\x0f \x01(\tB\x04\xc8\xb5\x18\x01H\x06\x88\x01\x01\x12\x39\n\rpull_requests\x18\x10 \x03(\x0b\x32\x18.evidence.v2.PullRequestB\x08\xc8\xb5\x18\x01\xd0\xb5\x18\x01\x42\x0c\n\n_build_urlB\x0e\n\x0c_descriptionB\x1f\n\x1d_evidence_archive_fingerprintB\x17\n\x15_evidence_fingerprintB\x0f\n\r_evidence_urlB\r\n\x0b_commit_shaB\x0f\n\r_git_provider\"2\n\rSearchRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x0csearch_value\x18\x02 \x01(\t\"U\n\x1eGetArtifactAuditPackageRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\tflow_name\x18\x02 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x03 \x01(\t2\x97\t\n\x0f\x41rtifactService\x12\xa4\x01\n\x0eReportArtifact\x12\".evidence.v2.ReportArtifactRequest\x1a#.evidence.v2.ReportArtifactResponse\"I\x8a\xb5\x18\x03\x08\xc9\x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02\x38\"#/api/v2/artifacts/{org}/{flow_name}:\x08\x61rtifactb\x07message\x12\xae\x01\n\x18GetArtifactByFingerprint\x12,.evidence.v2.GetArtifactByFingerprintRequest\x1a\x15.evidence.v2.Artifact\"M\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02?\x12=/api/v2/artifacts/{org}/{flow_name}/fingerprint/{fingerprint}\x12\xae\x01\n\x14GetArtifactsByCommit\x12(.evidence.v2.GetArtifactsByCommitRequest\x1a\x19.evidence.v2.ArtifactList\"Q\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x43\x12;/api/v2/artifacts/{org}/{flow_name}/commit_sha/{commit_sha}b\x04\x64\x61ta\x12\xc1\x01\n\x17GetLatestArtifactCommit\x12+.evidence.v2.GetLatestArtifactCommitRequest\x1a,.evidence.v2.GetLatestArtifactCommitResponse\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/latest_commit\x12\xa9\x01\n\x17GetArtifactAuditPackage\x12+.evidence.v2.GetArtifactAuditPackageRequest\x1a\x14.google.api.HttpBody\"K\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x41\x12?/api/v2/artifacts/{org}/{flow_name}/{fingerprint}/audit_package\x12x\n\rListArtifacts\x12!.evidence.v2.ListArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\")\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1f\x12\x17/api/v2/artifacts/{org}b\x04\x64\x61ta\x12\x90\x01\n\x11ListFlowArtifacts\x12%.evidence.v2.ListFlowArtifactsRequest\x1a\x19.evidence.v2.ArtifactList\"9\xa8\xb5\x18\x01\xb0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12#/api/v2/artifacts/{org}/{flow_name}b\x04\x64\x61ta2\x85\x01\n\rSearchService\x12t\n\x06Search\x12\x1a.evidence.v2.SearchRequest\x1a\x19.evidence.v2.SearchResult\"3\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02)\x12\'/api/v2/search/{org}/sha/{search_value}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.artifact_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_ARTIFACT_EXTERNALURLSENTRY']._loaded_options = None
+  _globals['_ARTIFACT_EXTERNALURLSENTRY']._serialized_options = b'8\001'
+  _globals['_ARTIFACT_EVIDENCEENTRY']._loaded_options = None
+  _globals['_ARTIFACT_EVIDENCEENTRY']._serialized_options = b'8\001'
+  _globals['_ARTIFACT_COMMITLEADTIMESENTRY']._loaded_options = None
+  _globals['_ARTIFACT_COMMITLEADTIMESENTRY']._serialized_options = b'8\001'
+  _globals['_ARTIFACT_BUILDLEADTIMESENTRY']._loaded_options = None
+  _globals['_ARTIFACT_BUILDLEADTIMESENTRY']._serialized_options = b'8\001'
+  _globals['_ARTIFACT'].fields_by_name['git_commit_info']._loaded_options = None
+  _globals['_ARTIFACT'].fields_by_name['git_commit_info']._serialized_options = b'\320\265\030\001'
+  _globals['_ARTIFACT'].fields_by_name['repo_info']._loaded_options = None
+  _globals['_ARTIFACT'].fields_by_name['repo_info']._serialized_options = b'\320\265\030\001'
+  _globals['_ARTIFACT'].fields_by_name['external_urls']._loaded_options = None
+  _globals['_ARTIFACT'].fields_by_name['external_urls']._serialized_options = b'\320\265\030\001'
+  _globals['_ARTIFACT'].fields_by_name['commits']._loaded_options = None
+  _globals['_ARTIFACT'].fields_by_name['commits']._serialized_options = b'\320\265\030\001'
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['junit_results']._loaded_options = None
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['junit_results']._serialized_options = b'\310\265\030\001\320\265\030\001'
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['jira_results']._loaded_options = None
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['jira_results']._serialized_options = b'\310\265\030\001\320\265\030\001'
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['snyk_results']._loaded_options = None
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['snyk_results']._serialized_options = b'\310\265\030\001\320\265\030\001'
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['git_provider']._loaded_options = None
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['git_provider']._serialized_options = b'\310\265\030\001'
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['pull_requests']._loaded_options = None
+  _globals['_ARTIFACTEVIDENCE'].fields_by_name['pull_requests']._serialized_options = b'\310\265\030\001\320\265\030\001'
   _globals['_ARTIFACTSERVICE'].methods_by_name['ReportArtifact']._loaded_options = None
   _globals['_ARTIFACTSERVICE'].methods_by_name['ReportArtifact']._serialized_options = b'\212\265\030\003\010\311\001\250\265\030\003\202\323\344\223\0028\"#/api/v2/artifacts/{org}/{flow_name}:\010artifactb\007message'
   _globals['_ARTIFACTSERVICE'].methods_by_name['GetArtifactByFingerprint']._loaded_options = None
@@ -51,40 +79,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ARTIFACTSERVICE'].methods_by_name['ListFlowArtifacts']._serialized_options = b'\250\265\030\001\260\265\030\001\202\323\344\223\002+\022#/api/v2/artifacts/{org}/{flow_name}b\004data'
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._loaded_options = None
   _globals['_SEARCHSERVICE'].methods_by_name['Search']._serialized_options = b'\250\265\030\001\202\323\344\223\002)\022\'/api/v2/search/{org}/sha/{search_value}'
-  _globals['_SEARCHRESULT']._serialized_start=165
-  _globals['_SEARCHRESULT']._serialized_end=279
-  _globals['_SEARCHRESOLUTION']._serialized_start=282
-  _globals['_SEARCHRESOLUTION']._serialized_end=469
-  _globals['_SEARCHCANDIDATES']._serialized_start=471
-  _globals['_SEARCHCANDIDATES']._serialized_end=535
-  _globals['_SEARCHARTIFACT']._serialized_start=538
-  _globals['_SEARCHARTIFACT']._serialized_end=906
-  _globals['_ARTIFACTHISTORYEVENT']._serialized_start=908
-  _globals['_ARTIFACTHISTORYEVENT']._serialized_end=978
-  _globals['_REPORTARTIFACTREQUEST']._serialized_start=980
-  _globals['_REPORTARTIFACTREQUEST']._serialized_end=1078
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=1080
-  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=1142
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=1145
-  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=1309
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=1311
-  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=1422
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=1424
-  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=1541
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=1543
-  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=1622
-  _globals['_LISTARTIFACTSREQUEST']._serialized_start=1625
-  _globals['_LISTARTIFACTSREQUEST']._serialized_end=1800
-  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_start=1802
-  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_end=1924
-  _globals['_ARTIFACTLIST']._serialized_start=1926
-  _globals['_ARTIFACTLIST']._serialized_end=1979
-  _globals['_SEARCHREQUEST']._serialized_start=1981
-  _globals['_SEARCHREQUEST']._serialized_end=2031
-  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_start=2033
-  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_end=2118
-  _globals['_ARTIFACTSERVICE']._serialized_start=2121
-  _globals['_ARTIFACTSERVICE']._serialized_end=3298
-  _globals['_SEARCHSERVICE']._serialized_start=3301
-  _globals['_SEARCHSERVICE']._serialized_end=3434
+  _globals['_SEARCHRESULT']._serialized_start=230
+  _globals['_SEARCHRESULT']._serialized_end=344
+  _globals['_SEARCHRESOLUTION']._serialized_start=347
+  _globals['_SEARCHRESOLUTION']._serialized_end=534
+  _globals['_SEARCHCANDIDATES']._serialized_start=536
+  _globals['_SEARCHCANDIDATES']._serialized_end=600
+  _globals['_SEARCHARTIFACT']._serialized_start=603
+  _globals['_SEARCHARTIFACT']._serialized_end=971
+  _globals['_ARTIFACTHISTORYEVENT']._serialized_start=973
+  _globals['_ARTIFACTHISTORYEVENT']._serialized_end=1043
+  _globals['_REPORTARTIFACTREQUEST']._serialized_start=1045
+  _globals['_REPORTARTIFACTREQUEST']._serialized_end=1143
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_start=1145
+  _globals['_REPORTARTIFACTRESPONSE']._serialized_end=1207
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_start=1210
+  _globals['_GETARTIFACTBYFINGERPRINTREQUEST']._serialized_end=1374
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_start=1376
+  _globals['_GETARTIFACTSBYCOMMITREQUEST']._serialized_end=1487
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_start=1489
+  _globals['_GETLATESTARTIFACTCOMMITREQUEST']._serialized_end=1606
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_start=1608
+  _globals['_GETLATESTARTIFACTCOMMITRESPONSE']._serialized_end=1687
+  _globals['_LISTARTIFACTSREQUEST']._serialized_start=1690
+  _globals['_LISTARTIFACTSREQUEST']._serialized_end=1865
+  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_start=1867
+  _globals['_LISTFLOWARTIFACTSREQUEST']._serialized_end=1989
+  _globals['_ARTIFACTLIST']._serialized_start=1991
+  _globals['_ARTIFACTLIST']._serialized_end=2048
+  _globals['_ARTIFACT']._serialized_start=2051
+  _globals['_ARTIFACT']._serialized_end=3360
+  _globals['_ARTIFACT_EXTERNALURLSENTRY']._serialized_start=3051
+  _globals['_ARTIFACT_EXTERNALURLSENTRY']._serialized_end=3128
+  _globals['_ARTIFACT_EVIDENCEENTRY']._serialized_start=3130
+  _globals['_ARTIFACT_EVIDENCEENTRY']._serialized_end=3208
+  _globals['_ARTIFACT_COMMITLEADTIMESENTRY']._serialized_start=3210
+  _globals['_ARTIFACT_COMMITLEADTIMESENTRY']._serialized_end=3264
+  _globals['_ARTIFACT_BUILDLEADTIMESENTRY']._serialized_start=3266
+  _globals['_ARTIFACT_BUILDLEADTIMESENTRY']._serialized_end=3319
+  _globals['_ARTIFACTPLACEMENT']._serialized_start=3362
+  _globals['_ARTIFACTPLACEMENT']._serialized_end=3431
+  _globals['_ARTIFACTEVIDENCE']._serialized_start=3434
+  _globals['_ARTIFACTEVIDENCE']._serialized_end=4168
+  _globals['_SEARCHREQUEST']._serialized_start=4170
+  _globals['_SEARCHREQUEST']._serialized_end=4220
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_start=4222
+  _globals['_GETARTIFACTAUDITPACKAGEREQUEST']._serialized_end=4307
+  _globals['_ARTIFACTSERVICE']._serialized_start=4310
+  _globals['_ARTIFACTSERVICE']._serialized_end=5485
+  _globals['_SEARCHSERVICE']._serialized_start=5488
+  _globals['_SEARCHSERVICE']._serialized_end=5621
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,5 @@
+from . import attestation_service_pb2 as _attestation_service_pb2
+from . import common_pb2 as _common_pb2
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
 from google.api import httpbody_pb2 as _httpbody_pb2
@@ -177,8 +179,140 @@ class ListFlowArtifactsRequest(_message.Message):
 class ArtifactList(_message.Message):
     __slots__ = ("data",)
     DATA_FIELD_NUMBER: _ClassVar[int]
-    data: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
-    def __init__(self, data: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+    data: _containers.RepeatedCompositeFieldContainer[Artifact]
+    def __init__(self, data: _Optional[_Iterable[_Union[Artifact, _Mapping]]] = ...) -> None: ...
+
+class Artifact(_message.Message):
+    __slots__ = ("id", "flow_name", "trail_name", "template_reference_name", "fingerprint", "filename", "git_commit", "git_commit_info", "repo_info", "commit_url", "build_url", "repo_url", "html_url", "api_url", "created_at", "last_modified_at", "external_urls", "annotations", "state", "running", "exited", "history", "commits", "deployments", "approvals", "evidence", "commit_lead_times", "build_lead_times")
+    class ExternalUrlsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _common_pb2.ExternalUrl
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_common_pb2.ExternalUrl, _Mapping]] = ...) -> None: ...
+    class EvidenceEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ArtifactEvidence
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ArtifactEvidence, _Mapping]] = ...) -> None: ...
+    class CommitLeadTimesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    class BuildLeadTimesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_REFERENCE_NAME_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_INFO_FIELD_NUMBER: _ClassVar[int]
+    REPO_INFO_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_URL_FIELD_NUMBER: _ClassVar[int]
+    BUILD_URL_FIELD_NUMBER: _ClassVar[int]
+    REPO_URL_FIELD_NUMBER: _ClassVar[int]
+    HTML_URL_FIELD_NUMBER: _ClassVar[int]
+    API_URL_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_MODIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_URLS_FIELD_NUMBER: _ClassVar[int]
+    ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    EXITED_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    DEPLOYMENTS_FIELD_NUMBER: _ClassVar[int]
+    APPROVALS_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
+    BUILD_LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    flow_name: str
+    trail_name: str
+    template_reference_name: str
+    fingerprint: str
+    filename: str
+    git_commit: str
+    git_commit_info: _common_pb2.GitCommitInfo
+    repo_info: _common_pb2.RepoInfo
+    commit_url: str
+    build_url: str
+    repo_url: str
+    html_url: str
+    api_url: str
+    created_at: str
+    last_modified_at: str
+    external_urls: _containers.MessageMap[str, _common_pb2.ExternalUrl]
+    annotations: _struct_pb2.Struct
+    state: str
+    running: _containers.RepeatedCompositeFieldContainer[ArtifactPlacement]
+    exited: _containers.RepeatedCompositeFieldContainer[ArtifactPlacement]
+    history: _containers.RepeatedCompositeFieldContainer[ArtifactHistoryEvent]
+    commits: _containers.RepeatedCompositeFieldContainer[_common_pb2.GitCommitInfo]
+    deployments: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Value]
+    approvals: _containers.RepeatedScalarFieldContainer[int]
+    evidence: _containers.MessageMap[str, ArtifactEvidence]
+    commit_lead_times: _containers.ScalarMap[str, float]
+    build_lead_times: _containers.ScalarMap[str, float]
+    def __init__(self, id: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., filename: _Optional[str] = ..., git_commit: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., commit_url: _Optional[str] = ..., build_url: _Optional[str] = ..., repo_url: _Optional[str] = ..., html_url: _Optional[str] = ..., api_url: _Optional[str] = ..., created_at: _Optional[str] = ..., last_modified_at: _Optional[str] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., annotations: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., state: _Optional[str] = ..., running: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., exited: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[ArtifactHistoryEvent, _Mapping]]] = ..., commits: _Optional[_Iterable[_Union[_common_pb2.GitCommitInfo, _Mapping]]] = ..., deployments: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., approvals: _Optional[_Iterable[int]] = ..., evidence: _Optional[_Mapping[str, ArtifactEvidence]] = ..., commit_lead_times: _Optional[_Mapping[str, float]] = ..., build_lead_times: _Optional[_Mapping[str, float]] = ...) -> None: ...
+
+class ArtifactPlacement(_message.Message):
+    __slots__ = ("environment_name", "snapshot_index")
+    ENVIRONMENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    environment_name: str
+    snapshot_index: int
+    def __init__(self, environment_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ...) -> None: ...
+
+class ArtifactEvidence(_message.Message):
+    __slots__ = ("evidence_type", "is_compliant", "created_at", "has_audit_package", "build_url", "description", "user_data", "evidence_archive_fingerprint", "evidence_fingerprint", "evidence_url", "commit_sha", "junit_results", "jira_results", "snyk_results", "git_provider", "pull_requests")
+    EVIDENCE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    IS_COMPLIANT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    HAS_AUDIT_PACKAGE_FIELD_NUMBER: _ClassVar[int]
+    BUILD_URL_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    USER_DATA_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_ARCHIVE_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_URL_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_SHA_FIELD_NUMBER: _ClassVar[int]
+    JUNIT_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    JIRA_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    SNYK_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    GIT_PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    PULL_REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    evidence_type: str
+    is_compliant: bool
+    created_at: str
+    has_audit_package: bool
+    build_url: str
+    description: str
+    user_data: _struct_pb2.Value
+    evidence_archive_fingerprint: str
+    evidence_fingerprint: str
+    evidence_url: str
+    commit_sha: str
+    junit_results: _containers.RepeatedCompositeFieldContainer[_attestation_service_pb2.JunitSuite]
+    jira_results: _containers.RepeatedCompositeFieldContainer[_attestation_service_pb2.JiraIssue]
+    snyk_results: _attestation_service_pb2.ScanResults
+    git_provider: str
+    pull_requests: _containers.RepeatedCompositeFieldContainer[_attestation_service_pb2.PullRequest]
+    def __init__(self, evidence_type: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., created_at: _Optional[str] = ..., has_audit_package: _Optional[bool] = ..., build_url: _Optional[str] = ..., description: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., evidence_archive_fingerprint: _Optional[str] = ..., evidence_fingerprint: _Optional[str] = ..., evidence_url: _Optional[str] = ..., commit_sha: _Optional[str] = ..., junit_results: _Optional[_Iterable[_Union[_attestation_service_pb2.JunitSuite, _Mapping]]] = ..., jira_results: _Optional[_Iterable[_Union[_attestation_service_pb2.JiraIssue, _Mapping]]] = ..., snyk_results: _Optional[_Union[_attestation_service_pb2.ScanResults, _Mapping]] = ..., git_provider: _Optional[str] = ..., pull_requests: _Optional[_Iterable[_Union[_attestation_service_pb2.PullRequest, _Mapping]]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
     __slots__ = ("org", "search_value")

@@ -5,7 +5,6 @@ import warnings
 
 from . import artifact_service_pb2 as evidence_dot_v2_dot_artifact__service__pb2
 from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
-from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -46,7 +45,7 @@ class ArtifactServiceStub:
         self.GetArtifactByFingerprint = channel.unary_unary(
                 '/evidence.v2.ArtifactService/GetArtifactByFingerprint',
                 request_serializer=evidence_dot_v2_dot_artifact__service__pb2.GetArtifactByFingerprintRequest.SerializeToString,
-                response_deserializer=google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+                response_deserializer=evidence_dot_v2_dot_artifact__service__pb2.Artifact.FromString,
                 _registered_method=True)
         self.GetArtifactsByCommit = channel.unary_unary(
                 '/evidence.v2.ArtifactService/GetArtifactsByCommit',
@@ -141,7 +140,7 @@ def add_ArtifactServiceServicer_to_server(servicer, server):
             'GetArtifactByFingerprint': grpc.unary_unary_rpc_method_handler(
                     servicer.GetArtifactByFingerprint,
                     request_deserializer=evidence_dot_v2_dot_artifact__service__pb2.GetArtifactByFingerprintRequest.FromString,
-                    response_serializer=google_dot_protobuf_dot_struct__pb2.Struct.SerializeToString,
+                    response_serializer=evidence_dot_v2_dot_artifact__service__pb2.Artifact.SerializeToString,
             ),
             'GetArtifactsByCommit': grpc.unary_unary_rpc_method_handler(
                     servicer.GetArtifactsByCommit,
@@ -224,7 +223,7 @@ class ArtifactService:
             target,
             '/evidence.v2.ArtifactService/GetArtifactByFingerprint',
             evidence_dot_v2_dot_artifact__service__pb2.GetArtifactByFingerprintRequest.SerializeToString,
-            google_dot_protobuf_dot_struct__pb2.Struct.FromString,
+            evidence_dot_v2_dot_artifact__service__pb2.Artifact.FromString,
             options,
             channel_credentials,
             insecure,

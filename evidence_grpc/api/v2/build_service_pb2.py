@@ -24,36 +24,39 @@ _sym_db = _symbol_database.Default()
 
 from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
-from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x65vidence/v2/build_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x9a\x02\n\x11ListBuildsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x07repo_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x16\n\trepo_name\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrepo_inner_id\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x15\n\x08start_ts\x18\x07 \x01(\x01H\x05\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x08 \x01(\x01H\x06\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\n\n\x08_repo_idB\x0c\n\n_repo_nameB\x10\n\x0e_repo_inner_idB\x0b\n\t_start_tsB\t\n\x07_end_ts\".\n\rBuildRepoInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07repo_id\x18\x02 \x01(\t\"\xcd\x01\n\x05\x42uild\x12\x12\n\ncreated_at\x18\x01 \x01(\x01\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x11\n\tflow_name\x18\x03 \x01(\t\x12\x12\n\ntrail_name\x18\x04 \x01(\t\x12\x32\n\trepo_info\x18\x05 \x01(\x0b\x32\x1a.evidence.v2.BuildRepoInfoH\x00\x88\x01\x01\x12\x32\n\x05links\x18\x06 \x01(\x0b\x32\x17.google.protobuf.StructB\n\x9a\xb5\x18\x06_linksB\x0c\n\n_repo_info\"\x82\x01\n\x12ListBuildsResponse\x12\"\n\x06\x62uilds\x18\x01 \x03(\x0b\x32\x12.evidence.v2.Build\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"\xe2\x01\n\x19GetBuildStatisticsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x07repo_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rrepo_inner_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x15\n\x08start_ts\x18\x05 \x01(\x01H\x03\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x06 \x01(\x01H\x04\x88\x01\x01\x42\n\n\x08_repo_idB\x0c\n\n_repo_nameB\x10\n\x0e_repo_inner_idB\x0b\n\t_start_tsB\t\n\x07_end_ts\"\x1d\n\x07\x42uiltAt\x12\x12\n\ncreated_at\x18\x01 \x01(\x01\"h\n\x0f\x42uildStatistics\x12\x10\n\x08start_ts\x18\x01 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x02 \x01(\x01\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\x12$\n\x06\x62uilds\x18\x04 \x03(\x0b\x32\x14.evidence.v2.BuiltAt2\x89\x02\n\x0c\x42uildService\x12o\n\nListBuilds\x12\x1e.evidence.v2.ListBuildsRequest\x1a\x1f.evidence.v2.ListBuildsResponse\" \xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v2/builds/{org}\x12\x87\x01\n\x12GetBuildStatistics\x12&.evidence.v2.GetBuildStatisticsRequest\x1a\x1c.evidence.v2.BuildStatistics\"+\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/builds/{org}/statisticsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x65vidence/v2/build_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x9a\x02\n\x11ListBuildsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x11\n\x04page\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\x08per_page\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x07repo_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x16\n\trepo_name\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrepo_inner_id\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x15\n\x08start_ts\x18\x07 \x01(\x01H\x05\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x08 \x01(\x01H\x06\x88\x01\x01\x42\x07\n\x05_pageB\x0b\n\t_per_pageB\n\n\x08_repo_idB\x0c\n\n_repo_nameB\x10\n\x0e_repo_inner_idB\x0b\n\t_start_tsB\t\n\x07_end_ts\".\n\rBuildRepoInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07repo_id\x18\x02 \x01(\t\"\x87\x02\n\x05\x42uild\x12\x12\n\ncreated_at\x18\x01 \x01(\x01\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x11\n\tflow_name\x18\x03 \x01(\t\x12\x12\n\ntrail_name\x18\x04 \x01(\t\x12\x32\n\trepo_info\x18\x05 \x01(\x0b\x32\x1a.evidence.v2.BuildRepoInfoH\x00\x88\x01\x01\x12\x38\n\x05links\x18\x10 \x03(\x0b\x32\x1d.evidence.v2.Build.LinksEntryB\n\x9a\xb5\x18\x06_links\x1a,\n\nLinksEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0c\n\n_repo_infoJ\x04\x08\x06\x10\x07\"\x82\x01\n\x12ListBuildsResponse\x12\"\n\x06\x62uilds\x18\x01 \x03(\x0b\x32\x12.evidence.v2.Build\x12\x0c\n\x04page\x18\x02 \x01(\x05\x12\x10\n\x08per_page\x18\x03 \x01(\x05\x12\x13\n\x0btotal_pages\x18\x04 \x01(\x05\x12\x13\n\x0btotal_count\x18\x05 \x01(\x05\"\xe2\x01\n\x19GetBuildStatisticsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x14\n\x07repo_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\trepo_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rrepo_inner_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x15\n\x08start_ts\x18\x05 \x01(\x01H\x03\x88\x01\x01\x12\x13\n\x06\x65nd_ts\x18\x06 \x01(\x01H\x04\x88\x01\x01\x42\n\n\x08_repo_idB\x0c\n\n_repo_nameB\x10\n\x0e_repo_inner_idB\x0b\n\t_start_tsB\t\n\x07_end_ts\"\x1d\n\x07\x42uiltAt\x12\x12\n\ncreated_at\x18\x01 \x01(\x01\"h\n\x0f\x42uildStatistics\x12\x10\n\x08start_ts\x18\x01 \x01(\x01\x12\x0e\n\x06\x65nd_ts\x18\x02 \x01(\x01\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\x12$\n\x06\x62uilds\x18\x04 \x03(\x0b\x32\x14.evidence.v2.BuiltAt2\x89\x02\n\x0c\x42uildService\x12o\n\nListBuilds\x12\x1e.evidence.v2.ListBuildsRequest\x1a\x1f.evidence.v2.ListBuildsResponse\" \xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v2/builds/{org}\x12\x87\x01\n\x12GetBuildStatistics\x12&.evidence.v2.GetBuildStatisticsRequest\x1a\x1c.evidence.v2.BuildStatistics\"+\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/builds/{org}/statisticsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.build_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_BUILD_LINKSENTRY']._loaded_options = None
+  _globals['_BUILD_LINKSENTRY']._serialized_options = b'8\001'
   _globals['_BUILD'].fields_by_name['links']._loaded_options = None
   _globals['_BUILD'].fields_by_name['links']._serialized_options = b'\232\265\030\006_links'
   _globals['_BUILDSERVICE'].methods_by_name['ListBuilds']._loaded_options = None
   _globals['_BUILDSERVICE'].methods_by_name['ListBuilds']._serialized_options = b'\250\265\030\001\202\323\344\223\002\026\022\024/api/v2/builds/{org}'
   _globals['_BUILDSERVICE'].methods_by_name['GetBuildStatistics']._loaded_options = None
   _globals['_BUILDSERVICE'].methods_by_name['GetBuildStatistics']._serialized_options = b'\250\265\030\001\202\323\344\223\002!\022\037/api/v2/builds/{org}/statistics'
-  _globals['_LISTBUILDSREQUEST']._serialized_start=136
-  _globals['_LISTBUILDSREQUEST']._serialized_end=418
-  _globals['_BUILDREPOINFO']._serialized_start=420
-  _globals['_BUILDREPOINFO']._serialized_end=466
-  _globals['_BUILD']._serialized_start=469
-  _globals['_BUILD']._serialized_end=674
-  _globals['_LISTBUILDSRESPONSE']._serialized_start=677
-  _globals['_LISTBUILDSRESPONSE']._serialized_end=807
-  _globals['_GETBUILDSTATISTICSREQUEST']._serialized_start=810
-  _globals['_GETBUILDSTATISTICSREQUEST']._serialized_end=1036
-  _globals['_BUILTAT']._serialized_start=1038
-  _globals['_BUILTAT']._serialized_end=1067
-  _globals['_BUILDSTATISTICS']._serialized_start=1069
-  _globals['_BUILDSTATISTICS']._serialized_end=1173
-  _globals['_BUILDSERVICE']._serialized_start=1176
-  _globals['_BUILDSERVICE']._serialized_end=1441
+  _globals['_LISTBUILDSREQUEST']._serialized_start=106
+  _globals['_LISTBUILDSREQUEST']._serialized_end=388
+  _globals['_BUILDREPOINFO']._serialized_start=390
+  _globals['_BUILDREPOINFO']._serialized_end=436
+  _globals['_BUILD']._serialized_start=439
+  _globals['_BUILD']._serialized_end=702
+  _globals['_BUILD_LINKSENTRY']._serialized_start=638
+  _globals['_BUILD_LINKSENTRY']._serialized_end=682
+  _globals['_LISTBUILDSRESPONSE']._serialized_start=705
+  _globals['_LISTBUILDSRESPONSE']._serialized_end=835
+  _globals['_GETBUILDSTATISTICSREQUEST']._serialized_start=838
+  _globals['_GETBUILDSTATISTICSREQUEST']._serialized_end=1064
+  _globals['_BUILTAT']._serialized_start=1066
+  _globals['_BUILTAT']._serialized_end=1095
+  _globals['_BUILDSTATISTICS']._serialized_start=1097
+  _globals['_BUILDSTATISTICS']._serialized_end=1201
+  _globals['_BUILDSERVICE']._serialized_start=1204
+  _globals['_BUILDSERVICE']._serialized_end=1469
 # @@protoc_insertion_point(module_scope)

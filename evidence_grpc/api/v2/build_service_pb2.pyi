@@ -1,6 +1,5 @@
 from . import options_pb2 as _options_pb2
 from google.api import annotations_pb2 as _annotations_pb2
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -39,6 +38,13 @@ class BuildRepoInfo(_message.Message):
 
 class Build(_message.Message):
     __slots__ = ("created_at", "fingerprint", "flow_name", "trail_name", "repo_info", "links")
+    class LinksEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -50,8 +56,8 @@ class Build(_message.Message):
     flow_name: str
     trail_name: str
     repo_info: BuildRepoInfo
-    links: _struct_pb2.Struct
-    def __init__(self, created_at: _Optional[float] = ..., fingerprint: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., repo_info: _Optional[_Union[BuildRepoInfo, _Mapping]] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    links: _containers.ScalarMap[str, str]
+    def __init__(self, created_at: _Optional[float] = ..., fingerprint: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., repo_info: _Optional[_Union[BuildRepoInfo, _Mapping]] = ..., links: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ListBuildsResponse(_message.Message):
     __slots__ = ("builds", "page", "per_page", "total_pages", "total_count")

@@ -38,6 +38,8 @@ AS_SENT_FIELD_NUMBER: _ClassVar[int]
 as_sent: _descriptor.FieldDescriptor
 OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_unset: _descriptor.FieldDescriptor
+JSON_ARRAY_FIELD_NUMBER: _ClassVar[int]
+json_array: _descriptor.FieldDescriptor
 
 class HttpOptions(_message.Message):
     __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")

@@ -205,6 +205,13 @@ class RepoFilterOptions(_message.Message):
 
 class LiveArtifact(_message.Message):
     __slots__ = ("environment_id", "artifact_id", "artifact_name", "snapshot_index", "compliance", "started_at", "links")
+    class LinksEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     ENVIRONMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ARTIFACT_ID_FIELD_NUMBER: _ClassVar[int]
     ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -218,8 +225,8 @@ class LiveArtifact(_message.Message):
     snapshot_index: int
     compliance: str
     started_at: float
-    links: _struct_pb2.Struct
-    def __init__(self, environment_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., artifact_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., compliance: _Optional[str] = ..., started_at: _Optional[float] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    links: _containers.ScalarMap[str, str]
+    def __init__(self, environment_id: _Optional[str] = ..., artifact_id: _Optional[str] = ..., artifact_name: _Optional[str] = ..., snapshot_index: _Optional[int] = ..., compliance: _Optional[str] = ..., started_at: _Optional[float] = ..., links: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class LiveEnvironment(_message.Message):
     __slots__ = ("id", "name", "type")
@@ -253,10 +260,17 @@ class RepoLiveEmbedded(_message.Message):
 
 class RepoLiveArtifacts(_message.Message):
     __slots__ = ("live_artifacts", "embedded", "links")
+    class LinksEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     LIVE_ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     EMBEDDED_FIELD_NUMBER: _ClassVar[int]
     LINKS_FIELD_NUMBER: _ClassVar[int]
     live_artifacts: _containers.RepeatedCompositeFieldContainer[LiveArtifact]
     embedded: RepoLiveEmbedded
-    links: _struct_pb2.Struct
-    def __init__(self, live_artifacts: _Optional[_Iterable[_Union[LiveArtifact, _Mapping]]] = ..., embedded: _Optional[_Union[RepoLiveEmbedded, _Mapping]] = ..., links: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    links: _containers.ScalarMap[str, str]
+    def __init__(self, live_artifacts: _Optional[_Iterable[_Union[LiveArtifact, _Mapping]]] = ..., embedded: _Optional[_Union[RepoLiveEmbedded, _Mapping]] = ..., links: _Optional[_Mapping[str, str]] = ...) -> None: ...

@@ -84,8 +84,22 @@ class Snapshot(_message.Message):
     compliant: bool
     html_url: str
     artifacts: _containers.RepeatedCompositeFieldContainer[SnapshotArtifact]
-    applied_policies: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
-    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+    applied_policies: _containers.RepeatedCompositeFieldContainer[AppliedPolicy]
+    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[AppliedPolicy, _Mapping]]] = ...) -> None: ...
+
+class AppliedPolicy(_message.Message):
+    __slots__ = ("id", "name", "version", "policy_dump", "failing_artifacts")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    POLICY_DUMP_FIELD_NUMBER: _ClassVar[int]
+    FAILING_ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    version: int
+    policy_dump: _struct_pb2.Struct
+    failing_artifacts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[int] = ..., policy_dump: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., failing_artifacts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SnapshotArtifact(_message.Message):
     __slots__ = ("name", "fingerprint", "compliant", "deployments", "policy_decisions", "reasons_for_incompliance", "creation_timestamp", "pods", "instance_count", "context", "annotation", "flow_name", "git_commit", "commit_url", "html_url", "flow_html_url", "deployment_diff", "commit_lead_time", "flows")
@@ -212,8 +226,30 @@ class DiffItem(_message.Message):
     SNAPSHOT_ID_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     snapshot_id: str
-    artifacts: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
-    def __init__(self, snapshot_id: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+    artifacts: _containers.RepeatedCompositeFieldContainer[DiffArtifact]
+    def __init__(self, snapshot_id: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[DiffArtifact, _Mapping]]] = ...) -> None: ...
+
+class DiffArtifact(_message.Message):
+    __slots__ = ("name", "fingerprint", "flow", "commit_url", "most_recent_timestamp", "instance_count", "s1_instance_count", "s2_instance_count", "pods")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    FLOW_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_URL_FIELD_NUMBER: _ClassVar[int]
+    MOST_RECENT_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    S1_INSTANCE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    S2_INSTANCE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PODS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    fingerprint: str
+    flow: str
+    commit_url: str
+    most_recent_timestamp: int
+    instance_count: int
+    s1_instance_count: int
+    s2_instance_count: int
+    pods: _struct_pb2.Value
+    def __init__(self, name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., flow: _Optional[str] = ..., commit_url: _Optional[str] = ..., most_recent_timestamp: _Optional[int] = ..., instance_count: _Optional[int] = ..., s1_instance_count: _Optional[int] = ..., s2_instance_count: _Optional[int] = ..., pods: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class SnapshotDiff(_message.Message):
     __slots__ = ("snappish1", "snappish2", "changed", "not_changed")
