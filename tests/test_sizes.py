@@ -396,7 +396,7 @@ def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
     found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
         attestation_pb.ListAttestationsForCriteriaRequest(
             org="acme", commit_list=[commit(i) for i in range(N)]), metadata=AUTH)
-    assert len(found.by_commit) == N and all(len(v) == 1 for v in found.by_commit.values())
+    assert len(found.by_commit) == N and all(len(v.data) == 1 for v in found.by_commit.values())
 
 
 def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:
@@ -405,7 +405,7 @@ def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> No
     found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
         attestation_pb.ListAttestationsForCriteriaRequest(org="acme", commit_list=commits),
         metadata=AUTH)
-    assert {sha: [a["git_commit_info"]["sha1"] for a in attested]
+    assert {sha: [a.git_commit_info.sha1 for a in attested.data]
             for sha, attested in found.by_commit.items()} == {sha: [sha] for sha in commits}
 
 
@@ -423,7 +423,7 @@ def test_grpc_runtime_pages(channel: grpc.Channel) -> None:
     artifacts = artifact_grpc.ArtifactServiceStub(channel).ListArtifacts(
         artifact_pb.ListArtifactsRequest(org="acme", flow_name=FLOW, page=67, per_page=15),
         metadata=AUTH)
-    assert [a["fingerprint"] for a in artifacts.data] == [fingerprint(i) for i in range(9, -1, -1)]
+    assert [a.fingerprint for a in artifacts.data] == [fingerprint(i) for i in range(9, -1, -1)]
     snapshots = snapshot_grpc.SnapshotServiceStub(channel).ListSnapshots(
         snapshot_pb.ListSnapshotsRequest(org="acme", env_name=BUSY_ENV, page=10, per_page=100),
         metadata=AUTH)
