@@ -89,6 +89,7 @@ class Job:
     names: tuple[str, ...]  # trails to read or update, cycled
     create_prefix: str  # unique prefix of new trail names
     window: Window
+    channels: int = 1  # gRPC connections of this client, used in turn
 
 
 # ---- client side ---------------------------------------------------------------------------
@@ -138,9 +139,12 @@ def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
     from evidence_grpc.api.v2 import trail_service_pb2 as pb
     from evidence_grpc.api.v2 import trail_service_pb2_grpc as pb_grpc
 
-    channel = grpc.insecure_channel(job.address)
-    stub = pb_grpc.TrailServiceStub(channel)
-    health = health_pb2_grpc.HealthStub(channel)
+    # Each channel its own connection (a local subchannel pool): the server's processes share
+    # the port, and the kernel gives each connection to one of them (docs/grpc.md).
+    channels = [grpc.insecure_channel(job.address, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(job.channels)]
+    stubs = [pb_grpc.TrailServiceStub(channel) for channel in channels]
+    healths = [health_pb2_grpc.HealthStub(channel) for channel in channels]
     ping = health_pb2.HealthCheckRequest()
     metadata = (("authorization", f"Bearer {KEY}"),)
     names = job.names
@@ -152,6 +156,7 @@ def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
     def call() -> tuple[bool, str]:
         i = counter[0]
         counter[0] += 1
+        stub, health = stubs[i % len(stubs)], healths[i % len(healths)]
         try:
             if job.op == "ping":
                 health.Check(ping, timeout=30)
@@ -170,7 +175,11 @@ def _grpc_caller(job: Job, offset: int) -> tuple[Callable[[], tuple[bool, str]],
         except grpc.RpcError as exc:
             return False, f"{exc.code()}: {exc.details()}"  # type: ignore[attr-defined]
 
-    return call, channel.close
+    def close() -> None:
+        for channel in channels:
+            channel.close()
+
+    return call, close
 
 
 def _run_job(index: int, job: Job) -> WorkerResult:
@@ -290,12 +299,14 @@ class Point(LoadSummary):
 
 
 def measure(pool: ClientPool[Job, WorkerResult], servers: Servers, transport: str, op: str,
-            concurrency: int, names: list[str], warmup: float, seconds: float) -> Point:
+            concurrency: int, names: list[str], warmup: float, seconds: float,
+            grpc_channels: int = 1) -> Point:
     window = Window.starting(warmup, seconds)
     run_id = uuid.uuid4().hex[:8]
     jobs = [Job(transport="grpc" if transport == "grpc" else "rest",
                 address=servers.address(transport), op=op, names=tuple(names),
-                create_prefix=f"new-{run_id}-{w}", window=window) for w in range(concurrency)]
+                create_prefix=f"new-{run_id}-{w}", window=window, channels=grpc_channels)
+            for w in range(concurrency)]
     load = load_window(pool, jobs, window, [p.pid for p in servers.processes], _crashed)
     return Point(op=op, concurrency=concurrency, transport=transport,
                  **vars(summarize(load.results, load, seconds)))
@@ -382,6 +393,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, help="HTTP worker processes of each shim (server default)")
     p.add_argument("--grpc-workers", type=int,
                    help="gRPC server processes of serve (server default: one per core)")
+    p.add_argument("--grpc-channels", type=int, default=4,
+                   help="gRPC connections per client, used in turn (default 4), so that the "
+                        "kernel spreads them over the server's processes")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (db, logs)")
     p.add_argument("--source", type=pathlib.Path, default=ROOT,
                    help="run the servers from this checkout (default: the one holding bench/)")
@@ -437,7 +451,7 @@ def run_points(servers: Servers, pool: ClientPool[Job, WorkerResult], args: argp
             for transport in args.transports:
                 point = measure(pool, servers, transport, op, c,
                                 update if op in ("update", "create") else read, args.warmup,
-                                args.seconds)
+                                args.seconds, args.grpc_channels)
                 points.append(point)
                 print_point(point)
                 time.sleep(0.5)

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from . import observability
 from .config import Settings
 from .storage.db import database, init_database, migrate, release_connections
 
@@ -143,6 +145,7 @@ def cmd_shim(args: argparse.Namespace) -> int:
             # gunicorn's control socket has one fixed path per user: several shims on a host
             # would take each other's.
             self.cfg.set("control_socket_disable", True)
+            self.cfg.set("child_exit", lambda _, worker: observability.process_exited(worker.pid))
 
         def load(self) -> Any:
             # Runs in each worker after fork: database connections and gRPC channels are
@@ -280,10 +283,25 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+SERVING = ("serve", "grpc", "shim", "deliver")
+
+
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    observability.configure_logging(os.environ.get("EVIDENCE_LOG_FORMAT", "json"))
     args = parser().parse_args(argv)
-    return args.func(args)
+    if args.command not in SERVING or os.environ.get(observability.MULTIPROC_ENV):
+        return args.func(args)  # a tool, or a process of a server whose metrics are set up
+    # The server's processes (and those they start) write their metrics to one directory,
+    # which /metrics reads: EVIDENCE_METRICS_DIR, or a temporary one removed at exit.
+    chosen = os.environ.get("EVIDENCE_METRICS_DIR")
+    directory = observability.prepare_metrics_dir(chosen)
+    # Every process of this server signs web sessions with one secret (children inherit it).
+    os.environ.setdefault("EVIDENCE_SESSION_SECRET", secrets.token_hex(32))
+    try:
+        return args.func(args)
+    finally:
+        if not chosen:
+            observability.remove_metrics_dir(directory)
 
 
 if __name__ == "__main__":

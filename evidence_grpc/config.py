@@ -36,6 +36,9 @@ class Settings:
     smtp_url: str = ""
     outbound_deny_cidrs: str = ""
     outbound_allow_loopback: bool = False
+    # Signs the web pages' session cookies; the same for every process of a server (the
+    # command line makes one per start when none is set, so sessions end at a restart).
+    session_secret: str = ""
 
     @property
     def html_base(self) -> str:
@@ -57,6 +60,7 @@ class Settings:
             "database_url": os.environ.get("EVIDENCE_DATABASE_URL"),
             "grpc_target": os.environ.get("EVIDENCE_GRPC_TARGET"),
             "public_url": os.environ.get("EVIDENCE_PUBLIC_URL"),
+            "session_secret": os.environ.get("EVIDENCE_SESSION_SECRET"),
         }
         values: dict[str, object] = {k: v for k, v in env.items() if v}
         if os.environ.get("EVIDENCE_RULE_SECONDS"):

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
+from . import observability
 from .domain import actions
 from .storage.db import database
 from .storage.models import Action, OutboxMessage
@@ -23,6 +25,8 @@ def deliver_due(pool: ThreadPoolExecutor, batch: int = 64) -> int:
         owners = actions.actions_of(claimed)
         errors = list(pool.map(lambda m: _attempt(m, owners.get(m.action_id)), claimed))
         actions.record_outcomes(list(zip(claimed, errors, strict=True)))
+        for error in errors:
+            observability.observe_delivery(error is None)
     return len(claimed)
 
 
@@ -34,13 +38,19 @@ def _attempt(message: OutboxMessage, action: Action | None) -> str | None:
         return f"internal error: {type(exc).__name__}"
 
 
-def run(stop: threading.Event, *, concurrency: int = 16, idle_seconds: float = 0.5) -> None:
-    """Deliver until `stop` is set: straight on while there is work, else poll."""
+def run(stop: threading.Event, *, concurrency: int = 16, idle_seconds: float = 0.5,
+        count_seconds: float = 5.0) -> None:
+    """Deliver until `stop` is set: straight on while there is work, else poll; the outbox's
+    pending and abandoned notifications are counted for /metrics every `count_seconds`."""
+    counted = -count_seconds
     with ThreadPoolExecutor(concurrency, thread_name_prefix="deliver") as pool:
         while not stop.is_set():
             try:
                 with database.connection_context():
                     busy = deliver_due(pool, batch=concurrency * 4)
+                    if time.monotonic() - counted >= count_seconds:
+                        counted = time.monotonic()
+                        observability.observe_outbox(actions.outbox_counts())
             except Exception:
                 log.exception("claiming notifications failed; trying again")
                 busy = 0

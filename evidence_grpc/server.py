@@ -31,7 +31,7 @@ def build_server(settings: Settings) -> tuple[grpc.Server, int]:
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=settings.grpc_threads),
                          options=[*grpc_options(settings), ("grpc.so_reuseport", 1)])
     by_service: dict[str, dict[str, grpc.RpcMethodHandler]] = defaultdict(dict)
-    for path, handler in intercepted_handlers(settings).items():
+    for path, handler in intercepted_handlers(settings, "network").items():
         service, method = path.lstrip("/").split("/")
         by_service[service][method] = handler
     server.add_generic_rpc_handlers(

@@ -35,6 +35,7 @@ from .api.v2 import (
 from .config import Settings
 from .domain import actions, outbound, sandbox
 from .interceptors import interceptors
+from .observability import ObservingInterceptor
 from .servicers.actions import ActionServicer
 from .servicers.approvals import ApprovalServicer
 from .servicers.artifacts import ArtifactServicer, SearchServicer, TagServicer
@@ -119,12 +120,13 @@ def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
     return handlers
 
 
-def intercepted_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
-    """The method handlers, each wrapped once at start in the interceptor chain (errors ->
-    database -> auth -> values -> servicer), the same for the network server and the shim's
-    in-process calls. grpc.server(interceptors=...) would build the wrappers again on every
-    call; ours only read the method's path when wrapping, so once per method is enough."""
-    chain = interceptors()
+def intercepted_handlers(settings: Settings, transport: str) -> dict[str, grpc.RpcMethodHandler]:
+    """The method handlers, each wrapped once at start in the interceptor chain (observing ->
+    errors -> database -> auth -> values -> servicer), the same for the network server and the
+    shim's in-process calls (`transport`: network or in-process, a label of the call's metrics).
+    grpc.server(interceptors=...) would build the wrappers again on every call; ours only read
+    the method's path when wrapping, so once per method is enough."""
+    chain = [ObservingInterceptor(transport), *interceptors()]
     wrapped = {}
     for path, handler in method_handlers(settings).items():
         details = types.SimpleNamespace(method=path, invocation_metadata=())

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import tempfile
+import time
 from typing import IO, Any
 
 import grpc
-from flask import Flask, Request, Response, request
+from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from evidence_grpc import observability
 from evidence_grpc.config import Settings
 from evidence_grpc.services import service_descriptors
 
+from .api_reference import render_reference
 from .backend import Backend, backend_for
 from .codec import BodyError
 from .errors import error_response, rpc_error_response
+from .openapi import DOCUMENT_PATH
 from .transcoder import Route, TooLarge, build_request, render, routes_of
 
 log = logging.getLogger(__name__)
-FORWARDED_HEADERS = ("authorization", "x-request-id")
 
 
 class _LimitedFile:
@@ -64,6 +68,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
     for route in routes_of(service_descriptors()):
         app.add_url_rule(route.rule, endpoint=route.method.full_name,
                          view_func=_view(route, the_backend), methods=[route.http_method])
+    _operations(app)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
@@ -91,7 +96,9 @@ def _view(route: Route, backend: Backend) -> Any:
                                   {exc.field or "body": str(exc)})
         except TooLarge as exc:
             return error_response(413, str(exc))
-        metadata = [(h, request.headers[h]) for h in FORWARDED_HEADERS if h in request.headers]
+        metadata = [("x-request-id", g.request_id)]
+        if "authorization" in request.headers:
+            metadata.append(("authorization", request.headers["authorization"]))
         try:
             response = backend.call(route.method, message, metadata)
         except grpc.RpcError as error:
@@ -100,3 +107,50 @@ def _view(route: Route, backend: Backend) -> Any:
 
     view.__name__ = route.method.name
     return view
+
+
+def _operations(app: Flask) -> None:
+    """Request ids, access logs and metrics of every request; /metrics, the OpenAPI document
+    and its reference page (all three without credentials, like /ready)."""
+
+    @app.before_request
+    def begin() -> None:
+        g.request_id = observability.request_id_of(request.headers.get("x-request-id"))
+        g.request_token = observability.request_id.set(g.request_id)
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def answered(response: Response) -> Response:
+        seconds = time.perf_counter() - g.get("started", time.perf_counter())
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        response.headers["x-request-id"] = g.get("request_id", "")
+        observability.observe_http(request.method, route, response.status_code, seconds)
+        observability.access_log.info("request", extra={"fields": {
+            "request_id": g.get("request_id"), "method": request.method, "path": request.path, "route": route,
+            "status": response.status_code, "duration_ms": round(seconds * 1000, 3),
+            "bytes": response.calculate_content_length(), "remote": request.remote_addr}})
+        return response
+
+    @app.teardown_request
+    def end(_: BaseException | None) -> None:
+        token = g.pop("request_token", None)
+        if token is not None:
+            observability.request_id.reset(token)
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        body, content_type = observability.exposition()
+        return Response(body, content_type=content_type)
+
+    @app.get("/api/v2/openapi.json")
+    def openapi() -> Response:
+        return Response(_document_text(), mimetype="application/json")
+
+    @app.get("/api/v2/docs")
+    def reference() -> Response:
+        return Response(render_reference(_document_text()), mimetype="text/html")
+
+
+@functools.cache
+def _document_text() -> str:
+    return DOCUMENT_PATH.read_text()

@@ -153,7 +153,7 @@ class InProcessBackend:
     """Calls the servicers in this process through the server's own interceptor chain."""
 
     def __init__(self, settings: Settings) -> None:
-        self._handlers = intercepted_handlers(settings)
+        self._handlers = intercepted_handlers(settings, "in-process")
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata) -> Message:

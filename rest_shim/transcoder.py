@@ -197,22 +197,27 @@ def build_request(route: Route, request: Request, path_values: dict[str, str]) -
 
 # ---- response ------------------------------------------------------------------------------
 
+def file_response(upload: Message) -> Response:
+    """An UploadedFile as a download: its content type, and its name in Content-Disposition."""
+    download = Response(upload.content, status=200,
+                        content_type=upload.content_type or "application/octet-stream")
+    # No control character may reach a header (names stored before they were refused).
+    filename = CONTROL_CHARACTERS.sub("_", upload.filename)
+    if filename.isascii():
+        download.headers.set("Content-Disposition", "attachment", filename=filename)
+    else:  # RFC 6266: an ASCII fallback plus the UTF-8 name
+        fallback = filename.encode("ascii", "replace").decode().replace('"', "")
+        download.headers["Content-Disposition"] = (
+            f'attachment; filename="{fallback}"; '
+            f"filename*=UTF-8''{quote(filename)}")
+    return download
+
+
 def render(route: Route, response: Message) -> Response:
     if isinstance(response, httpbody_pb2.HttpBody):
         return Response(response.data, status=200, content_type=response.content_type)
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
-        download = Response(response.content, status=200,
-                            content_type=response.content_type or "application/octet-stream")
-        # No control character may reach a header (names stored before they were refused).
-        filename = CONTROL_CHARACTERS.sub("_", response.filename)
-        if filename.isascii():
-            download.headers.set("Content-Disposition", "attachment", filename=filename)
-        else:  # RFC 6266: an ASCII fallback plus the UTF-8 name
-            fallback = filename.encode("ascii", "replace").decode().replace('"', "")
-            download.headers["Content-Disposition"] = (
-                f'attachment; filename="{fallback}"; '
-                f"filename*=UTF-8''{quote(filename)}")
-        return download
+        return file_response(response)
     status = route.options.success_code or 200
     if route.options.created_field:
         status = 201 if getattr(response, route.options.created_field) else 200

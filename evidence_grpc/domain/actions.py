@@ -325,6 +325,14 @@ def claim(batch: int = 50) -> list[OutboxMessage]:
     return rows
 
 
+def outbox_counts() -> dict[str, int]:
+    """How many notifications wait to be delivered (pending) and how many were given up."""
+    pending = OutboxMessage.select().where(OutboxMessage.delivered_at.is_null()
+                                           & OutboxMessage.abandoned_at.is_null()).count()
+    abandoned = OutboxMessage.select().where(OutboxMessage.abandoned_at.is_null(False)).count()
+    return {"pending": pending, "abandoned": abandoned}
+
+
 def _slack_text(payload: dict[str, Any]) -> str:
     place = payload.get("environment") or payload.get("flow") or ""
     what = payload.get("artifact_name") or payload.get("trail_name") or ""

@@ -79,6 +79,15 @@ def release_connections() -> None:
         db.close_all()
 
 
+def pool_state() -> tuple[int, int] | None:
+    """(connections in use, idle connections) of this process's PostgreSQL pool; None on
+    SQLite, which has no pool."""
+    db = database.obj
+    if not isinstance(db, PooledPostgresqlDatabase):
+        return None
+    return len(db._in_use), len(db._connections)
+
+
 def migrate() -> list[str]:
     """Apply pending schema migrations; several processes may call this at once."""
     db = database.obj

@@ -1,0 +1,241 @@
+"""What an operator watches: Prometheus metrics, request ids and JSON request logs.
+
+Metrics are prometheus-client's. Under several processes (gunicorn workers, gRPC server
+processes) each process writes its samples to files in one directory, PROMETHEUS_MULTIPROC_DIR,
+which must be set before prometheus_client is first imported (`prepare_metrics_dir`, called by
+the command line before anything else); `/metrics` then adds up every process's files.
+
+A request id names one call from the shim into the servicer: the shim takes the caller's
+`x-request-id` (or makes one), answers it back, forwards it to gRPC as metadata, and every log
+record written while the call runs carries it. Log records are JSON lines; no header, body or
+key is ever logged."""
+
+from __future__ import annotations
+
+import contextvars
+import datetime
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from .storage.db import pool_state
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+REQUEST_ID_HEADER = "x-request-id"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+access_log = logging.getLogger("evidence.access")
+
+
+def prepare_metrics_dir(directory: str | None) -> str:
+    """Make `directory` (or a new temporary one) the empty multiprocess metrics directory of
+    this process and the processes it starts; returns it. Call before importing
+    prometheus_client: its value class is chosen at import."""
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        for name in os.listdir(directory):  # samples of processes that ran before
+            if name.endswith(".db"):
+                os.remove(os.path.join(directory, name))
+    else:
+        directory = tempfile.mkdtemp(prefix="evidence-metrics-")
+    os.environ[MULTIPROC_ENV] = directory
+    return directory
+
+
+def remove_metrics_dir(directory: str) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def process_exited(pid: int) -> None:
+    """Drop the live gauges of a worker process that ended (multiprocess mode only)."""
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)
+
+
+def request_id_of(sent: str | None) -> str:
+    """The caller's request id when it is a sane token, else a new one."""
+    if sent and _REQUEST_ID.fullmatch(sent):
+        return sent
+    return uuid.uuid4().hex
+
+
+# ---- metrics -------------------------------------------------------------------------------
+
+# Buckets (seconds) from a cached read (~1 ms) to a large report or export.
+_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class _Metrics:
+    """The metric objects, made on first use, after the multiprocess directory is known."""
+
+    def __init__(self) -> None:
+        from prometheus_client import Counter, Gauge, Histogram
+
+        self.http_requests = Counter(
+            "evidence_http_requests", "REST requests answered, by route and status",
+            ["method", "route", "status"])
+        self.http_seconds = Histogram(
+            "evidence_http_request_duration_seconds", "REST request latency, by route",
+            ["method", "route"], buckets=_BUCKETS)
+        self.grpc_requests = Counter(
+            "evidence_grpc_requests", "gRPC calls answered, by method and status code "
+            "(transport: network, or in-process for the REST shim's calls)",
+            ["method", "code", "transport"])
+        self.grpc_seconds = Histogram(
+            "evidence_grpc_request_duration_seconds", "gRPC call latency, by method",
+            ["method", "transport"], buckets=_BUCKETS)
+        self.pool_connections = Gauge(
+            "evidence_database_pool_connections",
+            "PostgreSQL pool connections of the serving processes, in use or idle",
+            ["state"], multiprocess_mode="livesum")
+        # Every delivery worker counts the same table: the largest count is the count.
+        self.outbox_messages = Gauge(
+            "evidence_outbox_messages", "Notifications of actions waiting to be delivered "
+            "(pending) or given up (abandoned)", ["state"], multiprocess_mode="livemax")
+        self.deliveries = Counter(
+            "evidence_outbox_attempts", "Attempts to deliver a notification, by outcome",
+            ["outcome"])
+
+
+_metrics: _Metrics | None = None
+_metrics_lock = threading.Lock()
+
+
+def metrics() -> _Metrics:
+    """The metric objects, made once: the first requests of a process may come at once, and a
+    metric registered twice would fail them."""
+    global _metrics
+    if _metrics is None:
+        with _metrics_lock:
+            if _metrics is None:
+                _metrics = _Metrics()
+    return _metrics
+
+
+def observe_http(method: str, route: str, status: int, seconds: float) -> None:
+    m = metrics()
+    m.http_requests.labels(method, route, str(status)).inc()
+    m.http_seconds.labels(method, route).observe(seconds)
+
+
+def observe_grpc(method: str, code: grpc.StatusCode, seconds: float, transport: str) -> None:
+    m = metrics()
+    m.grpc_requests.labels(method, code.name, transport).inc()
+    m.grpc_seconds.labels(method, transport).observe(seconds)
+
+
+def observe_pool(in_use: int, idle: int) -> None:
+    m = metrics()
+    m.pool_connections.labels("in_use").set(in_use)
+    m.pool_connections.labels("idle").set(idle)
+
+
+def observe_outbox(counts: dict[str, int]) -> None:
+    for state, count in counts.items():
+        metrics().outbox_messages.labels(state).set(count)
+
+
+def observe_delivery(delivered: bool) -> None:
+    metrics().deliveries.labels("delivered" if delivered else "failed").inc()
+
+
+def exposition() -> tuple[bytes, str]:
+    """(body, content type) of a scrape: every process's samples in multiprocess mode, this
+    process's otherwise."""
+    from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+
+    metrics()
+    if not os.environ.get(MULTIPROC_ENV):
+        return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    from prometheus_client import multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+# ---- logs ----------------------------------------------------------------------------------
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, the request id of the call it
+    was written in, and the fields a caller passed as `extra={"fields": {...}}`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
+                    .isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        current = request_id.get()  # when written (records carry it in `fields` otherwise)
+        if current:
+            entry["request_id"] = current
+        entry.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def configure_logging(form: str) -> None:
+    """Logs to stderr as JSON lines (`json`, the default) or as plain text (`text`)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if form == "json" else logging.Formatter(
+        "%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
+class ObservingInterceptor(grpc.ServerInterceptor):
+    """Outermost on every evidence.v2 method: takes the call's request id from its metadata (or
+    makes one), answers it back as initial metadata, logs the call and records its metrics
+    under `transport` (network: a gRPC client; in-process: the REST shim's call)."""
+
+    def __init__(self, transport: str) -> None:
+        self.transport = transport
+
+    def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        behavior = handler.unary_unary
+        method = handler_call_details.method
+        transport = self.transport
+
+        def observed(request: Any, context: grpc.ServicerContext) -> Any:
+            sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
+            token = request_id.set(request_id_of(sent))
+            started = time.perf_counter()
+            failed = False
+            try:
+                context.send_initial_metadata(((REQUEST_ID_HEADER, request_id.get()),))
+                return behavior(request, context)
+            except Exception:
+                failed = True
+                raise
+            finally:
+                seconds = time.perf_counter() - started
+                code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
+                observe_grpc(method, code, seconds, transport)
+                pool = pool_state()
+                if pool is not None:
+                    observe_pool(*pool)
+                access_log.info("rpc", extra={"fields": {
+                    "request_id": request_id.get(), "rpc": method, "transport": transport, "code": code.name,
+                    "duration_ms": round(seconds * 1000, 3)}})
+                request_id.reset(token)
+
+        return handler._replace(unary_unary=observed)

@@ -1,0 +1,147 @@
+"""What an operator gets (issue 13): the OpenAPI document and its reference page, /metrics,
+request ids and JSON logs, through the REST shim and a network gRPC server."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import grpc
+import pytest
+from openapi_spec_validator.validation import OpenAPIV31SpecValidator
+from prometheus_client.parser import text_string_to_metric_families
+
+from evidence_grpc import observability
+from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc.config import Settings
+from evidence_grpc.server import build_server
+from evidence_grpc.services import service_descriptors
+from rest_shim.openapi import DOCUMENT_PATH, document
+from rest_shim.transcoder import routes_of
+from tests.conftest import ALICE_KEY, bearer
+
+
+def _samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    return {tuple(sorted(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples
+            if s.name == name}
+
+
+def test_the_openapi_document_lists_every_route_and_is_valid_openapi_3_1(client):
+    answer = client.get("/api/v2/openapi.json")  # no key: the contract is public
+    assert answer.status_code == 200 and answer.mimetype == "application/json"
+    spec = answer.json
+    assert spec["openapi"] == "3.1.0"
+    assert not list(OpenAPIV31SpecValidator(spec).iter_errors())
+    listed = {(verb.upper(), path) for path, verbs in spec["paths"].items() for verb in verbs}
+    routes = routes_of(service_descriptors())
+    assert len(listed) == len(routes) > 100
+    for route in routes:
+        rule = route.rule.replace("<path:", "{").replace("<", "{").replace(">", "}")
+        assert (route.http_method, rule) in listed
+
+
+def test_the_served_document_is_the_one_the_protos_make(client):
+    """Generated at build time (scripts/gen_protos.py), so it must match the protos as they are."""
+    made = document(service_descriptors(), json.loads(DOCUMENT_PATH.read_text())["info"]["version"])
+    assert json.loads(DOCUMENT_PATH.read_text()) == json.loads(json.dumps(made))
+
+
+def test_the_document_describes_answers_as_the_codec_renders_them(client):
+    spec = client.get("/api/v2/openapi.json").json
+    schemas = spec["components"]["schemas"]
+    attestation = schemas["evidence.v2.Attestation"]
+    # Inline kinds add their keys beside the common ones, none of them required.
+    assert {"junit_results", "jira_results", "processed_snyk_results", "type_name"} <= \
+        set(attestation["properties"])
+    assert "junit_results" not in attestation["required"] and "_links" in attestation["required"]
+    trail = spec["paths"]["/api/v2/trails/{org}/{flow_name}/{trail_name}"]["get"]
+    assert trail["responses"]["200"]["content"]["application/json"]["schema"] == \
+        {"$ref": "#/components/schemas/evidence.v2.Trail"}
+    assert trail["x-privilege"] == "PRIVILEGE_READER"
+    listed = spec["paths"]["/api/v2/attestations/{org}/{flow_name}/trail/{trail_name}/{attestation_name}"]
+    assert listed["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "type": "array", "items": {"$ref": "#/components/schemas/evidence.v2.Attestation"}}
+    created = spec["paths"]["/api/v2/attestations/{org}/{flow_name}/trail/{trail_name}/{kind}"]
+    assert "multipart/form-data" in created["post"]["requestBody"]["content"]
+    assert "201" in created["post"]["responses"]
+
+
+def test_the_reference_page_renders_every_operation_escaped(client):
+    page = client.get("/api/v2/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    text = page.get_data(as_text=True)
+    assert "<script" not in text
+    for route in routes_of(service_descriptors()):
+        assert f'id="{route.method.containing_service.name}_{route.method.name}"' in text
+    assert "&lt;" in text or "`kind`" in text  # comments are escaped, never markup
+
+
+def test_metrics_count_requests_by_route_and_status(client):
+    client.get("/api/v2/flows/acme", headers=bearer())
+    client.get("/api/v2/flows/acme")  # no key: 401
+    client.get("/api/v2/no/such/route/at/all")
+    text = client.get("/metrics").get_data(as_text=True)
+    counts = _samples(text, "evidence_http_requests_total")
+    flows = (("method", "GET"), ("route", "/api/v2/flows/<org>"))
+    assert counts[(*flows[:1], *flows[1:], ("status", "200"))] >= 1
+    assert counts[(*flows, ("status", "401"))] >= 1
+    assert counts[(("method", "GET"), ("route", "unmatched"), ("status", "404"))] >= 1
+    assert not any("no/such" in dict(labels)["route"] for labels in counts)  # bounded labels
+    latency = _samples(text, "evidence_http_request_duration_seconds_count")
+    assert latency[flows] >= 2
+    # The shim's calls into the servicers are counted as in-process gRPC calls.
+    calls = _samples(text, "evidence_grpc_requests_total")
+    assert calls[(("code", "OK"), ("method", "/evidence.v2.FlowService/ListFlows"),
+                  ("transport", "in-process"))] >= 1
+
+
+@pytest.mark.parametrize("sent, kept", [("build-42.a:b/c", True), ("has space", False),
+                                        ("x" * 129, False), ("", False), ("<script>", False)])
+def test_a_request_id_is_answered_back_or_made(client, sent: str, kept: bool):
+    answer = client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": sent})
+    made = answer.headers["x-request-id"]
+    if kept:
+        assert made == sent
+    else:
+        assert made != sent and len(made) == 32 and int(made, 16) >= 0
+
+
+def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog):
+    formatter = observability.JsonFormatter()
+    with caplog.at_level(logging.INFO, logger="evidence.access"):
+        client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-1"})
+    lines = [json.loads(formatter.format(r)) for r in caplog.records]
+    request = next(line for line in lines if line["message"] == "request")
+    rpc = next(line for line in lines if line["message"] == "rpc")
+    assert request["request_id"] == rpc["request_id"] == "trace-1"  # shim -> servicer
+    assert (request["method"], request["route"], request["status"]) == \
+        ("GET", "/api/v2/flows/<org>", 200)
+    assert (rpc["rpc"], rpc["code"], rpc["transport"]) == \
+        ("/evidence.v2.FlowService/ListFlows", "OK", "in-process")
+    assert ALICE_KEY not in json.dumps(lines) and "Bearer" not in json.dumps(lines)
+
+
+def test_network_grpc_calls_carry_request_ids_and_are_counted(db):
+    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = flow_grpc.FlowServiceStub(channel)
+            _, call = stub.ListFlows.with_call(
+                flow_pb.ListFlowsRequest(org="acme"), timeout=10,
+                metadata=(("authorization", f"Bearer {ALICE_KEY}"), ("x-request-id", "grpc-7")))
+            assert ("x-request-id", "grpc-7") in call.initial_metadata()
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ListFlows(flow_pb.ListFlowsRequest(org="acme"), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            made = dict(refused.value.initial_metadata())["x-request-id"]
+            assert len(made) == 32
+    finally:
+        server.stop(None)
+    body, _ = observability.exposition()
+    counts = _samples(body.decode(), "evidence_grpc_requests_total")
+    method = ("method", "/evidence.v2.FlowService/ListFlows")
+    assert counts[(("code", "OK"), method, ("transport", "network"))] >= 1
+    assert counts[(("code", "UNAUTHENTICATED"), method, ("transport", "network"))] >= 1
