@@ -13,7 +13,6 @@ key is ever logged."""
 from __future__ import annotations
 
 import contextvars
-import datetime
 import json
 import logging
 import os
@@ -27,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+import orjson
 
 from .storage.db import pool_state
 
@@ -170,23 +170,40 @@ def exposition() -> tuple[bytes, str]:
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, the request id of the call it
-    was written in, and the fields a caller passed as `extra={"fields": {...}}`."""
+    was written in (stamped on every record when it is made), and the fields a caller passed
+    as `extra={"fields": {...}}`."""
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
-                    .isoformat(timespec="milliseconds"),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+                    + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
         }
-        current = request_id.get()  # when written (records carry it in `fields` otherwise)
+        current = getattr(record, "request_id", None)
         if current:
             entry["request_id"] = current
         entry.update(getattr(record, "fields", {}))
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        try:
+            return orjson.dumps(entry, default=str).decode()
+        except TypeError:  # what orjson refuses (integers past 64 bits)
+            return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def _stamped(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
+    def make_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make(*args, **kwargs)
+        record.request_id = request_id.get()
+        return record
+
+    return make_record
+
+
+# Every record knows the request it was written in, whenever and wherever it is formatted.
+logging.setLogRecordFactory(_stamped(logging.getLogRecordFactory()))
 
 
 def configure_logging(form: str) -> None:
@@ -201,8 +218,9 @@ def configure_logging(form: str) -> None:
 
 class ObservingInterceptor(grpc.ServerInterceptor):
     """Outermost on every evidence.v2 method: takes the call's request id from its metadata (or
-    makes one), answers it back as initial metadata, logs the call and records its metrics
-    under `transport` (network: a gRPC client; in-process: the REST shim's call)."""
+    makes one), answers it back as trailing metadata, records the call's metrics under
+    `transport` (network: a gRPC client; in-process: the REST shim's call) and logs network
+    calls (the shim logs its own requests)."""
 
     def __init__(self, transport: str) -> None:
         self.transport = transport
@@ -214,6 +232,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         behavior = handler.unary_unary
         method = handler_call_details.method
         transport = self.transport
+        logged = transport == "network"
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
             sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
@@ -221,8 +240,11 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             started = time.perf_counter()
             failed = False
             try:
-                context.send_initial_metadata(((REQUEST_ID_HEADER, request_id.get()),))
-                return behavior(request, context)
+                answer = behavior(request, context)
+                # With the status, in the response's last frame: initial metadata of its own
+                # would cost a write per call. (ErrorInterceptor adds it to refusals.)
+                context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id.get() or ""),))
+                return answer
             except Exception:
                 failed = True
                 raise
@@ -233,9 +255,10 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 pool = pool_state()
                 if pool is not None:
                     observe_pool(*pool)
-                access_log.info("rpc", extra={"fields": {
-                    "request_id": request_id.get(), "rpc": method, "transport": transport, "code": code.name,
-                    "duration_ms": round(seconds * 1000, 3)}})
+                if logged:  # the shim's own line already tells of an in-process call
+                    access_log.info("rpc", extra={"fields": {
+                        "request_id": request_id.get(), "rpc": method, "transport": transport,
+                        "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
                 request_id.reset(token)
 
         return handler._replace(unary_unary=observed)

@@ -46,6 +46,9 @@ missing=()
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || missing+=(postgresql)
 command -v npm >/dev/null || missing+=(nodejs npm)
 command -v git >/dev/null || missing+=(git)
+# The browser tests of the web pages: Debian's Chromium and its driver.
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     step "apt-get install ${missing[*]}"

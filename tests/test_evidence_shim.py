@@ -678,6 +678,24 @@ def test_flow_listing_is_page_numbered(trail):
     assert trail.get("/api/v2/attestations/acme/nope", headers=H).status_code == 404
 
 
+def test_flow_lists_narrow_to_one_trail(trail):
+    begin_trail(trail, "payments", "release-2")
+    mine = attested(trail, "generic", {"attestation_name": "a", "is_compliant": True})
+    attested(trail, "generic", {"attestation_name": "b", "is_compliant": True}, trail="release-2")
+    assert report_artifact(trail).status_code == 201
+    other = hashlib.sha256(b"other build").hexdigest()
+    assert report_artifact(trail, other, "other.tgz", trail="release-2").status_code == 201
+
+    got = trail.get("/api/v2/attestations/acme/payments?trail_name=release-1", headers=H)
+    assert [a["attestation_id"] for a in got.json["data"]] == [mine["attestation_id"]]
+    assert got.json["pagination"]["total"] == 1
+    listed = trail.get("/api/v2/artifacts/acme/payments?trail_name=release-2", headers=H)
+    assert [a["filename"] for a in listed.json] == ["other.tgz"]
+    for path in ("/api/v2/attestations/acme/payments?trail_name=absent",
+                 "/api/v2/artifacts/acme/payments?trail_name=absent"):
+        assert trail.get(path, headers=H).status_code == 404, path
+
+
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
     on_commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main",
                  "timestamp": 1700000000}

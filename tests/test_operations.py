@@ -112,15 +112,30 @@ def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog
     formatter = observability.JsonFormatter()
     with caplog.at_level(logging.INFO, logger="evidence.access"):
         client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-1"})
-    lines = [json.loads(formatter.format(r)) for r in caplog.records]
-    request = next(line for line in lines if line["message"] == "request")
-    rpc = next(line for line in lines if line["message"] == "rpc")
-    assert request["request_id"] == rpc["request_id"] == "trace-1"  # shim -> servicer
+    [request] = [json.loads(formatter.format(r)) for r in caplog.records]
+    assert request["request_id"] == "trace-1" and request["message"] == "request"
     assert (request["method"], request["route"], request["status"]) == \
         ("GET", "/api/v2/flows/<org>", 200)
-    assert (rpc["rpc"], rpc["code"], rpc["transport"]) == \
-        ("/evidence.v2.FlowService/ListFlows", "OK", "in-process")
-    assert ALICE_KEY not in json.dumps(lines) and "Bearer" not in json.dumps(lines)
+    assert isinstance(request["duration_ms"], float) and request["bytes"] > 0
+    assert ALICE_KEY not in json.dumps(request) and "Bearer" not in json.dumps(request)
+
+
+def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog, monkeypatch):
+    """In-process, the servicer runs under the shim's request id: what it logs carries it."""
+    from evidence_grpc.servicers import flows
+
+    def failing(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(flows.flows, "list_flows", failing)
+    formatter = observability.JsonFormatter()
+    with caplog.at_level(logging.INFO):
+        answer = client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-2"})
+    assert answer.status_code == 500
+    lines = [json.loads(formatter.format(r)) for r in caplog.records]
+    failure = next(line for line in lines if line["level"] == "error")
+    assert failure["request_id"] == "trace-2" and "boom" in failure["error"]
+    assert next(line for line in lines if line["message"] == "request")["request_id"] == "trace-2"
 
 
 def test_network_grpc_calls_carry_request_ids_and_are_counted(db):
@@ -132,11 +147,11 @@ def test_network_grpc_calls_carry_request_ids_and_are_counted(db):
             _, call = stub.ListFlows.with_call(
                 flow_pb.ListFlowsRequest(org="acme"), timeout=10,
                 metadata=(("authorization", f"Bearer {ALICE_KEY}"), ("x-request-id", "grpc-7")))
-            assert ("x-request-id", "grpc-7") in call.initial_metadata()
+            assert ("x-request-id", "grpc-7") in call.trailing_metadata()
             with pytest.raises(grpc.RpcError) as refused:
                 stub.ListFlows(flow_pb.ListFlowsRequest(org="acme"), timeout=10)
             assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            made = dict(refused.value.initial_metadata())["x-request-id"]
+            made = dict(refused.value.trailing_metadata())["x-request-id"]
             assert len(made) == 32
     finally:
         server.stop(None)

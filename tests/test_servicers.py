@@ -405,3 +405,13 @@ def test_artifacts_and_attestations_are_typed_over_grpc(channel):
         org="acme", commit_list=[commit, "f" * 40]), metadata=auth, timeout=10).by_commit
     assert [a.attestation_name for a in by_commit[commit].data] == ["change"]
     assert not by_commit["f" * 40].data
+    of_trail = attestations.ListFlowAttestations(att_pb.ListFlowAttestationsRequest(
+        org="acme", flow_name="app", trail_name="t1"), metadata=auth, timeout=10)
+    assert [a.attestation_name for a in of_trail.data] == ["change", "tests"]
+    listed = artifacts.ListFlowArtifacts(art_pb.ListFlowArtifactsRequest(
+        org="acme", flow_name="app", trail_name="t1"), metadata=auth, timeout=10)
+    assert [a.fingerprint for a in listed.data] == [fingerprint]
+    with pytest.raises(grpc.RpcError) as missing:
+        artifacts.ListFlowArtifacts(art_pb.ListFlowArtifactsRequest(
+            org="acme", flow_name="app", trail_name="absent"), metadata=auth, timeout=10)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND

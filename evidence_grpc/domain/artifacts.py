@@ -228,11 +228,13 @@ def _branch_of(artifact: Artifact) -> str | None:
 
 
 def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
-                   repo_name: str | None = None) -> list[Artifact]:
+                   repo_name: str | None = None, trail_name: str | None = None) -> list[Artifact]:
     query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
              .where(Artifact.organization == org))
     if flow_name:
         query = query.where(Artifact.flow == find_flow(org, flow_name))
+    if flow_name and trail_name:
+        query = query.where(Artifact.trail == trails.find_trail(org, flow_name, trail_name))
     if repo_name:
         query = query.where(Artifact.repo.in_([r.id for r in repos_named(org, [repo_name])]))
     rows = query.order_by(Artifact.id.desc())

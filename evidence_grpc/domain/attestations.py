@@ -392,8 +392,17 @@ def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, A
 def list_flow_attestations(org: Organization, flow_name: str, page: Page,
                            filters: dict[str, Any]) -> tuple[list[Attestation], dict[str, int]]:
     flow = find_flow(org, flow_name)
-    query = _filtered(_query(org).where(Attestation.flow == flow), org, filters)
-    return page.apply(query.order_by(Attestation.id.desc()))
+    if not filters.get("trail_name"):
+        query = _filtered(_query(org).where(Attestation.flow == flow), org, filters)
+        return page.apply(query.order_by(Attestation.id.desc()))
+    # One trail's: its flow and trail are known, so each row builds only itself and its blob.
+    trail = find_trail(org, flow_name, filters["trail_name"])
+    query = (Attestation.select(Attestation, Blob).join(Blob, peewee.JOIN.LEFT_OUTER)
+             .where(Attestation.trail == trail))
+    rows, pagination = page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()))
+    for row in rows:
+        row.flow, row.trail = flow, trail
+    return rows, pagination
 
 
 def attestations_for_criteria(org: Organization, criteria: dict[str, Any]

@@ -12,6 +12,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from ..domain.errors import DomainError
+from ..observability import REQUEST_ID_HEADER, request_id
 from .base import Behavior, UnaryInterceptor
 
 log = logging.getLogger(__name__)
@@ -31,14 +32,21 @@ def status_of(error: DomainError) -> status_pb2.Status:
     return status_pb2.Status(code=error.code.value[0], message=error.message, details=details)
 
 
+def _refuse(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
+    """End the call with this rich status, and the call's request id beside its details."""
+    answer = rpc_status.to_status(status)
+    context.abort_with_status(answer._replace(trailing_metadata=(
+        *answer.trailing_metadata, (REQUEST_ID_HEADER, request_id.get() or ""))))
+
+
 class ErrorInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         try:
             return behavior(request, context)
         except DomainError as error:
-            context.abort_with_status(rpc_status.to_status(status_of(error)))
+            _refuse(context, status_of(error))
         except Exception:
             log.exception("unexpected failure in %s", method)
-            context.abort_with_status(rpc_status.to_status(status_pb2.Status(
-                code=code_pb2.INTERNAL, message="Internal server error")))
+            _refuse(context, status_pb2.Status(code=code_pb2.INTERNAL,
+                                               message="Internal server error"))

@@ -65,13 +65,15 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
 
     def ListFlowArtifacts(self, request: pb.ListFlowArtifactsRequest,
                           context: grpc.ServicerContext) -> pb.ArtifactList:
-        return self._listed(request, request.flow_name, None)
+        return self._listed(request, request.flow_name, None, optional(request, "trail_name"))
 
     def _listed(self, request: pb.ListArtifactsRequest | pb.ListFlowArtifactsRequest,
-                flow_name: str | None, repo_name: str | None) -> pb.ArtifactList:
+                flow_name: str | None, repo_name: str | None, trail_name: str | None = None
+                ) -> pb.ArtifactList:
         org = current_caller().org
         page = page_of_request(request, default_size=15)
-        rows = artifacts.list_artifacts(org, page, flow_name=flow_name, repo_name=repo_name)
+        rows = artifacts.list_artifacts(org, page, flow_name=flow_name, repo_name=repo_name,
+                                        trail_name=trail_name)
         views = artifacts.artifact_views(org, rows, self.html_base)
         for view in views:
             view["git_commit"] = view["git_commit"] or "unknown"  # the CLI prints its first 7

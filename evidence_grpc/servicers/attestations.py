@@ -117,7 +117,8 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         org = current_caller().org
         page = page_of_request(request)
         rows, pagination = attestations.list_flow_attestations(
-            org, request.flow_name, page, _present(request, "from_timestamp", "to_timestamp"))
+            org, request.flow_name, page,
+            _present(request, "from_timestamp", "to_timestamp", "trail_name"))
         return pb.AttestationPage(data=self._messages(rows, org.name),
                                   pagination=common_pb2.Pagination(**pagination))
 

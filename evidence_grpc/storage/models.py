@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import peewee
 
 from .db import database
@@ -20,7 +21,12 @@ class JSONField(peewee.TextField):
         return None if value is None else json.dumps(value, separators=(",", ":"))
 
     def python_value(self, value: str | None) -> Any:
-        return None if value is None else json.loads(value)
+        if value is None:
+            return None
+        try:  # several times faster than json on the documents evidence carries
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:  # what only Python's parser reads (integers past 64 bits)
+            return json.loads(value)
 
 
 class BaseModel(peewee.Model):

@@ -345,6 +345,18 @@ def test_split_grpc_server_and_shim_on_one_database(database_url: str, tmp_path:
         missing = server.kosli("get", "flow", "absent", check=False)
         assert missing.returncode == 1 and "Flow named 'absent' does not exist" in missing.stderr
 
+        # One request id, from the shim's request into the gRPC server's call (JSON log lines).
+        answered = requests.get(f"{server.http_url}/api/v2/flows/acme/split", headers={
+            **bearer(), "x-request-id": "split-1"}, timeout=10)
+        assert answered.headers["x-request-id"] == "split-1"
+        time.sleep(0.3)  # the lines are written as the calls end
+        seen = {log.name: [json.loads(line) for line in log.read_text().splitlines()
+                           if line.startswith("{") and '"split-1"' in line] for log in logs}
+        assert [(line["message"], line["route"]) for line in seen["shim.log"]] == \
+            [("request", "/api/v2/flows/<org>/<flow_name>")]
+        assert [(line["message"], line["rpc"], line["code"]) for line in seen["grpc.log"]] == \
+            [("rpc", "/evidence.v2.FlowService/GetFlow", "OK")]
+
         # With the gRPC server gone the shim stays up and reports the service as down.
         grpc_server.terminate()
         grpc_server.wait(15)

@@ -165,16 +165,18 @@ class ListArtifactsRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., repo_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
 
 class ListFlowArtifactsRequest(_message.Message):
-    __slots__ = ("org", "flow_name", "page", "per_page")
+    __slots__ = ("org", "flow_name", "page", "per_page", "trail_name")
     ORG_FIELD_NUMBER: _ClassVar[int]
     FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     PER_PAGE_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
     org: str
     flow_name: str
     page: int
     per_page: int
-    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
+    trail_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., trail_name: _Optional[str] = ...) -> None: ...
 
 class ArtifactList(_message.Message):
     __slots__ = ("data",)

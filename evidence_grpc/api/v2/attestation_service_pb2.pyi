@@ -405,20 +405,22 @@ class ListAttestationsRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., attestation_id: _Optional[str] = ..., name: _Optional[str] = ..., name_regex: _Optional[str] = ..., flow: _Optional[str] = ..., type: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., from_timestamp: _Optional[float] = ..., to_timestamp: _Optional[float] = ..., after: _Optional[str] = ..., per_page: _Optional[int] = ...) -> None: ...
 
 class ListFlowAttestationsRequest(_message.Message):
-    __slots__ = ("org", "flow_name", "page", "per_page", "from_timestamp", "to_timestamp")
+    __slots__ = ("org", "flow_name", "page", "per_page", "from_timestamp", "to_timestamp", "trail_name")
     ORG_FIELD_NUMBER: _ClassVar[int]
     FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     PER_PAGE_FIELD_NUMBER: _ClassVar[int]
     FROM_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     TO_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
     org: str
     flow_name: str
     page: int
     per_page: int
     from_timestamp: float
     to_timestamp: float
-    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., from_timestamp: _Optional[float] = ..., to_timestamp: _Optional[float] = ...) -> None: ...
+    trail_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., from_timestamp: _Optional[float] = ..., to_timestamp: _Optional[float] = ..., trail_name: _Optional[str] = ...) -> None: ...
 
 class ListAttestationsForCriteriaRequest(_message.Message):
     __slots__ = ("org", "flow_name", "commit_list", "attestation_name", "attestation_id", "attestation_type")

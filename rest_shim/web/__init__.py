@@ -1,0 +1,452 @@
+"""Read-only web pages at the paths every `html_url` names, rendered on the server.
+
+Each page is made from the same gRPC calls as the API (through the shim's backend: no second
+data path), with the caller's API key: the one kept in a signed session cookie by the sign-in
+form, or the request's own `Authorization` header. Pages of a private organization send an
+anonymous visitor to the sign-in form; a public flow's pages answer without a key, as its API
+reads do. Templates escape everything they print; forms carry a CSRF token."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hmac
+import json
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import grpc
+import orjson
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask.sessions import SecureCookieSessionInterface
+from google.protobuf import descriptor_pool
+from google.protobuf.message import Message
+
+from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc.api.v2 import control_service_pb2 as control_pb
+from evidence_grpc.api.v2 import environment_service_pb2 as environment_pb
+from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc.api.v2 import policy_service_pb2 as policy_pb
+from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
+from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
+from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.config import Settings
+from evidence_grpc.convert import plain_data
+
+from ..backend import Backend
+from ..codec import message_to_json
+from ..transcoder import file_response
+from . import charts
+
+SESSION_HOURS = 12
+LIST_PAGE = 100  # the API's largest page
+_STATUS_OF_CODE = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.FAILED_PRECONDITION: 409,
+}
+
+
+class _Pages:
+    """The pages of one app: its backend, and how to call it as the visitor."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def call(self, rpc: str, message: Message) -> Any:
+        """`Service.Method` of evidence.v2 with the visitor's key (or none)."""
+        method = descriptor_pool.Default().FindMethodByName(f"evidence.v2.{rpc}")
+        metadata = [("x-request-id", request.environ.get("evidence.request_id", ""))]
+        key = session.get("key")
+        if key:
+            metadata.append(("authorization", f"Bearer {key}"))
+        elif "authorization" in request.headers:
+            metadata.append(("authorization", request.headers["authorization"]))
+        return self.backend.call(method, message, metadata)
+
+    def optional(self, rpc: str, message: Message) -> Any:
+        """The answer, or None when the resource does not exist (yet)."""
+        try:
+            return self.call(rpc, message)
+        except grpc.RpcError as error:
+            if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
+                return None
+            raise
+
+
+class _PageSessions(SecureCookieSessionInterface):
+    """Session cookies for the pages only: the API never reads one, so its requests skip the
+    cookie's verification (and its serializer is made once, not per request)."""
+
+    def open_session(self, app: Flask, request: Any) -> Any:
+        if request.path.startswith(_NO_SESSION):
+            return self.make_null_session(app)
+        return super().open_session(app, request)
+
+    @functools.cache  # noqa: B019 - one app per interface, kept for the process's life
+    def get_signing_serializer(self, app: Flask) -> Any:
+        return super().get_signing_serializer(app)
+
+
+_NO_SESSION = ("/api/", "/ready", "/metrics")
+
+
+def register(app: Flask, backend: Backend, settings: Settings) -> None:
+    """Add the pages, the sign-in form and the session cookie's settings to the shim's app."""
+    app.session_interface = _PageSessions()
+    app.secret_key = settings.session_secret or secrets.token_hex(32)
+    app.config.update(
+        SESSION_COOKIE_NAME="evidence_session", SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.html_base.startswith("https://"),
+        PERMANENT_SESSION_LIFETIME=datetime.timedelta(hours=SESSION_HOURS))
+    pages = _Pages(backend)
+    web = Blueprint("web", __name__, template_folder="templates")
+    _filters(web)
+    _sign_in(web, pages)
+    _routes(web, pages)
+
+    @web.errorhandler(grpc.RpcError)
+    def refused(error: grpc.RpcError) -> Any:
+        code = error.code()  # type: ignore[attr-defined]
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            if "authorization" in request.headers and not session.get("key"):
+                return _error_page(401, "The API key was not accepted.")
+            session.pop("key", None)
+            return redirect(url_for("web.sign_in", next=request.full_path.rstrip("?")))
+        status = _STATUS_OF_CODE.get(code, 502)
+        return _error_page(status, error.details() or code.name)  # type: ignore[attr-defined]
+
+    app.register_blueprint(web)
+
+
+def _error_page(status: int, message: str) -> tuple[str, int]:
+    return render_template("error.html", status=status, message=message), status
+
+
+# ---- sign-in -------------------------------------------------------------------------------
+
+def csrf_token() -> str:
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(32)
+    return session["csrf"]
+
+
+def _check_csrf() -> None:
+    sent = request.form.get("csrf", "")
+    if not sent or not hmac.compare_digest(sent, session.get("csrf", "")):
+        abort(Response(render_template("error.html", status=400,
+                                       message="The form expired: load it again."), 400))
+
+
+def _safe_next(target: str | None, org: str | None) -> str:
+    """Only a path of this site (no scheme, no host, no '//')."""
+    if target and target.startswith("/") and not target.startswith("//") and \
+            not urlsplit(target).netloc and "\\" not in target:
+        return target
+    return f"/{quote(org)}" if org else "/sign-in"
+
+
+def _sign_in(web: Blueprint, pages: _Pages) -> None:
+    @web.route("/sign-in", methods=["GET", "POST"])
+    def sign_in() -> Any:
+        target = request.values.get("next")
+        org = request.form.get("org", "").strip() or _org_of(target)
+        if request.method == "GET":
+            return render_template("sign_in.html", org=org, next=target, problem=None)
+        _check_csrf()
+        key = request.form.get("key", "").strip()
+        problem = None
+        if not org or not key:
+            problem = "Give the organization and an API key."
+        else:
+            session["key"] = key
+            try:
+                pages.call("FlowService.ListFlows", flow_pb.ListFlowsRequest(org=org, per_page=1))
+            except grpc.RpcError as error:
+                session.pop("key", None)
+                problem = ("That key is not valid for this organization."
+                           if error.code() in (grpc.StatusCode.UNAUTHENTICATED,  # type: ignore[attr-defined]
+                                               grpc.StatusCode.PERMISSION_DENIED,
+                                               grpc.StatusCode.NOT_FOUND,
+                                               grpc.StatusCode.INVALID_ARGUMENT)
+                           else "The evidence service is unavailable.")
+        if problem:
+            return render_template("sign_in.html", org=org, next=target, problem=problem), 401
+        session.clear()  # a new session: nothing of the anonymous one is kept
+        session.permanent = True
+        session.update(key=key, org=org, csrf=secrets.token_urlsafe(32))
+        return redirect(_safe_next(target, org))
+
+    @web.post("/sign-out")
+    def sign_out() -> Any:
+        _check_csrf()
+        session.clear()
+        return redirect(url_for("web.sign_in"))
+
+
+def _org_of(path: str | None) -> str:
+    parts = (path or "").split("?")[0].strip("/").split("/")
+    return parts[0] if parts and parts[0] not in ("", "sign-in", "sign-out", "api") else ""
+
+
+# ---- pages ---------------------------------------------------------------------------------
+
+def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> list[dict[str, Any]]:
+    """Every attestation of the trail, newest first: the flow's list (a public flow's read),
+    page after page, each as the fields its page shows."""
+    found: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        answer = pages.call("AttestationService.ListFlowAttestations",
+                            attestation_pb.ListFlowAttestationsRequest(
+                                org=org, flow_name=flow, trail_name=trail, page=page,
+                                per_page=LIST_PAGE))
+        found += [_shown(a) for a in answer.data]
+        if page >= answer.pagination.page_count:
+            return found
+        page += 1
+
+
+def _shown(a: Any) -> dict[str, Any]:
+    """What the trail page shows of an attestation: its fields, and as JSON data the results of
+    its kind, its summary and its user data."""
+    kind = a.WhichOneof("kind")
+    return {
+        "attestation_id": a.attestation_id, "attestation_name": a.attestation_name,
+        "attestation_type": a.attestation_type, "is_compliant": a.is_compliant,
+        "target_artifact": a.target_artifact if a.HasField("target_artifact") else None,
+        "created_at": a.created_at, "created_by": a.created_by,
+        "description": a.description if a.HasField("description") else None,
+        "evidence": a.evidence if a.HasField("evidence") else None,
+        "override": a.override if a.HasField("override") else None,
+        "summary": plain_data(a.summary, "summary"),
+        "data": message_to_json(getattr(a, kind)) if kind else None,
+        "user_data": plain_data(a.user_data, "user_data") if a.HasField("user_data") else None,
+    }
+
+
+def _routes(web: Blueprint, pages: _Pages) -> None:
+    call = pages.call
+
+    @web.get("/<org>")
+    def organization(org: str) -> str:
+        flows = call("FlowService.ListFlows", flow_pb.ListFlowsRequest(org=org, per_page=100))
+        envs = call("EnvironmentService.ListEnvironments",
+                    environment_pb.ListEnvironmentsRequest(org=org, per_page=50))
+        recent = call("AttestationService.ListAttestations",
+                      attestation_pb.ListAttestationsRequest(org=org, per_page=20))
+        repos = pages.optional("RepoService.ListRepos", repo_pb.ListReposRequest(org=org, per_page=50))
+        return render_template("organization.html", org=org, flows=flows.data,
+                               environments=envs.environments, recent=recent.data,
+                               repos=repos.repos if repos is not None else [])
+
+    @web.get("/<org>/flows/<flow>")
+    def flow(org: str, flow: str) -> str:
+        page = max(request.args.get("page", 1, type=int) or 1, 1)
+        found = call("FlowService.GetFlow", flow_pb.GetFlowRequest(org=org, flow_name=flow))
+        trails = call("TrailService.ListFlowTrails", trail_pb.ListFlowTrailsRequest(
+            org=org, flow_name=flow, page=page, per_page=50))
+        artifacts = call("ArtifactService.ListFlowArtifacts", artifact_pb.ListFlowArtifactsRequest(
+            org=org, flow_name=flow, page=1, per_page=20))
+        template = message_to_json(found)["template"]
+        return render_template("flow.html", org=org, flow=found, trails=trails.data,
+                               pagination=trails.pagination, page=page,
+                               artifacts=artifacts.data, template=template)
+
+    @web.get("/<org>/flows/<flow>/trails/<trail>")
+    def trail(org: str, flow: str, trail: str) -> str:
+        found = call("TrailService.GetTrail", trail_pb.GetTrailRequest(
+            org=org, flow_name=flow, trail_name=trail))
+        attested = _attestations_of_trail(pages, org, flow, trail)
+        artifacts = call("ArtifactService.ListFlowArtifacts", artifact_pb.ListFlowArtifactsRequest(
+            org=org, flow_name=flow, trail_name=trail, page=1, per_page=LIST_PAGE))
+        return render_template(
+            "trail.html", org=org, flow=flow, trail=found, attestations=attested,
+            artifacts=artifacts.data,
+            selected=request.args.get("attestation_id"),
+            statuses=message_to_json(found.compliance_status) if found.HasField(
+                "compliance_status") else None)
+
+    @web.get("/<org>/flows/<flow>/trails/<trail>/attestations/<attestation_id>/attachment")
+    def attachment(org: str, flow: str, trail: str, attestation_id: str) -> Response:
+        return file_response(call("AttestationService.GetAttestationEvidence",
+                                  attestation_pb.GetAttestationEvidenceRequest(
+                                      org=org, flow_name=flow, trail_name=trail,
+                                      attestation_id=attestation_id)))
+
+    @web.get("/<org>/flows/<flow>/artifacts/<fingerprint>")
+    def artifact(org: str, flow: str, fingerprint: str) -> str:
+        found = call("ArtifactService.GetArtifactByFingerprint",
+                     artifact_pb.GetArtifactByFingerprintRequest(
+                         org=org, flow_name=flow, fingerprint=fingerprint))
+        trails = call("TrailService.ListTrails", trail_pb.ListTrailsRequest(
+            org=org, flow=flow, fingerprint=found.fingerprint, per_page=100))
+        approvals = pages.optional("ApprovalService.ListArtifactApprovals",
+                                   _approvals_request(org, flow, found.fingerprint))
+        return render_template("artifact.html", org=org, flow=flow, artifact=found,
+                               trails=trails.data, approvals=approvals.approvals if approvals else [],
+                               evidence={k: message_to_json(v) for k, v in found.evidence.items()})
+
+    @web.get("/<org>/environments/<env>")
+    def environment(org: str, env: str) -> str:
+        return _environment(org, env, None)
+
+    @web.get("/<org>/environments/<env>/snapshots/<int:index>")
+    @web.get("/<org>/environments/<env>/<int:index>")  # the links `kosli get trail -o markdown` makes
+    def snapshot(org: str, env: str, index: int) -> str:
+        return _environment(org, env, index)
+
+    def _environment(org: str, env: str, index: int | None) -> str:
+        found = call("EnvironmentService.GetEnvironment",
+                     environment_pb.GetEnvironmentRequest(org=org, env_name=env))
+        shown = pages.optional("SnapshotService.GetSnapshot", snapshot_pb.GetSnapshotRequest(
+            org=org, env_name=env, snapshot_expression="-1" if index is None else str(index)))
+        if shown is None and index is not None:
+            abort(404)
+        history = call("SnapshotService.ListSnapshots", snapshot_pb.ListSnapshotsRequest(
+            org=org, env_name=env, page=1, per_page=30))
+        return render_template("environment.html", org=org, environment=found, snapshot=shown,
+                               history=history.snapshots)
+
+    @web.get("/<org>/environments/<env>/diff")
+    def diff(org: str, env: str) -> str:
+        first = request.args.get("from", type=int)
+        second = request.args.get("to", type=int)
+        if first is None or second is None:
+            abort(Response(render_template("error.html", status=400, message=(
+                "Name two snapshots: ?from=N&to=M")), 400))
+        found = call("SnapshotService.DiffSnapshots", snapshot_pb.DiffSnapshotsRequest(
+            org=org, snappish1=f"{env}#{first}", snappish2=f"{env}#{second}"))
+        return render_template("diff.html", org=org, env=env, first=first, second=second,
+                               diff=found)
+
+    @web.get("/<org>/repos/<path:repo>")
+    def repo(org: str, repo: str) -> str:
+        found = call("RepoService.GetRepo", repo_pb.GetRepoRequest(org=org, repo_name=repo))
+        stats = call("RepoService.GetDeploymentStatistics", repo_pb.GetDeploymentStatisticsRequest(
+            org=org, repo=found.id))
+        drawn = [(e.env_name, len(e.deployment_frequency),
+                  charts.deployments_per_day(list(e.deployment_frequency), stats.start_ts,
+                                             stats.end_ts, f"Deployments to {e.env_name}"),
+                  charts.lead_times(list(e.deployment_frequency)[-len(e.lead_times):]
+                                    if e.lead_times else [], list(e.lead_times),
+                                    f"Lead times to {e.env_name}"),
+                  _median(list(e.lead_times)))
+                 for e in stats.environments]
+        return render_template("repo.html", org=org, repo=found, stats=stats, charts=drawn)
+
+    @web.get("/<org>/policies")
+    def policies(org: str) -> str:
+        found = call("PolicyService.ListPolicies", policy_pb.ListPoliciesRequest(org=org))
+        return render_template("policies.html", org=org, policies=found.data)
+
+    @web.get("/<org>/controls")
+    def controls(org: str) -> str:
+        found = pages.optional("ControlService.ListControls",
+                               control_pb.ListControlsRequest(org=org, per_page=100))
+        return render_template("controls.html", org=org,
+                               controls=found.controls if found is not None else None)
+
+
+def _approvals_request(org: str, flow: str, fingerprint: str) -> Message:
+    from evidence_grpc.api.v2 import approval_service_pb2 as approval_pb
+
+    return approval_pb.ListArtifactApprovalsRequest(org=org, flow_name=flow, fingerprint=fingerprint)
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+# ---- template helpers ----------------------------------------------------------------------
+
+def _when(value: Any) -> str:
+    """Seconds since the epoch (a number, or text as artifacts carry it) as UTC."""
+    try:
+        stamp = float(value)
+    except (TypeError, ValueError):
+        return ""
+    if not stamp:
+        return ""
+    return datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(seconds: Any) -> str:
+    try:
+        left = int(float(seconds))
+    except (TypeError, ValueError):
+        return ""
+    days, left = divmod(left, 86400)
+    hours, left = divmod(left, 3600)
+    minutes, left = divmod(left, 60)
+    parts = [f"{days}d"] * bool(days) + [f"{hours}h"] * bool(hours) + [f"{minutes}m"] * bool(minutes)
+    return " ".join(parts[:2]) or f"{left}s"
+
+
+def _pretty(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:  # integers past 64 bits
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _segment(value: Any) -> str:
+    """A name as one path segment of a link."""
+    return quote(str(value), safe="")
+
+
+def _safe_url(value: Any) -> str:
+    """A reported URL as a link target only when it is http(s): never `javascript:` or `data:`."""
+    text = str(value or "").strip()
+    return text if urlsplit(text).scheme in ("http", "https") else "#"
+
+
+def _event_text(event: Any) -> str:
+    """One line for a trail event, from the fields of its kind."""
+    kind = event.WhichOneof("detail")
+    if kind == "trail":
+        return f"by {event.trail.user}"
+    if kind == "artifact":
+        a = event.artifact
+        return f"{a.artifact_name} ({a.fingerprint[:12]}) as {a.template_reference_name or '-'} by {a.user}"
+    if kind == "attestation":
+        a = event.attestation
+        verdict = {True: "compliant", False: "non-compliant"}.get(
+            a.is_compliant if a.HasField("is_compliant") else None, "")
+        about = f" about {a.target_artifact}" if a.HasField("target_artifact") else ""
+        return f"{a.template_reference_name} ({a.attestation_type}){about} {verdict} by {a.user}"
+    if kind == "running":
+        r = event.running
+        name = r.template_reference_name or r.artifact_fingerprint[:12]
+        return f"{name} in {r.environment_name}#{r.snapshot_index}"
+    if kind == "approval":
+        a = event.approval
+        return f"approval #{a.approval_number} {a.state}" + (f" by {a.reviewer}" if a.reviewer else "")
+    return ""
+
+
+def _filters(web: Blueprint) -> None:
+    helpers: dict[str, Callable[..., Any]] = {
+        "when": _when, "duration": _duration, "pretty": _pretty, "short": lambda s: (s or "")[:12],
+        "seg": _segment, "safe_url": _safe_url, "event_text": _event_text}
+    for name, helper in helpers.items():
+        web.add_app_template_filter(helper, name)
+    web.add_app_template_global(csrf_token, "csrf_token")
+    web.add_app_template_global(lambda: session.get("org"), "signed_in_org")

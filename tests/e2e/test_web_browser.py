@@ -1,0 +1,119 @@
+"""The web pages in a real browser (issue 13): headless Chromium from Debian's packages, driven
+by Selenium through Debian's chromedriver (no browser download), against a real server fed by
+the real kosli CLI. Screenshots of the main pages are kept in test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+import shutil
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from tests.conftest import ALICE_KEY, ROOT, RunningServer, bearer
+from tests.e2e.test_cli_evidence import Repo
+
+pytestmark = pytest.mark.e2e
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+TEMPLATE = ("version: 1\ntrail:\n  attestations:\n    - name: ticket\n      type: generic\n"
+            "  artifacts:\n    - name: app\n      attestations:\n"
+            "        - name: unit-tests\n          type: junit\n")
+JUNIT = ('<?xml version="1.0"?><testsuite name="app" tests="1" failures="0" errors="0" '
+         'skipped="0" time="0.1" timestamp="2026-11-25T10:00:00">'
+         '<testcase classname="app" name="works" time="0.1"/></testsuite>')
+
+
+@pytest.fixture
+def browser():
+    for needed in (CHROMIUM, CHROMEDRIVER):
+        assert shutil.which(needed), f"{needed} is missing: apt-get install chromium chromium-driver"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-background-networking", "--disable-sync",
+                 "--disable-component-update", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def _shot(driver: webdriver.Chrome, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def _deliver(server: RunningServer, tmp_path: pathlib.Path) -> tuple[str, str]:
+    """A flow, a trail with an artifact and its evidence, and a snapshot of prod: (commit,
+    fingerprint), all through the real CLI."""
+    repo = Repo(tmp_path / "work")
+    commit = repo.commit("Release the app")
+    app = repo.root / "app.tar"
+    app.write_bytes(b"app 1.0\n")
+    (repo.root / "reports").mkdir()
+    (repo.root / "reports" / "junit.xml").write_text(JUNIT)
+    template = tmp_path / "flow.yml"
+    template.write_text(TEMPLATE)
+    server.kosli("create", "flow", "shop", "--template-file", str(template),
+                 "--description", "<script>alert('flow')</script>")
+    common = ("--flow", "shop", "--trail", commit, "--commit", commit, "--repo-root", str(repo.root))
+    server.kosli("begin", "trail", commit, "--flow", "shop")
+    server.kosli("attest", "artifact", str(app), "--artifact-type", "file", "--name", "app",
+                 "--build-url", "https://ci.example/1", "--commit-url", "https://git.example/c",
+                 "--repository", "acme/shop", "--repo-id", "7",
+                 "--repo-url", "https://github.com/acme/shop", *common)
+    server.kosli("attest", "junit", "--name", "app.unit-tests", "--results-dir",
+                 str(repo.root / "reports"), *common)
+    server.kosli("attest", "generic", "--name", "ticket", "--compliant=true", *common)
+    server.kosli("create", "environment", "prod", "--type", "server")
+    server.kosli("snapshot", "server", "prod", "--paths", str(app))
+    return commit, hashlib.sha256(b"app 1.0\n").hexdigest()
+
+
+def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
+        server: RunningServer, browser: webdriver.Chrome, tmp_path: pathlib.Path):
+    commit, fingerprint = _deliver(server, tmp_path)
+    trail = requests.get(f"{server.http_url}/api/v2/trails/acme/shop/{commit}",
+                         headers=bearer(), timeout=10).json()
+
+    browser.get(trail["html_url"])  # a private organization: to the sign-in form first
+    assert "/sign-in" in browser.current_url
+    _shot(browser, "sign-in")
+    browser.find_element(By.NAME, "key").send_keys(ALICE_KEY)
+    browser.find_element(By.CSS_SELECTOR, "form[action='/sign-in'] button").click()
+    assert browser.current_url == trail["html_url"]
+    assert browser.find_element(By.TAG_NAME, "h1").text.startswith(commit)
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "COMPLIANT" in body and "Attestations (2)" in body
+    assert "unit-tests" in body and "ticket" in body and "app.tar" in body
+    _shot(browser, "trail")
+
+    browser.get(f"{server.http_url}/acme/flows/shop")
+    assert "<script>alert('flow')</script>" in browser.find_element(By.TAG_NAME, "body").text
+    _shot(browser, "flow")
+
+    browser.get(f"{server.http_url}/acme/flows/shop/artifacts/{fingerprint}")
+    assert "prod" in browser.find_element(By.TAG_NAME, "body").text
+    _shot(browser, "artifact")
+
+    browser.get(f"{server.http_url}/acme/environments/prod")
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "Snapshot #1 (latest)" in body and "app.tar" in body
+    _shot(browser, "environment")
+
+    browser.get(f"{server.http_url}/acme")
+    _shot(browser, "organization")
+    browser.find_element(By.LINK_TEXT, "acme/shop").click()
+    charts = browser.find_elements(By.CSS_SELECTOR, "figure svg")
+    assert len(charts) == 2 and charts[0].find_elements(By.TAG_NAME, "rect")
+    _shot(browser, "repo")
+
+    browser.find_element(By.CSS_SELECTOR, "form[action='/sign-out'] button").click()
+    browser.get(f"{server.http_url}/acme")
+    assert "/sign-in" in browser.current_url
