@@ -163,6 +163,8 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     text = page.get_data(as_text=True)
     assert "backend.tgz" in text and "release-1" in text and "unit-tests" in text
     assert "/acme/environments/prod/snapshots/1" in text
+    trail = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
+    assert 'href="/acme/environments/prod/snapshots/1">prod#1</a>' in trail  # from its events
 
 
 def test_environment_pages_show_snapshots_with_compliance_history_and_diffs(world):

@@ -220,6 +220,34 @@ def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> li
         page += 1
 
 
+def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
+    """A trail's artifacts from its own answer: each one reported (its events), its status in
+    the trail's compliance (keyed by template name, or by fingerprint without one), and the
+    environments it runs in by the starts and stops recorded since."""
+    found: dict[str, dict[str, Any]] = {}
+    for event in trail.events:
+        kind = event.WhichOneof("detail")
+        if kind == "artifact":
+            reported = event.artifact
+            found[reported.fingerprint] = {
+                "filename": reported.artifact_name, "fingerprint": reported.fingerprint,
+                "template_reference_name": reported.template_reference_name, "running": {}}
+        elif kind == "running" and event.running.artifact_fingerprint in found:
+            running = found[event.running.artifact_fingerprint]["running"]
+            if event.type == "artifact_started_running":
+                running[event.running.environment_name] = event.running.snapshot_index
+            else:
+                running.pop(event.running.environment_name, None)
+    statuses = trail.compliance_status.artifacts_statuses
+    for artifact in found.values():
+        status = statuses.get(artifact["template_reference_name"]) or statuses.get(
+            artifact["fingerprint"])
+        artifact["status"] = status.status if status is not None else ""
+        artifact["compliant"] = (status.is_compliant if status is not None
+                                 and status.HasField("is_compliant") else None)
+    return list(found.values())
+
+
 def _shown(a: Any) -> dict[str, Any]:
     """What the trail page shows of an attestation: its fields, and as JSON data the results of
     its kind, its summary and its user data."""
@@ -271,11 +299,9 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         found = call("TrailService.GetTrail", trail_pb.GetTrailRequest(
             org=org, flow_name=flow, trail_name=trail))
         attested = _attestations_of_trail(pages, org, flow, trail)
-        artifacts = call("ArtifactService.ListFlowArtifacts", artifact_pb.ListFlowArtifactsRequest(
-            org=org, flow_name=flow, trail_name=trail, page=1, per_page=LIST_PAGE))
         return render_template(
             "trail.html", org=org, flow=flow, trail=found, attestations=attested,
-            artifacts=artifacts.data,
+            artifacts=_artifacts_of(found),
             selected=request.args.get("attestation_id"),
             statuses=message_to_json(found.compliance_status) if found.HasField(
                 "compliance_status") else None)
