@@ -17,7 +17,7 @@ from google.protobuf import descriptor
 
 from evidence_grpc.api.v2 import options_pb2
 
-from .transcoder import UPLOADED_FILE, Route, routes_of
+from .transcoder import PATH_VARIABLE, UPLOADED_FILE, Route, routes_of
 
 FD = descriptor.FieldDescriptor
 DOCUMENT_PATH = pathlib.Path(__file__).resolve().parent.parent / "evidence_grpc" / "api" / "openapi.json"
@@ -342,19 +342,7 @@ def document(services: list[descriptor.ServiceDescriptor], version: str) -> dict
 
 def _openapi_path(template: str) -> str:
     """google.api.http's `{name=**}` and `{name}` as OpenAPI's `{name}`."""
-    out, depth, skipping = [], 0, False
-    for char in template:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            skipping = False
-        elif char == "=" and depth:
-            skipping = True
-            continue
-        if not skipping:
-            out.append(char)
-    return "".join(out)
+    return PATH_VARIABLE.sub(lambda match: "{" + match.group(1) + "}", template)
 
 
 def main(argv: list[str]) -> int:

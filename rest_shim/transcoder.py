@@ -32,7 +32,7 @@ from .codec import (
 
 FD = descriptor.FieldDescriptor
 UPLOADED_FILE = "evidence.v2.UploadedFile"
-_VARIABLE = re.compile(r"\{(\w+)(?:=([^}]*))?\}")
+PATH_VARIABLE = re.compile(r"\{(\w+)(?:=([^}]*))?\}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _werkzeug_rule(template: str) -> tuple[str, frozenset[str]]:
         converter = "path:" if "**" in pattern else ""
         return f"<{converter}{match.group(1)}>"
 
-    return _VARIABLE.sub(variable, template), frozenset(names)
+    return PATH_VARIABLE.sub(variable, template), frozenset(names)
 
 
 def routes_of(services: list[descriptor.ServiceDescriptor]) -> list[Route]:

@@ -34,6 +34,7 @@ from flask.sessions import SecureCookieSessionInterface
 from google.protobuf import descriptor_pool
 from google.protobuf.message import Message
 
+from evidence_grpc.api.v2 import approval_service_pb2 as approval_pb
 from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
 from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
 from evidence_grpc.api.v2 import control_service_pb2 as control_pb
@@ -48,15 +49,12 @@ from evidence_grpc.convert import plain_data
 
 from ..backend import Backend
 from ..codec import message_to_json
+from ..errors import HTTP_STATUS
 from ..transcoder import file_response
 from . import charts
 
 SESSION_HOURS = 12
 LIST_PAGE = 100  # the API's largest page
-_STATUS_OF_CODE = {
-    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.FAILED_PRECONDITION: 409,
-}
 
 
 class _Pages:
@@ -126,7 +124,7 @@ def register(app: Flask, backend: Backend, settings: Settings) -> None:
                 return _error_page(401, "The API key was not accepted.")
             session.pop("key", None)
             return redirect(url_for("web.sign_in", next=request.full_path.rstrip("?")))
-        status = _STATUS_OF_CODE.get(code, 502)
+        status = HTTP_STATUS.get(code, 500)  # as the API answers the same refusal
         return _error_page(status, error.details() or code.name)  # type: ignore[attr-defined]
 
     app.register_blueprint(web)
@@ -321,7 +319,8 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         trails = call("TrailService.ListTrails", trail_pb.ListTrailsRequest(
             org=org, flow=flow, fingerprint=found.fingerprint, per_page=100))
         approvals = pages.optional("ApprovalService.ListArtifactApprovals",
-                                   _approvals_request(org, flow, found.fingerprint))
+                                   approval_pb.ListArtifactApprovalsRequest(
+                                       org=org, flow_name=flow, fingerprint=found.fingerprint))
         return render_template("artifact.html", org=org, flow=flow, artifact=found,
                                trails=trails.data, approvals=approvals.approvals if approvals else [],
                                evidence={k: message_to_json(v) for k, v in found.evidence.items()})
@@ -385,12 +384,6 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
                                control_pb.ListControlsRequest(org=org, per_page=100))
         return render_template("controls.html", org=org,
                                controls=found.controls if found is not None else None)
-
-
-def _approvals_request(org: str, flow: str, fingerprint: str) -> Message:
-    from evidence_grpc.api.v2 import approval_service_pb2 as approval_pb
-
-    return approval_pb.ListArtifactApprovalsRequest(org=org, flow_name=flow, fingerprint=fingerprint)
 
 
 def _median(values: list[float]) -> float | None:
