@@ -6,9 +6,10 @@ earlier attestation as a new row, so the history keeps both."""
 
 from __future__ import annotations
 
+import dataclasses
 import mimetypes
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import peewee
@@ -237,30 +238,87 @@ _COMMON = {"attestation_name", "artifact_fingerprint", "target_artifacts", "git_
            "repo_info", "origin_url", "description", "external_urls", "annotations", "user_data"}
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Listed:
+    """An attestation as lists read it: its own columns, its attachment's size and the names of
+    its flow and trail, read as plain rows (building ORM objects for every row of a long list
+    costs more than its query)."""
+
+    uid: str
+    name: str
+    type: str
+    target_artifact: str | None
+    artifact_fingerprint: str | None
+    is_compliant: bool
+    data: dict[str, Any]
+    summary: dict[str, Any]
+    attachment_id: str | None
+    attachment_name: str | None
+    attachment_size: int | None
+    overrides: str | None
+    git_commit: str | None
+    created_by: str
+    created_at: float
+    flow_name: str
+    trail_name: str
+
+
+_LISTED = (Attestation.uid, Attestation.name, Attestation.type, Attestation.target_artifact,
+           Attestation.artifact_fingerprint, Attestation.is_compliant, Attestation.data,
+           Attestation.summary, Attestation.attachment, Attestation.attachment_name, Blob.size,
+           Attestation.overrides, Attestation.git_commit, Attestation.created_by,
+           Attestation.created_at, Flow.name, Trail.name)
+
+
 def _query(org: Organization) -> peewee.ModelSelect:
-    return (Attestation.select(Attestation, Flow, Trail, Blob)
+    """The organization's attestations as `Listed` rows (see `_listed`)."""
+    return (Attestation.select(*_LISTED)
             .join(Flow).switch(Attestation).join(Trail).switch(Attestation)
             .join(Blob, peewee.JOIN.LEFT_OUTER)
-            .where(Attestation.organization == org))
+            .where(Attestation.organization == org).tuples())
 
 
-def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str, Any]:
+def _listed(rows: Iterable[tuple[Any, ...]]) -> list[Listed]:
+    return [Listed(*row) for row in rows]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Links:
+    """Where an attestation is seen: its page, its own API answer and its attachment's."""
+
+    html_url: str
+    self_href: str
+    evidence_url: str | None
+
+
+def links_of(a: Listed, org_name: str, html_base: str) -> Links:
+    api = f"{html_base}/api/v2/attestations/{org_name}/{a.flow_name}"
+    return Links(
+        html_url=f"{html_base}/{org_name}/flows/{a.flow_name}/trails/{a.trail_name}"
+                 f"?attestation_id={a.uid}",
+        self_href=f"{api}/artifact/{a.artifact_fingerprint}/{a.name}" if a.artifact_fingerprint
+        else f"{api}/trail/{a.trail_name}/{a.name}",
+        evidence_url=f"{api}/trail/{a.trail_name}/attestation/{a.uid}/evidence"
+        if a.attachment_id else None)
+
+
+def kind_part(data: dict[str, Any]) -> dict[str, Any]:
+    """What an attestation's data holds beyond the fields every kind has: its kind's results."""
+    part = {k: v for k, v in data.items() if k not in _COMMON}
+    if "snyk_results" in part:  # the hosted name of the processed scan (the docs' Rego reads it)
+        part["processed_snyk_results"] = part.pop("snyk_results")
+    return part
+
+
+def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
+    """An attestation as the API answers it (the gRPC message is made from the same parts)."""
     data = a.data or {}
-    flow_name, trail_name = a.flow.name, a.trail.name
+    links = links_of(a, org_name, html_base)
     evidence = None
     if a.attachment_id:
-        evidence = {
-            "filename": a.attachment_name, "sha256": a.attachment_id, "size": a.attachment.size,
-            "url": f"{html_base}/api/v2/attestations/{org_name}/{flow_name}/trail/{trail_name}"
-                   f"/attestation/{a.uid}/evidence"}
-    view = {k: v for k, v in data.items() if k not in _COMMON}
-    if "snyk_results" in view:  # the hosted name of the processed scan (the docs' Rego reads it)
-        view["processed_snyk_results"] = view.pop("snyk_results")
-    api = f"{html_base}/api/v2/attestations/{org_name}/{flow_name}"
-    links = {"self": {"href": f"{api}/artifact/{a.artifact_fingerprint}/{a.name}"
-                      if a.artifact_fingerprint else f"{api}/trail/{trail_name}/{a.name}"}}
-    if evidence:
-        links["evidence"] = {"href": evidence["url"]}
+        evidence = {"filename": a.attachment_name, "sha256": a.attachment_id,
+                    "size": a.attachment_size, "url": links.evidence_url}
+    view = kind_part(data)
     view.update({
         "schema_version": 2,
         "attestation_id": a.uid,
@@ -269,8 +327,8 @@ def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str,
         "is_compliant": a.is_compliant,
         "artifact_fingerprint": a.artifact_fingerprint,
         "target_artifact": a.target_artifact,
-        "flow_name": flow_name,
-        "trail_name": trail_name,
+        "flow_name": a.flow_name,
+        "trail_name": a.trail_name,
         "created_at": a.created_at,
         "created_by": a.created_by,
         "git_commit_info": data.get("git_commit_info"),
@@ -283,19 +341,19 @@ def attestation_view(a: Attestation, org_name: str, html_base: str) -> dict[str,
         "summary": a.summary or {},
         "evidence": evidence,
         "overridden_attestation_id": a.overrides,
-        "html_url": f"{html_base}/{org_name}/flows/{flow_name}/trails/{trail_name}"
-                    f"?attestation_id={a.uid}",
+        "html_url": links.html_url,
         "target_artifacts": [a.target_artifact] if a.target_artifact else [],
         "reported_by": a.created_by,
         "evidence_archive_fingerprint": a.attachment_id,
         "has_audit_package": True,
-        "_links": links,
+        "_links": {"self": {"href": links.self_href}, **(
+            {"evidence": {"href": links.evidence_url}} if evidence else {})},
     })
     return view
 
 
 def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | None = None,
-                fingerprint: str | None = None) -> list[Attestation]:
+                fingerprint: str | None = None) -> list[Listed]:
     """Every attestation of a trail, or about an artifact of a flow, oldest first."""
     query = _query(org)
     if trail is not None:
@@ -303,11 +361,11 @@ def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | N
     if flow is not None:
         query = query.where((Attestation.flow == flow)
                             & (Attestation.artifact_fingerprint == fingerprint))
-    return list(query.order_by(Attestation.created_at, Attestation.id))
+    return _listed(query.order_by(Attestation.created_at, Attestation.id))
 
 
 def trail_attestations(org: Organization, flow_name: str, trail_name: str, name: str
-                       ) -> list[Attestation]:
+                       ) -> list[Listed]:
     """The attestations of that name in the trail, newest first; `backend.unit-tests` also
     names `unit-tests` about the template's artifact `backend`, as attest commands write it."""
     trail = find_trail(org, flow_name, trail_name)
@@ -315,27 +373,27 @@ def trail_attestations(org: Organization, flow_name: str, trail_name: str, name:
     target, dot, short = name.partition(".")
     if dot and short:
         where = where | ((Attestation.name == short) & (Attestation.target_artifact == target))
-    found = list(_query(org).where((Attestation.trail == trail) & where)
-                 .order_by(Attestation.id.desc()))
+    found = _listed(_query(org).where((Attestation.trail == trail) & where)
+                    .order_by(Attestation.id.desc()))
     if not found:
         raise NotFound(f"Attestation '{name}' not found in trail '{trail.name}'")
     return found
 
 
 def artifact_attestations(org: Organization, flow_name: str, fingerprint: str, name: str
-                          ) -> list[Attestation]:
+                          ) -> list[Listed]:
     flow = find_flow(org, flow_name)
     full = resolve_fingerprint(org, fingerprint, flow)
-    found = list(_query(org).where((Attestation.flow == flow) & (Attestation.name == name)
-                                   & (Attestation.artifact_fingerprint == full))
-                 .order_by(Attestation.id.desc()))
+    found = _listed(_query(org).where((Attestation.flow == flow) & (Attestation.name == name)
+                                      & (Attestation.artifact_fingerprint == full))
+                    .order_by(Attestation.id.desc()))
     if not found:
         raise NotFound(f"Attestation '{name}' not found for artifact '{fingerprint}'")
     return found
 
 
 def list_attestations(org: Organization, filters: dict[str, Any], after: str | None,
-                      per_page: int) -> tuple[list[Attestation], str | None]:
+                      per_page: int) -> tuple[list[Listed], str | None]:
     """Newest first, after the attestation with id `after`. Returns (rows, next cursor)."""
     if not 1 <= per_page <= MAX_CURSOR_PAGE:
         raise validation_error("per_page", f"Must be between 1 and {MAX_CURSOR_PAGE}")
@@ -345,7 +403,7 @@ def list_attestations(org: Organization, filters: dict[str, Any], after: str | N
         if anchor is None:
             raise validation_error("after", f"Unknown attestation id '{after}'")
         query = query.where(Attestation.id < anchor.id)
-    rows = list(query.order_by(Attestation.id.desc()).limit(per_page + 1))
+    rows = _listed(query.order_by(Attestation.id.desc()).limit(per_page + 1))
     more = len(rows) > per_page
     rows = rows[:per_page]
     return rows, (rows[-1].uid if more else None)
@@ -390,23 +448,17 @@ def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, A
 
 
 def list_flow_attestations(org: Organization, flow_name: str, page: Page,
-                           filters: dict[str, Any]) -> tuple[list[Attestation], dict[str, int]]:
-    flow = find_flow(org, flow_name)
-    if not filters.get("trail_name"):
-        query = _filtered(_query(org).where(Attestation.flow == flow), org, filters)
-        return page.apply(query.order_by(Attestation.id.desc()))
-    # One trail's: its flow and trail are known, so each row builds only itself and its blob.
-    trail = find_trail(org, flow_name, filters["trail_name"])
-    query = (Attestation.select(Attestation, Blob).join(Blob, peewee.JOIN.LEFT_OUTER)
-             .where(Attestation.trail == trail))
+                           filters: dict[str, Any]) -> tuple[list[Listed], dict[str, int]]:
+    """The flow's attestations, or one trail's of it, newest first."""
+    query = _query(org).where(Attestation.flow == find_flow(org, flow_name))
+    if filters.get("trail_name"):
+        query = query.where(Attestation.trail == find_trail(org, flow_name, filters["trail_name"]))
     rows, pagination = page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()))
-    for row in rows:
-        row.flow, row.trail = flow, trail
-    return rows, pagination
+    return _listed(rows), pagination
 
 
 def attestations_for_criteria(org: Organization, criteria: dict[str, Any]
-                              ) -> dict[str, list[Attestation]]:
+                              ) -> dict[str, list[Listed]]:
     """{commit: the attestations naming it, newest first} for every commit of `commit_list`
     (required, 40 lowercase hex each), narrowed by flow, name, id and type."""
     commits = list(dict.fromkeys(criteria.get("commit_list") or []))
@@ -418,9 +470,10 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]
     query = _filtered(_query(org), org, {
         "flow": criteria.get("flow_name"), "name": criteria.get("attestation_name"),
         "attestation_id": criteria.get("attestation_id"), "type": criteria.get("attestation_type")})
-    by_commit: dict[str, list[Attestation]] = {commit: [] for commit in commits}
+    by_commit: dict[str, list[Listed]] = {commit: [] for commit in commits}
     for chunk in in_chunks(sorted(commits)):
-        for a in query.where(Attestation.git_commit.in_(chunk)).order_by(Attestation.id.desc()):
+        for a in _listed(query.where(Attestation.git_commit.in_(chunk))
+                         .order_by(Attestation.id.desc())):
             by_commit[a.git_commit].append(a)
     return by_commit
 

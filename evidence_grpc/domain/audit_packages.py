@@ -20,7 +20,7 @@ from typing import Any
 
 from fpdf import FPDF
 
-from ..storage.models import Artifact, Attestation, Organization, Trail
+from ..storage.models import Artifact, Organization, Trail
 from . import artifacts, attestations, blobs, trails
 from .errors import FailedPrecondition
 from .flows import find_flow
@@ -72,7 +72,7 @@ class _Package:
         return out.getvalue()
 
 
-def _add_evidence(package: _Package, org: Organization, rows: list[Attestation],
+def _add_evidence(package: _Package, org: Organization, rows: list[attestations.Listed],
                   html_base: str) -> list[dict[str, Any]]:
     views = []
     for number, row in enumerate(rows, start=1):

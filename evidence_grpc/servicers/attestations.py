@@ -16,7 +16,6 @@ from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, present_fields, text_of, to_message, upload_of
 from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
-from ..storage.models import Attestation
 
 
 def _present(request: object, *names: str) -> dict[str, object]:
@@ -30,28 +29,51 @@ _COMMON_KEYS = {field.GetOptions().Extensions[options_pb2.json_key] or field.nam
 _SYSTEM_KEYS = {"type_name", "attestation_data"}
 
 
-def attestation_message(view: dict[str, Any]) -> pb.Attestation:
-    """An attestation view as its message: the part of its kind (the keys beside the common
-    ones) goes to the member of `kind` its type names; anything a system attestation carries
+def attestation_fields(a: attestations.Listed, org_name: str, html_base: str) -> dict[str, Any]:
+    """An attestation as the fields of its message, from the parts its API view is made of: the part of its
+    kind goes to the member of `kind` its type names; anything a system attestation carries
     beyond its type and data to `more`."""
-    kind = view["attestation_type"].partition(":")[0]
+    data = a.data or {}
+    links = attestations.links_of(a, org_name, html_base)
+    part = attestations.kind_part(data)
+    fields = {
+        "schema_version": 2, "attestation_id": a.uid, "attestation_name": a.name,
+        "attestation_type": a.type, "is_compliant": a.is_compliant,
+        "artifact_fingerprint": a.artifact_fingerprint, "target_artifact": a.target_artifact,
+        "target_artifacts": [a.target_artifact] if a.target_artifact else [],
+        "flow_name": a.flow_name, "trail_name": a.trail_name, "created_at": a.created_at,
+        "created_by": a.created_by, "reported_by": a.created_by,
+        "git_commit_info": data.get("git_commit_info"), "repo_info": data.get("repo_info"),
+        "origin_url": data.get("origin_url"), "description": data.get("description"),
+        "user_data": data.get("user_data") or {}, "annotations": data.get("annotations") or {},
+        "external_urls": data.get("external_urls") or {}, "summary": a.summary or {},
+        "evidence": {"filename": a.attachment_name, "sha256": a.attachment_id,
+                     "size": a.attachment_size, "url": links.evidence_url}
+        if a.attachment_id else None,
+        "overridden_attestation_id": a.overrides, "override": part.pop("override", None),
+        "evidence_archive_fingerprint": a.attachment_id, "has_audit_package": True,
+        "html_url": links.html_url,
+        "links": {"self_link": {"href": links.self_href},
+                  "evidence": {"href": links.evidence_url} if links.evidence_url else None},
+    }
+    kind = a.type.partition(":")[0]
     member = kind if kind in _KIND_MEMBERS else None if kind == "generic" else "system"
-    fields = {k: v for k, v in view.items() if k in _COMMON_KEYS}
     if member is not None:
-        part = {k: v for k, v in view.items() if k not in _COMMON_KEYS}
+        part = {k: v for k, v in part.items() if k not in _COMMON_KEYS}
         if member == "system":
             part["more"] = {k: part.pop(k) for k in list(part) if k not in _SYSTEM_KEYS}
         fields[member] = part
-    return to_message(fields, pb.Attestation)
+    return fields
 
 
 class AttestationServicer(pb_grpc.AttestationServiceServicer):
     def __init__(self, settings: Settings) -> None:
         self.html_base = settings.html_base
 
-    def _messages(self, rows: list[Attestation], org_name: str) -> list[pb.Attestation]:
-        return [attestation_message(attestations.attestation_view(a, org_name, self.html_base))
-                for a in rows]
+    def _listed(self, rows: list[attestations.Listed], org_name: str) -> list[dict[str, Any]]:
+        """The attestations as fields of a list's messages: a list is built in one call, each
+        attestation in place, not built apart and copied in."""
+        return [attestation_fields(a, org_name, self.html_base) for a in rows]
 
     def CreateAttestation(self, request: pb.CreateAttestationRequest,
                           context: grpc.ServicerContext) -> pb.CreateAttestationResponse:
@@ -78,14 +100,14 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         org = current_caller().org
         rows = attestations.trail_attestations(org, request.flow_name, request.trail_name,
                                                request.attestation_name)
-        return pb.AttestationList(data=self._messages(rows, org.name))
+        return to_message({"data": self._listed(rows, org.name)}, pb.AttestationList)
 
     def GetArtifactAttestation(self, request: pb.GetArtifactAttestationRequest,
                                context: grpc.ServicerContext) -> pb.AttestationList:
         org = current_caller().org
         rows = attestations.artifact_attestations(org, request.flow_name, request.fingerprint,
                                                   request.attestation_name)
-        return pb.AttestationList(data=self._messages(rows, org.name))
+        return to_message({"data": self._listed(rows, org.name)}, pb.AttestationList)
 
     def ListSystemAttestationTypes(self, request: pb.ListSystemAttestationTypesRequest,
                                    context: grpc.ServicerContext
@@ -102,7 +124,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
                             "is_compliant", "from_timestamp", "to_timestamp")
         rows, cursor = attestations.list_attestations(
             org, filters, optional(request, "after"), per_page)
-        page = pb.AttestationPage(data=self._messages(rows, org.name))
+        page = to_message({"data": self._listed(rows, org.name)}, pb.AttestationPage)
         page.links.SetInParent()
         if cursor:
             # The next page keeps the caller's filters, or following the link would list others.
@@ -119,18 +141,17 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         rows, pagination = attestations.list_flow_attestations(
             org, request.flow_name, page,
             _present(request, "from_timestamp", "to_timestamp", "trail_name"))
-        return pb.AttestationPage(data=self._messages(rows, org.name),
-                                  pagination=common_pb2.Pagination(**pagination))
+        return to_message({"data": self._listed(rows, org.name), "pagination": pagination},
+                          pb.AttestationPage)
 
     def ListAttestationsForCriteria(self, request: pb.ListAttestationsForCriteriaRequest,
                                     context: grpc.ServicerContext
                                     ) -> pb.ListAttestationsForCriteriaResponse:
         org = current_caller().org
         found = attestations.attestations_for_criteria(org, present_fields(request))
-        answer = pb.ListAttestationsForCriteriaResponse()
-        for commit, rows in found.items():
-            answer.by_commit[commit].data.extend(self._messages(rows, org.name))
-        return answer
+        return to_message({"by_commit": {commit: {"data": self._listed(rows, org.name)}
+                                         for commit, rows in found.items()}},
+                          pb.ListAttestationsForCriteriaResponse)
 
     def GetAttestationEvidence(self, request: pb.GetAttestationEvidenceRequest,
                                context: grpc.ServicerContext) -> common_pb2.UploadedFile:

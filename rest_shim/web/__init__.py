@@ -11,14 +11,12 @@ from __future__ import annotations
 import datetime
 import functools
 import hmac
-import json
 import secrets
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import grpc
-import orjson
 from flask import (
     Blueprint,
     Flask,
@@ -45,13 +43,13 @@ from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
-from evidence_grpc.convert import plain_data
 
 from ..backend import Backend
 from ..codec import message_to_json
 from ..errors import HTTP_STATUS
 from ..transcoder import file_response
 from . import charts
+from .trail_page import compliance_rows, pretty, segment, shown, timeline, when
 
 SESSION_HOURS = 12
 LIST_PAGE = 100  # the API's largest page
@@ -202,17 +200,18 @@ def _org_of(path: str | None) -> str:
 
 # ---- pages ---------------------------------------------------------------------------------
 
-def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> list[dict[str, Any]]:
+def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> list[Any]:
     """Every attestation of the trail, newest first: the flow's list (a public flow's read),
-    page after page, each as the fields its page shows."""
-    found: list[dict[str, Any]] = []
+    page after page, each as its row on the page."""
+    base = f"/{segment(org)}/flows/{segment(flow)}/trails/{segment(trail)}/attestations"
+    found: list[Any] = []
     page = 1
     while True:
         answer = pages.call("AttestationService.ListFlowAttestations",
                             attestation_pb.ListFlowAttestationsRequest(
                                 org=org, flow_name=flow, trail_name=trail, page=page,
                                 per_page=LIST_PAGE))
-        found += [_shown(a) for a in answer.data]
+        found += [shown(a, base) for a in answer.data]
         if page >= answer.pagination.page_count:
             return found
         page += 1
@@ -244,24 +243,6 @@ def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
         artifact["compliant"] = (status.is_compliant if status is not None
                                  and status.HasField("is_compliant") else None)
     return list(found.values())
-
-
-def _shown(a: Any) -> dict[str, Any]:
-    """What the trail page shows of an attestation: its fields, and as JSON data the results of
-    its kind, its summary and its user data."""
-    kind = a.WhichOneof("kind")
-    return {
-        "attestation_id": a.attestation_id, "attestation_name": a.attestation_name,
-        "attestation_type": a.attestation_type, "is_compliant": a.is_compliant,
-        "target_artifact": a.target_artifact if a.HasField("target_artifact") else None,
-        "created_at": a.created_at, "created_by": a.created_by,
-        "description": a.description if a.HasField("description") else None,
-        "evidence": a.evidence if a.HasField("evidence") else None,
-        "override": a.override if a.HasField("override") else None,
-        "summary": plain_data(a.summary, "summary"),
-        "data": message_to_json(getattr(a, kind)) if kind else None,
-        "user_data": plain_data(a.user_data, "user_data") if a.HasField("user_data") else None,
-    }
 
 
 def _routes(web: Blueprint, pages: _Pages) -> None:
@@ -299,10 +280,9 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         attested = _attestations_of_trail(pages, org, flow, trail)
         return render_template(
             "trail.html", org=org, flow=flow, trail=found, attestations=attested,
-            artifacts=_artifacts_of(found),
-            selected=request.args.get("attestation_id"),
-            statuses=message_to_json(found.compliance_status) if found.HasField(
-                "compliance_status") else None)
+            artifacts=_artifacts_of(found), selected=request.args.get("attestation_id"),
+            statuses=compliance_rows(found.compliance_status) if found.HasField(
+                "compliance_status") else None, timeline=timeline(found.events))
 
     @web.get("/<org>/flows/<flow>/trails/<trail>/attestations/<attestation_id>/attachment")
     def attachment(org: str, flow: str, trail: str, attestation_id: str) -> Response:
@@ -396,17 +376,6 @@ def _median(values: list[float]) -> float | None:
 
 # ---- template helpers ----------------------------------------------------------------------
 
-def _when(value: Any) -> str:
-    """Seconds since the epoch (a number, or text as artifacts carry it) as UTC."""
-    try:
-        stamp = float(value)
-    except (TypeError, ValueError):
-        return ""
-    if not stamp:
-        return ""
-    return datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 def _duration(seconds: Any) -> str:
     try:
         left = int(float(seconds))
@@ -419,52 +388,16 @@ def _duration(seconds: Any) -> str:
     return " ".join(parts[:2]) or f"{left}s"
 
 
-def _pretty(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-    except orjson.JSONEncodeError:  # integers past 64 bits
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-
-
-def _segment(value: Any) -> str:
-    """A name as one path segment of a link."""
-    return quote(str(value), safe="")
-
-
 def _safe_url(value: Any) -> str:
     """A reported URL as a link target only when it is http(s): never `javascript:` or `data:`."""
     text = str(value or "").strip()
     return text if urlsplit(text).scheme in ("http", "https") else "#"
 
 
-def _event_text(event: Any) -> str:
-    """One line for a trail event, from the fields of its kind."""
-    kind = event.WhichOneof("detail")
-    if kind == "trail":
-        return f"by {event.trail.user}"
-    if kind == "artifact":
-        a = event.artifact
-        return f"{a.artifact_name} ({a.fingerprint[:12]}) as {a.template_reference_name or '-'} by {a.user}"
-    if kind == "attestation":
-        a = event.attestation
-        verdict = {True: "compliant", False: "non-compliant"}.get(
-            a.is_compliant if a.HasField("is_compliant") else None, "")
-        about = f" about {a.target_artifact}" if a.HasField("target_artifact") else ""
-        return f"{a.template_reference_name} ({a.attestation_type}){about} {verdict} by {a.user}"
-    if kind == "running":
-        r = event.running
-        name = r.template_reference_name or r.artifact_fingerprint[:12]
-        return f"{name} in {r.environment_name}#{r.snapshot_index}"
-    if kind == "approval":
-        a = event.approval
-        return f"approval #{a.approval_number} {a.state}" + (f" by {a.reviewer}" if a.reviewer else "")
-    return ""
-
-
 def _filters(web: Blueprint) -> None:
     helpers: dict[str, Callable[..., Any]] = {
-        "when": _when, "duration": _duration, "pretty": _pretty, "short": lambda s: (s or "")[:12],
-        "seg": _segment, "safe_url": _safe_url, "event_text": _event_text}
+        "when": when, "duration": _duration, "pretty": pretty, "short": lambda s: (s or "")[:12],
+        "seg": segment, "safe_url": _safe_url}
     for name, helper in helpers.items():
         web.add_app_template_filter(helper, name)
     web.add_app_template_global(csrf_token, "csrf_token")
