@@ -696,6 +696,37 @@ def test_flow_lists_narrow_to_one_trail(trail):
         assert trail.get(path, headers=H).status_code == 404, path
 
 
+def test_one_trails_list_pages_newest_first_and_narrows_by_time(trail):
+    begin_trail(trail, "payments", "release-2")
+    attested(trail, "generic", {"attestation_name": "elsewhere", "is_compliant": True},
+             trail="release-2")
+    made = [attested(trail, "generic", {"attestation_name": f"a{n}", "is_compliant": n % 2 == 0},
+                     attachment=("e.txt", b"evidence") if n == 3 else None)
+            for n in range(7)]
+    seen = []
+    for page in (1, 2, 3):
+        got = trail.get(f"/api/v2/attestations/acme/payments?trail_name=release-1&page={page}"
+                        "&per_page=3", headers=H)
+        assert got.status_code == 200
+        assert got.json["pagination"] == {"total": 7, "page": page, "per_page": 3,
+                                          "page_count": 3}
+        seen += got.json["data"]
+    assert [a["attestation_id"] for a in seen] == [a["attestation_id"] for a in reversed(made)]
+    assert [a["is_compliant"] for a in seen] == [n % 2 == 0 for n in reversed(range(7))]
+    assert {a["trail_name"] for a in seen} == {"release-1"}
+    [with_file] = [a for a in seen if a["evidence"]]
+    assert with_file["attestation_name"] == "a3" and with_file["evidence"]["size"] == 8
+    beyond = trail.get("/api/v2/attestations/acme/payments?trail_name=release-1&page=4&per_page=3",
+                       headers=H)
+    assert beyond.json["data"] == [] and beyond.json["pagination"]["total"] == 7
+
+    middle = seen[3]["created_at"]
+    narrowed = trail.get("/api/v2/attestations/acme/payments?trail_name=release-1"
+                         f"&to_timestamp={middle}", headers=H)
+    assert [a["attestation_id"] for a in narrowed.json["data"]] == [
+        a["attestation_id"] for a in seen[3:]]
+
+
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
     on_commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main",
                  "timestamp": 1700000000}

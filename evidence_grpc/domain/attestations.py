@@ -15,7 +15,7 @@ from typing import Any
 import peewee
 import re2
 
-from ..storage.db import in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -270,12 +270,23 @@ _LISTED = (Attestation.uid, Attestation.name, Attestation.type, Attestation.targ
            Attestation.created_at, Flow.name, Trail.name)
 
 
-def _query(org: Organization) -> peewee.ModelSelect:
-    """The organization's attestations as `Listed` rows (see `_listed`)."""
+def _listing() -> peewee.ModelSelect:
+    """Attestations as `Listed` rows (see `_listed`)."""
     return (Attestation.select(*_LISTED)
             .join(Flow).switch(Attestation).join(Trail).switch(Attestation)
-            .join(Blob, peewee.JOIN.LEFT_OUTER)
-            .where(Attestation.organization == org).tuples())
+            .join(Blob, peewee.JOIN.LEFT_OUTER).tuples())
+
+
+def _query(org: Organization) -> peewee.ModelSelect:
+    return _listing().where(Attestation.organization == org)
+
+
+# A trail's attestations a page at a time, newest first: what its page reads, prepared.
+_OF_TRAIL = Prepared(lambda trail, size, offset: _listing().where(Attestation.trail == trail)
+                     .order_by(Attestation.id.desc()).limit(size).offset(offset),
+                     trail=int, size=int, offset=int)
+_COUNT_OF_TRAIL = Prepared(lambda trail: Attestation.select(peewee.fn.COUNT(Attestation.id))
+                           .where(Attestation.trail == trail), trail=int)
 
 
 def _listed(rows: Iterable[tuple[Any, ...]]) -> list[Listed]:
@@ -447,12 +458,21 @@ def _filtered(query: peewee.ModelSelect, org: Organization, filters: dict[str, A
     return query
 
 
+_NARROWING = ("attestation_id", "name", "flow", "type", "is_compliant", "from_timestamp",
+              "to_timestamp", "name_regex")  # what `_filtered` narrows a list by
+
+
 def list_flow_attestations(org: Organization, flow_name: str, page: Page,
                            filters: dict[str, Any]) -> tuple[list[Listed], dict[str, int]]:
     """The flow's attestations, or one trail's of it, newest first."""
     query = _query(org).where(Attestation.flow == find_flow(org, flow_name))
     if filters.get("trail_name"):
-        query = query.where(Attestation.trail == find_trail(org, flow_name, filters["trail_name"]))
+        trail = find_trail(org, flow_name, filters["trail_name"])
+        if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
+            total = _COUNT_OF_TRAIL.tuples(trail=trail.id)[0][0]
+            rows = _OF_TRAIL.tuples(trail=trail.id, size=page.size, offset=page.offset)
+            return _listed(rows), page.pagination(total)
+        query = query.where(Attestation.trail == trail)
     rows, pagination = page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()))
     return _listed(rows), pagination
 

@@ -24,10 +24,17 @@ class Page:
             rows = list(query)
             return rows, {"total": len(rows), "page": 1, "per_page": max(1, len(rows)),
                           "page_count": 1}
-        total = query.count()
-        rows = list(query.paginate(self.number, self.size))
-        return rows, {"total": total, "page": self.number, "per_page": self.size,
-                      "page_count": max(1, math.ceil(total / self.size))}
+        return list(query.paginate(self.number, self.size)), self.pagination(query.count())
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * (self.size or 0)
+
+    def pagination(self, total: int) -> dict[str, int]:
+        """{total, page, per_page, page_count} of this page of a list of `total` items."""
+        size = self.size or max(1, total)
+        return {"total": total, "page": self.number, "per_page": size,
+                "page_count": max(1, math.ceil(total / size))}
 
     def slice(self, rows: list) -> tuple[list, dict[str, int]]:
         """This page of rows already listed and filtered in Python, with the pagination of the

@@ -277,13 +277,10 @@ class Prepared:
         from (field name, converter) pairs read off the query once: peewee's own row reader
         works the same pairs out again for every query it runs."""
         sql, params, query = self._compiled(values)
-        readers = self._readers.get(id(query))
-        if readers is None:
-            if any(not isinstance(column, peewee.Field) or column.model is not model
-                   for column in query.selected_columns):
-                raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
-            readers = [(column.name, column.python_value) for column in query.selected_columns]
-            self._readers[id(query)] = readers
+        readers = self._readers_of(query)
+        if any(not isinstance(column, peewee.Field) or column.model is not model
+               for column in query.selected_columns):
+            raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
         found = []
         for row in database.execute_sql(sql, params):
             instance = model(__no_default__=1)
@@ -292,11 +289,30 @@ class Prepared:
             found.append(instance)
         return found
 
+    def tuples(self, **values: Any) -> list[tuple]:
+        """Rows as tuples of values converted as their columns' fields convert them."""
+        sql, params, query = self._compiled(values)
+        converters = [convert for _, convert in self._readers_of(query)]
+        return [tuple([convert(value) for convert, value in zip(converters, row, strict=True)])
+                for row in database.execute_sql(sql, params)]
+
+    def _readers_of(self, query: peewee.Query) -> list[tuple[str, Callable[[Any], Any]]]:
+        readers = self._readers.get(id(query))
+        if readers is None:
+            readers = [(column.name, column.python_value) if isinstance(column, peewee.Field)
+                       else ("", _unconverted) for column in query.selected_columns]
+            self._readers[id(query)] = readers
+        return readers
+
     def objects(self, **values: Any) -> list[Any]:
         """Rows as the built query itself gives them (models with their joined models). Uses
         the query's cursor wrapper: peewee's private API, hence peewee's exact pin."""
         sql, params, query = self._compiled(values)
         return list(query._get_cursor_wrapper(database.execute_sql(sql, params)))
+
+
+def _unconverted(value: Any) -> Any:
+    return value
 
 
 def now() -> float:
