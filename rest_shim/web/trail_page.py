@@ -92,7 +92,7 @@ def _row(seen: _Seen) -> Shown:
     if a.HasField("evidence"):
         attachment = (f"{seen.base}/{segment(a.attestation_id)}/attachment",
                       a.evidence.filename, a.evidence.size, a.evidence.sha256[:12])
-    html = current_app.jinja_env.get_template("attestation.html").render(
+    html = current_app.jinja_env.get_template("attestation.html").module.row(  # type: ignore[attr-defined]
         name=a.attestation_name, type=a.attestation_type,
         about=a.target_artifact if a.HasField("target_artifact") else "",
         compliant=a.is_compliant, when=when(a.created_at), by=a.created_by,
