@@ -206,9 +206,31 @@ def _stamped(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.Lo
 logging.setLogRecordFactory(_stamped(logging.getLogRecordFactory()))
 
 
+class LineHandler(logging.StreamHandler):
+    """Writes each record as one line with one write(2) on the stream's file descriptor: a
+    line is whole on its own (O_APPEND files and pipes keep writes of a line apart), so calls
+    of many threads log without taking a lock, and nothing waits in a buffer. A stream with no
+    descriptor (a test's capture) is written as StreamHandler does."""
+
+    def handle(self, record: logging.LogRecord) -> logging.LogRecord | bool:
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return super().handle(record)
+        if not self.filter(record):
+            return False
+        try:
+            line = (self.format(record) + "\n").encode("utf-8", "replace")
+            while line:  # a long line may take more than one write
+                line = line[os.write(fd, line):]
+        except Exception:  # a log line must never fail the call that writes it
+            self.handleError(record)
+        return record
+
+
 def configure_logging(form: str) -> None:
     """Logs to stderr as JSON lines (`json`, the default) or as plain text (`text`)."""
-    handler = logging.StreamHandler()
+    handler = LineHandler()
     handler.setFormatter(JsonFormatter() if form == "json" else logging.Formatter(
         "%(asctime)s %(name)s %(levelname)s %(message)s"))
     root = logging.getLogger()

@@ -230,6 +230,7 @@ class Prepared:
     def __init__(self, build: Callable[..., peewee.Query], **kinds: Any) -> None:
         self._build = build
         self._kinds = kinds
+        self._lists = [name for name, kind in kinds.items() if get_origin(kind) is list]
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, dict[str, Any]]] = {}
         # (field name, converter) of each selected column, by id() of a form's query
         self._readers: dict[int, list[tuple[str, Callable[[Any], Any]]]] = {}
@@ -251,7 +252,7 @@ class Prepared:
 
     def _compiled(self, values: dict[str, Any]) -> tuple[str, list[Any], peewee.Query]:
         sizes = {name: 0 if not values[name] else 1 << (len(values[name]) - 1).bit_length()
-                 for name, kind in self._kinds.items() if get_origin(kind) is list}
+                 for name in self._lists}
         sql, template, query, standins = self._form(sizes)
         by_standin = {}
         for name, value in values.items():
@@ -277,10 +278,12 @@ class Prepared:
         from (field name, converter) pairs read off the query once: peewee's own row reader
         works the same pairs out again for every query it runs."""
         sql, params, query = self._compiled(values)
-        readers = self._readers_of(query)
-        if any(not isinstance(column, peewee.Field) or column.model is not model
-               for column in query.selected_columns):
-            raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
+        readers = self._readers.get(id(query))
+        if readers is None:
+            if any(not isinstance(column, peewee.Field) or column.model is not model
+                   for column in query.selected_columns):
+                raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
+            readers = self._readers_of(query)
         found = []
         for row in database.execute_sql(sql, params):
             instance = model(__no_default__=1)
