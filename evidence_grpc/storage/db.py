@@ -295,15 +295,22 @@ class Prepared:
     def tuples(self, **values: Any) -> list[tuple]:
         """Rows as tuples of values converted as their columns' fields convert them."""
         sql, params, query = self._compiled(values)
-        converters = [convert for _, convert in self._readers_of(query)]
-        return [tuple([convert(value) for convert, value in zip(converters, row, strict=True)])
-                for row in database.execute_sql(sql, params)]
+        converted = [(i, convert) for i, (_, convert) in enumerate(self._readers_of(query))
+                     if convert is not _unconverted]
+        found = []
+        for row in database.execute_sql(sql, params):
+            row = list(row)
+            for i, convert in converted:
+                row[i] = convert(row[i])
+            found.append(tuple(row))
+        return found
 
     def _readers_of(self, query: peewee.Query) -> list[tuple[str, Callable[[Any], Any]]]:
         readers = self._readers.get(id(query))
         if readers is None:
-            readers = [(column.name, column.python_value) if isinstance(column, peewee.Field)
-                       else ("", _unconverted) for column in query.selected_columns]
+            readers = [(column.name, column.python_value if _converts(column) else _unconverted)
+                       if isinstance(column, peewee.Field) else ("", _unconverted)
+                       for column in query.selected_columns]
             self._readers[id(query)] = readers
         return readers
 
@@ -316,6 +323,18 @@ class Prepared:
 
 def _unconverted(value: Any) -> Any:
     return value
+
+
+# Fields whose values both drivers already give as the field would make them (text as str,
+# integers as int, doubles as float): their conversion would change nothing.
+_AS_READ = (peewee.CharField, peewee.TextField, peewee.IntegerField, peewee.BigIntegerField,
+            peewee.AutoField, peewee.DoubleField)
+
+
+def _converts(field: peewee.Field) -> bool:
+    while isinstance(field, peewee.ForeignKeyField):
+        field = field.rel_field
+    return type(field) not in _AS_READ
 
 
 def now() -> float:
