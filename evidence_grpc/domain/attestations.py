@@ -465,14 +465,15 @@ _NARROWING = ("attestation_id", "name", "flow", "type", "is_compliant", "from_ti
 def list_flow_attestations(org: Organization, flow_name: str, page: Page,
                            filters: dict[str, Any]) -> tuple[list[Listed], dict[str, int]]:
     """The flow's attestations, or one trail's of it, newest first."""
-    query = _query(org).where(Attestation.flow == find_flow(org, flow_name))
-    if filters.get("trail_name"):
-        trail = find_trail(org, flow_name, filters["trail_name"])
+    if not filters.get("trail_name"):
+        query = _query(org).where(Attestation.flow == find_flow(org, flow_name))
+    else:
+        trail = find_trail(org, flow_name, filters["trail_name"])  # the flow's found with it
         if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
             total = _COUNT_OF_TRAIL.tuples(trail=trail.id)[0][0]
             rows = _OF_TRAIL.tuples(trail=trail.id, size=page.size, offset=page.offset)
             return _listed(rows), page.pagination(total)
-        query = query.where(Attestation.trail == trail)
+        query = _query(org).where(Attestation.trail == trail)
     rows, pagination = page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()))
     return _listed(rows), pagination
 
