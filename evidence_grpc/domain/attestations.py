@@ -321,16 +321,16 @@ def kind_part(data: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
-def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
-    """An attestation as the API answers it (the gRPC message is made from the same parts)."""
+def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
+    """The fields every attestation has, as the API answers them (the gRPC message reads the
+    same keys, `_links` and its `self` by their contract names)."""
     data = a.data or {}
     links = links_of(a, org_name, html_base)
     evidence = None
     if a.attachment_id:
         evidence = {"filename": a.attachment_name, "sha256": a.attachment_id,
                     "size": a.attachment_size, "url": links.evidence_url}
-    view = kind_part(data)
-    view.update({
+    return {
         "schema_version": 2,
         "attestation_id": a.uid,
         "attestation_name": a.name,
@@ -359,7 +359,13 @@ def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]
         "has_audit_package": True,
         "_links": {"self": {"href": links.self_href}, **(
             {"evidence": {"href": links.evidence_url}} if evidence else {})},
-    })
+    }
+
+
+def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
+    """An attestation as the API answers it: the part of its kind and the common fields."""
+    view = kind_part(a.data or {})
+    view.update(common_fields(a, org_name, html_base))
     return view
 
 

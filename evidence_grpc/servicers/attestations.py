@@ -30,32 +30,12 @@ _SYSTEM_KEYS = {"type_name", "attestation_data"}
 
 
 def attestation_fields(a: attestations.Listed, org_name: str, html_base: str) -> dict[str, Any]:
-    """An attestation as the fields of its message, from the parts its API view is made of: the part of its
-    kind goes to the member of `kind` its type names; anything a system attestation carries
-    beyond its type and data to `more`."""
-    data = a.data or {}
-    links = attestations.links_of(a, org_name, html_base)
-    part = attestations.kind_part(data)
-    fields = {
-        "schema_version": 2, "attestation_id": a.uid, "attestation_name": a.name,
-        "attestation_type": a.type, "is_compliant": a.is_compliant,
-        "artifact_fingerprint": a.artifact_fingerprint, "target_artifact": a.target_artifact,
-        "target_artifacts": [a.target_artifact] if a.target_artifact else [],
-        "flow_name": a.flow_name, "trail_name": a.trail_name, "created_at": a.created_at,
-        "created_by": a.created_by, "reported_by": a.created_by,
-        "git_commit_info": data.get("git_commit_info"), "repo_info": data.get("repo_info"),
-        "origin_url": data.get("origin_url"), "description": data.get("description"),
-        "user_data": data.get("user_data") or {}, "annotations": data.get("annotations") or {},
-        "external_urls": data.get("external_urls") or {}, "summary": a.summary or {},
-        "evidence": {"filename": a.attachment_name, "sha256": a.attachment_id,
-                     "size": a.attachment_size, "url": links.evidence_url}
-        if a.attachment_id else None,
-        "overridden_attestation_id": a.overrides, "override": part.pop("override", None),
-        "evidence_archive_fingerprint": a.attachment_id, "has_audit_package": True,
-        "html_url": links.html_url,
-        "links": {"self_link": {"href": links.self_href},
-                  "evidence": {"href": links.evidence_url} if links.evidence_url else None},
-    }
+    """An attestation as the fields of its message, from the parts its API view is made of: the
+    part of its kind goes to the member of `kind` its type names; anything a system attestation
+    carries beyond its type and data to `more`."""
+    fields = attestations.common_fields(a, org_name, html_base)
+    part = attestations.kind_part(a.data or {})
+    fields["override"] = part.pop("override", None)
     kind = a.type.partition(":")[0]
     member = kind if kind in _KIND_MEMBERS else None if kind == "generic" else "system"
     if member is not None:
