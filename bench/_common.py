@@ -666,6 +666,37 @@ def explain_statements(database_path: pathlib.Path, statements: list[tuple[str, 
 
 
 @contextmanager
+def bench_server(name: str, args: argparse.Namespace, detail: str, org: str, key: str
+                 ) -> Iterator[tuple[Server, KeepAlive]]:
+    """A bench's `serve` (code from `--source`) on a SQLite file in a scratch directory, or on a
+    new PostgreSQL database on the server of `--database-url`, with the machine described
+    first and one keep-alive connection to its REST address, closed when the block ends."""
+    source = args.source.resolve()
+    use_source(source)
+    with scratch_dir(f"{name.replace('_', '-')}-", args.keep) as workdir, \
+            _bench_database(args.database_url, name) as url:
+        describe_machine(name, f"code from {source}, {'PostgreSQL' if url else 'SQLite'}, "
+                               f"{detail}")
+        with running_server(workdir, args.workers, org, key, source, database_url=url) as server:
+            print(server.describe(), flush=True)
+            conn = KeepAlive(server.rest)
+            try:
+                yield server, conn
+            finally:
+                conn.close()
+
+
+@contextmanager
+def _bench_database(admin_url: str | None, prefix: str) -> Iterator[str | None]:
+    """None for a SQLite file in the work directory, or a new PostgreSQL database's URL."""
+    if not admin_url:
+        yield None
+        return
+    with scratch_postgres(admin_url, prefix) as url:
+        yield url
+
+
+@contextmanager
 def scratch_postgres(admin_url: str, prefix: str) -> Iterator[str]:
     """A new, empty database on the PostgreSQL server of `admin_url` (a URL of an existing
     database the user may create databases from), dropped when the block ends."""

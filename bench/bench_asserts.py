@@ -44,7 +44,7 @@ import time
 from typing import Any
 
 import _common as common
-from bench_lists import AUTH, KEY, ORG, database, fingerprint, measure, send_form, send_json
+from bench_lists import AUTH, KEY, ORG, fingerprint, measure, send_form, send_json
 
 FLOW = "svc"
 TRAILS = 500
@@ -227,27 +227,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    source = args.source.resolve()
-    common.use_source(source)
     started = time.monotonic()
-    with common.scratch_dir("bench-asserts-", args.keep) as workdir, database(args) as url:
-        common.describe_machine("bench_asserts", f"code from {source}, "
-                                f"{'PostgreSQL' if url else 'SQLite'}, "
-                                f"{args.snapshots} snapshots")
-        with common.running_server(workdir, args.workers, ORG, KEY, source,
-                                   database_url=url) as server:
-            print(server.describe(), flush=True)
-            conn = common.KeepAlive(server.rest)
-            try:
-                seed(conn, args.snapshots)
-                asserts = measure_asserts(conn, args)
-                judging = measure_judging(conn, args)
-                judged = measure_judge(server.database_url, args)
-            except KeyboardInterrupt:
-                print("\ninterrupted", file=sys.stderr)
-                return 130
-            finally:
-                conn.close()
+    with common.bench_server("bench_asserts", args, f"{args.snapshots} snapshots", ORG,
+                             KEY) as (server, conn):
+        try:
+            seed(conn, args.snapshots)
+            asserts = measure_asserts(conn, args)
+            judging = measure_judging(conn, args)
+            judged = measure_judge(server.database_url, args)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
     worst = max(r.p99_ms for r in asserts)
     print(f"\nassert p99 {worst:.2f} ms (target < 20 ms): {'met' if worst < 20 else 'MISSED'}")
     for what, plain, with_policies, target in (

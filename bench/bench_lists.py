@@ -30,8 +30,7 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import _common as common
@@ -206,16 +205,6 @@ def measure_attestations(conn: common.KeepAlive, args: argparse.Namespace
     return rows
 
 
-@contextmanager
-def database(args: argparse.Namespace) -> Iterator[str | None]:
-    """None for a SQLite file in the work directory, or a new PostgreSQL database's URL."""
-    if not args.database_url:
-        yield None
-        return
-    with common.scratch_postgres(args.database_url, "bench_lists") as url:
-        yield url
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -235,24 +224,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    source = args.source.resolve()
     started = time.monotonic()
-    with common.scratch_dir("bench-lists-", args.keep) as workdir, database(args) as url:
-        common.describe_machine("bench_lists", f"code from {source}, "
-                                f"{'PostgreSQL' if url else 'SQLite'}, N={args.n}")
-        with common.running_server(workdir, args.workers, ORG, KEY, source,
-                                   database_url=url) as server:
-            print(server.describe(), flush=True)
-            conn = common.KeepAlive(server.rest)
-            try:
-                seed(conn, args.n)
-                measure_lists(conn, args)
-                measure_attestations(conn, args)
-            except KeyboardInterrupt:
-                print("\ninterrupted", file=sys.stderr)
-                return 130
-            finally:
-                conn.close()
+    with common.bench_server("bench_lists", args, f"N={args.n}", ORG, KEY) as (_, conn):
+        try:
+            seed(conn, args.n)
+            measure_lists(conn, args)
+            measure_attestations(conn, args)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
     print(f"\nfinished in {time.monotonic() - started:.0f} s")
     return 0
 

@@ -23,7 +23,6 @@ import sys
 import time
 
 import _common as common
-from bench_lists import database
 
 ORG, KEY = "acme", "bench-web-key-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -121,25 +120,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    source = args.source.resolve()
-    common.use_source(source)
     started = time.monotonic()
-    with common.scratch_dir("bench-web-", args.keep) as workdir, database(args) as url:
-        common.describe_machine("bench_web", f"code from {source}, "
-                                f"{'PostgreSQL' if url else 'SQLite'}, c=1")
-        with common.running_server(workdir, args.workers, ORG, KEY, source,
-                                   database_url=url) as server:
-            print(server.describe(), flush=True)
-            conn = common.KeepAlive(server.rest)
-            try:
-                seed(conn)
-                common.print_latency_header("page", width=34)
-                rows = measure(conn, args)
-            except KeyboardInterrupt:
-                print("\ninterrupted", file=sys.stderr)
-                return 130
-            finally:
-                conn.close()
+    with common.bench_server("bench_web", args, "c=1", ORG, KEY) as (_, conn):
+        try:
+            seed(conn)
+            common.print_latency_header("page", width=34)
+            rows = measure(conn, args)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
     trail = rows[0]
     print(f"\ntrail page p99 {trail.p99_ms:.1f} ms (target < {TARGET_MS:g} ms): "
           f"{'met' if trail.p99_ms < TARGET_MS and not trail.errors else 'MISSED'}")
