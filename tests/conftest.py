@@ -21,12 +21,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlparse, urlunparse
 
+import grpc
 import psycopg2
 import pytest
 import requests
 
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -75,6 +77,21 @@ def free_port() -> int:
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+@contextlib.contextmanager
+def grpc_channel(database_url: str) -> Iterator[grpc.Channel]:
+    """A channel to a network gRPC server on `database_url` at a free port (with the message
+    limits the shim's channel has), the server stopped when the block ends."""
+    settings = Settings(database_url=database_url, grpc_addr="127.0.0.1:0")
+    server, port = build_server(settings)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}",
+                                   options=grpc_options(settings, client=True)) as channel:
+            yield channel
+    finally:
+        server.stop(None)
 
 
 def _with_database(url: str, name: str) -> str:

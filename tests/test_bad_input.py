@@ -13,7 +13,7 @@ import pytest
 from evidence_grpc.convert import upload_of
 from evidence_grpc.services import service_descriptors
 from rest_shim.transcoder import build_request, routes_of
-from tests.conftest import ALICE_KEY, BOB_KEY, basic, bearer
+from tests.conftest import ALICE_KEY, BOB_KEY, basic, bearer, grpc_channel
 
 MULTIPART = "multipart/form-data"
 JSON = "application/json; charset=utf-8"
@@ -407,26 +407,19 @@ def test_struct_numbers_sent_over_grpc_must_be_finite(db):
 
     from evidence_grpc.api.v2 import environment_service_pb2 as env_pb
     from evidence_grpc.api.v2 import environment_service_pb2_grpc as env_grpc
-    from evidence_grpc.config import Settings
-    from evidence_grpc.server import build_server
     from tests.test_servicers import details_of
 
-    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
-    server.start()
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = env_grpc.EnvironmentServiceStub(channel)
-            auth = (("authorization", f"Bearer {ALICE_KEY}"),)
-            stub.UpsertEnvironment(env_pb.UpsertEnvironmentRequest(
-                org="acme", name="prod", type="server"), metadata=auth, timeout=10)
-            report = struct_pb2.Struct()
-            report.update({"artifacts": [{"digests": {"app": "a" * 64},
-                                          "creationTimestamp": float("nan")}]})
-            with pytest.raises(grpc.RpcError) as refused:
-                stub.ReportEnvironment(env_pb.ReportEnvironmentRequest(
-                    org="acme", env_name="prod", type="server", report=report),
-                    metadata=auth, timeout=10)
-            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
-            assert "finite" in details_of(refused.value)[1]["report"]
-    finally:
-        server.stop(None)
+    with grpc_channel(db) as channel:
+        stub = env_grpc.EnvironmentServiceStub(channel)
+        auth = (("authorization", f"Bearer {ALICE_KEY}"),)
+        stub.UpsertEnvironment(env_pb.UpsertEnvironmentRequest(
+            org="acme", name="prod", type="server"), metadata=auth, timeout=10)
+        report = struct_pb2.Struct()
+        report.update({"artifacts": [{"digests": {"app": "a" * 64},
+                                      "creationTimestamp": float("nan")}]})
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ReportEnvironment(env_pb.ReportEnvironmentRequest(
+                org="acme", env_name="prod", type="server", report=report),
+                metadata=auth, timeout=10)
+        assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "finite" in details_of(refused.value)[1]["report"]

@@ -14,12 +14,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from evidence_grpc import observability
 from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
 from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
-from evidence_grpc.config import Settings
-from evidence_grpc.server import build_server
 from evidence_grpc.services import service_descriptors
 from rest_shim.openapi import DOCUMENT_PATH, document
 from rest_shim.transcoder import routes_of
-from tests.conftest import ALICE_KEY, bearer
+from tests.conftest import ALICE_KEY, bearer, grpc_channel
 
 
 def _samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
@@ -139,22 +137,17 @@ def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog
 
 
 def test_network_grpc_calls_carry_request_ids_and_are_counted(db):
-    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
-    server.start()
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = flow_grpc.FlowServiceStub(channel)
-            _, call = stub.ListFlows.with_call(
-                flow_pb.ListFlowsRequest(org="acme"), timeout=10,
-                metadata=(("authorization", f"Bearer {ALICE_KEY}"), ("x-request-id", "grpc-7")))
-            assert ("x-request-id", "grpc-7") in call.trailing_metadata()
-            with pytest.raises(grpc.RpcError) as refused:
-                stub.ListFlows(flow_pb.ListFlowsRequest(org="acme"), timeout=10)
-            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-            made = dict(refused.value.trailing_metadata())["x-request-id"]
-            assert len(made) == 32
-    finally:
-        server.stop(None)
+    with grpc_channel(db) as channel:
+        stub = flow_grpc.FlowServiceStub(channel)
+        _, call = stub.ListFlows.with_call(
+            flow_pb.ListFlowsRequest(org="acme"), timeout=10,
+            metadata=(("authorization", f"Bearer {ALICE_KEY}"), ("x-request-id", "grpc-7")))
+        assert ("x-request-id", "grpc-7") in call.trailing_metadata()
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ListFlows(flow_pb.ListFlowsRequest(org="acme"), timeout=10)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        made = dict(refused.value.trailing_metadata())["x-request-id"]
+        assert len(made) == 32
     body, _ = observability.exposition()
     counts = _samples(body.decode(), "evidence_grpc_requests_total")
     method = ("method", "/evidence.v2.FlowService/ListFlows")

@@ -22,14 +22,12 @@ from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
 from evidence_grpc.api.v2 import readiness_service_pb2 as ready_pb
 from evidence_grpc.api.v2 import readiness_service_pb2_grpc as ready_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
-from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import Caller, reset_current_caller, set_current_caller
-from evidence_grpc.server import build_server
 from evidence_grpc.servicers.flows import FlowServicer
 from evidence_grpc.servicers.trails import TrailServicer
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, User
-from tests.conftest import ALICE_KEY, BOB_KEY
+from tests.conftest import ALICE_KEY, BOB_KEY, grpc_channel
 
 FLOW_SERVICE = flow_pb.DESCRIPTOR.services_by_name["FlowService"]
 TRAIL_SERVICE = trail_pb.DESCRIPTOR.services_by_name["TrailService"]
@@ -189,11 +187,8 @@ def test_trail_service_begin_get_and_list(call):
 
 @pytest.fixture
 def channel(db):
-    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
-    server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield channel
-    server.stop(None)
+    with grpc_channel(db) as opened:
+        yield opened
 
 
 def details_of(error):

@@ -40,7 +40,6 @@ from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
 from evidence_grpc.domain.snapshots import judge_recorded_snapshots
-from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     AllowlistEntry,
@@ -62,6 +61,7 @@ from tests.conftest import (
     _close_shared_database,
     bearer,
     fresh_database,
+    grpc_channel,
     postgres_database,
 )
 
@@ -370,14 +370,9 @@ def test_repo_pages(sized: Sized) -> None:
 
 @pytest.fixture(scope="module")
 def channel(sized: Sized) -> Iterator[grpc.Channel]:
-    settings = Settings(database_url=sized.url, grpc_addr="127.0.0.1:0")
-    server, port = build_server(settings)
-    server.start()
     # The message limits the REST shim's channel has too: a whole list can pass 4 MiB.
-    with grpc.insecure_channel(f"127.0.0.1:{port}",
-                               options=grpc_options(settings, client=True)) as opened:
+    with grpc_channel(sized.url) as opened:
         yield opened
-    server.stop(None)
 
 
 AUTH = (("authorization", f"Bearer {ALICE_KEY}"),)

@@ -15,10 +15,8 @@ import pytest
 
 from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
-from evidence_grpc.config import Settings
 from evidence_grpc.domain import artifacts, deployments, snapshots
-from evidence_grpc.server import build_server
-from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern
+from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, grpc_channel
 from tests.test_evidence_shim import attest, create_flow
 
 H = bearer()
@@ -162,11 +160,8 @@ def test_statistics_bad_input(client, deployed: Clock):
 
 @pytest.fixture
 def stub(db: str) -> Iterator[repo_grpc.RepoServiceStub]:
-    server, port = build_server(Settings(database_url=db, grpc_addr="127.0.0.1:0"))
-    server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with grpc_channel(db) as channel:
         yield repo_grpc.RepoServiceStub(channel)
-    server.stop(None)
 
 
 def test_statistics_over_grpc(client, deployed: Clock, stub: repo_grpc.RepoServiceStub):
