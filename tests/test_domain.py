@@ -690,10 +690,18 @@ def test_prepared_in_lists_of_every_length_answer_as_the_built_query(acme):
     assert sql.count("?") + sql.count("%s") == 5 and params[1:] == ["f-0", "f-1", "f-2", "f-2"]
 
 
-def test_prepared_objects_carry_their_joined_models(acme, alice):
+def test_prepared_models_carry_their_joined_models(acme, alice):
     flows.upsert_flow(acme, "joined", "")
     trails.begin_trail(acme, "joined", {"name": "t-1"}, alice)
     of_flows = storage.Prepared(lambda ids: Trail.select(Trail, Flow).join(Flow)
                                 .where(Flow.id.in_(ids)), ids=list[int])
-    [trail] = of_flows.objects(ids=[Flow.get(Flow.name == "joined").id])
-    assert (trail.name, trail.flow.name) == ("t-1", "joined")
+    flow = Flow.get(Flow.name == "joined")
+    [trail] = of_flows.models(Trail, ids=[flow.id])
+    assert (trail.name, trail.flow.name, trail.flow.id) == ("t-1", "joined", flow.id)
+    assert trail.created_at == Trail.get_by_id(trail.id).created_at  # converted as peewee would
+    assert trail.flow.archived is False
+    # Columns of a model the rows' model has no foreign key to are refused.
+    unrelated = storage.Prepared(lambda ids: Flow.select(Flow, Trail).join(Trail)
+                                 .where(Flow.id.in_(ids)), ids=list[int])
+    with pytest.raises(TypeError):
+        unrelated.models(Flow, ids=[flow.id])

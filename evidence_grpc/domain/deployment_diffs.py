@@ -54,8 +54,8 @@ def previous_versions(org: Organization, env: Environment, index: int,
         fingerprint, flow_name, template = report
         if fingerprint not in starts:
             continue
-        rows = _PREVIOUS.objects(org=org.id, env=env.id, before=starts[fingerprint],
-                                 flow=flow_name, template=template, fingerprint=fingerprint)
+        rows = _PREVIOUS.models(Artifact, org=org.id, env=env.id, before=starts[fingerprint],
+                                flow=flow_name, template=template, fingerprint=fingerprint)
         if rows:
             found[report] = rows[0]
     return found

@@ -311,7 +311,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
     """The reports of each fingerprint, in report order (the id sequence). Keys starting with
     `_` are for policy evaluation and never shown."""
     reported = [a for chunk in in_chunks(wanted)
-                for a in _REPORTED.objects(org=org.id, fingerprints=chunk)]
+                for a in _REPORTED.models(Artifact, org=org.id, fingerprints=chunk)]
     states = states_of(reported)
     provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for a in sorted(reported, key=lambda a: a.id):  # report order, across chunks

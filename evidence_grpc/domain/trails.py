@@ -120,7 +120,7 @@ _TRAIL_BY_NAMES = Prepared(lambda org, flow, name: Trail.select(Trail, Flow).joi
 
 def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
     """The trail of that flow, with its flow loaded."""
-    found = _TRAIL_BY_NAMES.objects(org=org.id, flow=flow_name, name=trail_name)
+    found = _TRAIL_BY_NAMES.models(Trail, org=org.id, flow=flow_name, name=trail_name)
     if found and sees_flow(found[0].flow.visibility):
         return found[0]
     # A flow's former name, or no such flow or trail: found (or refused) step by step.

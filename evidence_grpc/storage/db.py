@@ -232,8 +232,10 @@ class Prepared:
         self._kinds = kinds
         self._lists = [name for name, kind in kinds.items() if get_origin(kind) is list]
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, dict[str, Any]]] = {}
-        # (field name, converter) of each selected column, by id() of a form's query
+        # (field name, converter) of each selected column, and the plan of `models`, by id()
+        # of a form's query
         self._readers: dict[int, list[tuple[str, Callable[[Any], Any]]]] = {}
+        self._plans: dict[int, tuple[list, list]] = {}
 
     @staticmethod
     def _standin(kind: type, name: str) -> Any:
@@ -274,23 +276,41 @@ class Prepared:
         return list(database.execute_sql(sql, params))
 
     def models(self, model: type[peewee.Model], **values: Any) -> list[Any]:
-        """Rows as instances of `model` (its columns selected, values converted). Built here
-        from (field name, converter) pairs read off the query once: peewee's own row reader
-        works the same pairs out again for every query it runs."""
+        """Rows as instances of `model` (values converted), each with the instances of the
+        models joined by its foreign keys (`Trail.select(Trail, Flow).join(Flow)` gives trails
+        whose `.flow` is the row's flow). Built here from (field name, converter) pairs read
+        off the query once: peewee's own row reader works them out again for every query."""
         sql, params, query = self._compiled(values)
-        readers = self._readers.get(id(query))
-        if readers is None:
-            if any(not isinstance(column, peewee.Field) or column.model is not model
-                   for column in query.selected_columns):
-                raise TypeError(f"Prepared.models needs a query of {model.__name__}'s columns")
-            readers = self._readers_of(query)
+        plan = self._plans.get(id(query))
+        if plan is None:
+            plan = self._plans[id(query)] = self._plan_of(query, model)
+        own, joined = plan
         found = []
         for row in database.execute_sql(sql, params):
             instance = model(__no_default__=1)
-            instance.__data__ = {name: convert(value)
-                                 for (name, convert), value in zip(readers, row, strict=True)}
+            instance.__data__ = {name: convert(row[i]) for i, name, convert in own}
+            for attribute, other_model, columns in joined:
+                other = other_model(__no_default__=1)
+                other.__data__ = {name: convert(row[i]) for i, name, convert in columns}
+                instance.__rel__[attribute] = other
             found.append(instance)
         return found
+
+    def _plan_of(self, query: peewee.Query, model: type[peewee.Model]) -> tuple[list, list]:
+        """(columns of `model`, [(foreign key attribute, joined model, its columns)]), each
+        column as (index in the row, field name, converter)."""
+        by_model: dict[type[peewee.Model], list[tuple[int, str, Callable[[Any], Any]]]] = {}
+        for i, (column, (name, convert)) in enumerate(zip(query.selected_columns,
+                                                           self._readers_of(query), strict=True)):
+            if not isinstance(column, peewee.Field):
+                raise TypeError(f"Prepared.models needs a query of model columns, not {column}")
+            by_model.setdefault(column.model, []).append((i, name, convert))
+        keys = {key.rel_model: key.name for key in model._meta.refs}
+        if model not in by_model or any(m is not model and m not in keys for m in by_model):
+            raise TypeError(f"Prepared.models needs {model.__name__}'s columns and those of "
+                            "models its foreign keys join")
+        return by_model[model], [(keys[m], m, columns) for m, columns in by_model.items()
+                                 if m is not model]
 
     def tuples(self, **values: Any) -> list[tuple]:
         """Rows as tuples of values converted as their columns' fields convert them."""
@@ -313,12 +333,6 @@ class Prepared:
                        for column in query.selected_columns]
             self._readers[id(query)] = readers
         return readers
-
-    def objects(self, **values: Any) -> list[Any]:
-        """Rows as the built query itself gives them (models with their joined models). Uses
-        the query's cursor wrapper: peewee's private API, hence peewee's exact pin."""
-        sql, params, query = self._compiled(values)
-        return list(query._get_cursor_wrapper(database.execute_sql(sql, params)))
 
 
 def _unconverted(value: Any) -> Any:
