@@ -35,6 +35,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         public_url=getattr(args, "public_url", None),
         http_workers=getattr(args, "workers", None),
         grpc_workers=getattr(args, "grpc_workers", None),
+        grpc_threads=getattr(args, "grpc_threads", None),
     )
 
 
@@ -197,7 +198,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     me = [sys.executable, "-m", "evidence_grpc.cli"]
     children = [
         subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *database_args,
-                          *links, "--grpc-workers", str(settings.grpc_processes)]),
+                          *links, "--grpc-workers", str(settings.grpc_processes),
+                          "--grpc-threads", str(settings.grpc_threads)]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
                           "--workers", str(settings.http_workers), *database_args, *links]),
         subprocess.Popen([*me, "deliver", *database_args]),
@@ -252,6 +254,13 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
+
+
 def parser() -> argparse.ArgumentParser:
     defaults = Settings()
     top = argparse.ArgumentParser(prog="evidence-server", description=__doc__)
@@ -273,6 +282,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--grpc-workers", type=int,
                            help="gRPC server processes sharing the address (env "
                                 "EVIDENCE_GRPC_WORKERS; default one per core)")
+            p.add_argument("--grpc-threads", type=_at_least_one,
+                           help=f"handler threads of each gRPC process (env EVIDENCE_GRPC_THREADS;"
+                                f" default {defaults.grpc_threads})")
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")

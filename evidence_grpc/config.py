@@ -19,7 +19,9 @@ class Settings:
     public_url: str = ""
     http_workers: int = 2
     http_threads: int = 8
-    grpc_threads: int = 16
+    # Handler threads of each gRPC process. Python runs one thread at a time, so threads beyond
+    # a few only add switching: more help only calls that wait (on PostgreSQL, on a write lock).
+    grpc_threads: int = 4
     # gRPC server processes sharing grpc_addr (SO_REUSEPORT); 0 means one per core.
     grpc_workers: int = 0
     max_request_bytes: int = 11 * MIB
@@ -69,6 +71,8 @@ class Settings:
             values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
         if os.environ.get("EVIDENCE_GRPC_WORKERS"):
             values["grpc_workers"] = int(os.environ["EVIDENCE_GRPC_WORKERS"])
+        if os.environ.get("EVIDENCE_GRPC_THREADS"):
+            values["grpc_threads"] = int(os.environ["EVIDENCE_GRPC_THREADS"])
         if os.environ.get("EVIDENCE_SMTP_URL"):
             values["smtp_url"] = os.environ["EVIDENCE_SMTP_URL"]
         if os.environ.get("EVIDENCE_OUTBOUND_DENY_CIDRS"):

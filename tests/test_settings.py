@@ -1,0 +1,29 @@
+"""Settings from the command line and the environment: flags win over the environment, which
+wins over the defaults; a nonsensical count is refused before anything starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidence_grpc import cli
+from evidence_grpc.config import Settings
+
+
+def _settings_of(argv: list[str]) -> Settings:
+    return cli._settings(cli.parser().parse_args(argv))
+
+
+def test_grpc_threads_come_from_the_flag_then_the_environment_then_the_default(monkeypatch):
+    monkeypatch.delenv("EVIDENCE_GRPC_THREADS", raising=False)
+    assert _settings_of(["grpc"]).grpc_threads == Settings().grpc_threads == 4
+    monkeypatch.setenv("EVIDENCE_GRPC_THREADS", "6")
+    assert _settings_of(["grpc"]).grpc_threads == 6
+    assert _settings_of(["serve", "--grpc-threads", "2"]).grpc_threads == 2
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_thread_count_below_one_is_refused(value, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.parser().parse_args(["grpc", "--grpc-threads", value])
+    assert exited.value.code == 2
+    assert "--grpc-threads" in capsys.readouterr().err
