@@ -727,6 +727,22 @@ def test_one_trails_list_pages_newest_first_and_narrows_by_time(trail):
         a["attestation_id"] for a in seen[3:]]
 
 
+def test_listed_attestations_answer_what_their_rows_hold_now(trail):
+    # Answers are kept by the row they are made of: a rename changes the row (the flow's name
+    # is part of it), so the next list answers the new name, never the kept one.
+    made = attested(trail, "generic", {"attestation_name": "kept", "is_compliant": True})
+    listed = trail.get("/api/v2/attestations/acme/payments?trail_name=release-1", headers=H)
+    assert listed.json["data"][0]["flow_name"] == "payments"
+    assert trail.put("/api/v2/flows/acme/payments/rename", json={"new_name": "payouts"},
+                     headers=H).status_code == 200
+    for flow in ("payouts", "payments"):  # the former name still finds the flow
+        [again] = trail.get(f"/api/v2/attestations/acme/{flow}?trail_name=release-1",
+                            headers=H).json["data"]
+        assert again["attestation_id"] == made["attestation_id"]
+        assert again["flow_name"] == "payouts"
+        assert "/flows/payouts/trails/release-1" in again["html_url"]
+
+
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
     on_commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main",
                  "timestamp": 1700000000}

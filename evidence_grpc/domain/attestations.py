@@ -15,7 +15,7 @@ from typing import Any
 import peewee
 import re2
 
-from ..storage.db import Prepared, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import Prepared, database, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -242,7 +242,8 @@ _COMMON = {"attestation_name", "artifact_fingerprint", "target_artifacts", "git_
 class Listed:
     """An attestation as lists read it: its own columns, its attachment's size and the names of
     its flow and trail, read as plain rows (building ORM objects for every row of a long list
-    costs more than its query)."""
+    costs more than its query). Its JSON columns stay text until read, so a row is hashable: the
+    same row makes the same answer (`servicers.attestations` keeps answers by it)."""
 
     uid: str
     name: str
@@ -250,8 +251,8 @@ class Listed:
     target_artifact: str | None
     artifact_fingerprint: str | None
     is_compliant: bool
-    data: dict[str, Any]
-    summary: dict[str, Any]
+    data_json: str | None
+    summary_json: str | None
     attachment_id: str | None
     attachment_name: str | None
     attachment_size: int | None
@@ -262,6 +263,14 @@ class Listed:
     flow_name: str
     trail_name: str
 
+    @property
+    def data(self) -> dict[str, Any]:
+        return Attestation.data.python_value(self.data_json) or {}
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return Attestation.summary.python_value(self.summary_json) or {}
+
 
 _LISTED = (Attestation.uid, Attestation.name, Attestation.type, Attestation.target_artifact,
            Attestation.artifact_fingerprint, Attestation.is_compliant, Attestation.data,
@@ -271,26 +280,36 @@ _LISTED = (Attestation.uid, Attestation.name, Attestation.type, Attestation.targ
 
 
 def _listing() -> peewee.ModelSelect:
-    """Attestations as `Listed` rows (see `_listed`)."""
+    """Attestations as `Listed` rows (run by `_listed`)."""
     return (Attestation.select(*_LISTED)
             .join(Flow).switch(Attestation).join(Trail).switch(Attestation)
-            .join(Blob, peewee.JOIN.LEFT_OUTER).tuples())
+            .join(Blob, peewee.JOIN.LEFT_OUTER))
 
 
 def _query(org: Organization) -> peewee.ModelSelect:
     return _listing().where(Attestation.organization == org)
 
 
-# A trail's attestations a page at a time, newest first: what its page reads, prepared.
-_OF_TRAIL = Prepared(lambda trail, size, offset: _listing().where(Attestation.trail == trail)
+def _count_of_trail(trail: int) -> peewee.ModelSelect:
+    counted = Attestation.alias()
+    return counted.select(peewee.fn.COUNT(counted.id)).where(counted.trail == trail)
+
+
+# A trail's attestations a page at a time, newest first: what its page reads, prepared. Each row
+# ends with the trail's count (a subquery the database runs once), so a page is one round trip.
+_OF_TRAIL = Prepared(lambda trail, size, offset: _listing().select_extend(_count_of_trail(trail))
+                     .where(Attestation.trail == trail)
                      .order_by(Attestation.id.desc()).limit(size).offset(offset),
                      trail=int, size=int, offset=int)
-_COUNT_OF_TRAIL = Prepared(lambda trail: Attestation.select(peewee.fn.COUNT(Attestation.id))
-                           .where(Attestation.trail == trail), trail=int)
+_COUNT_OF_TRAIL = Prepared(_count_of_trail, trail=int)
 
 
-def _listed(rows: Iterable[tuple[Any, ...]]) -> list[Listed]:
-    return [Listed(*row) for row in rows]
+def _listed(rows: peewee.Query | Iterable[tuple[Any, ...]]) -> list[Listed]:
+    """`Listed` attestations of a `_listing` query (run here), or of its rows as the driver
+    gives them: only the flag is converted (SQLite answers 0 or 1)."""
+    if isinstance(rows, peewee.Query):
+        rows = database.execute_sql(*rows.sql())
+    return [Listed(*row[:5], bool(row[5]), *row[6:]) for row in rows]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -324,7 +343,7 @@ def kind_part(data: dict[str, Any]) -> dict[str, Any]:
 def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
     """The fields every attestation has, as the API answers them (the gRPC message reads the
     same keys, `_links` and its `self` by their contract names)."""
-    data = a.data or {}
+    data = a.data
     links = links_of(a, org_name, html_base)
     evidence = None
     if a.attachment_id:
@@ -349,7 +368,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
         "user_data": data.get("user_data") or {},
         "annotations": data.get("annotations") or {},
         "external_urls": data.get("external_urls") or {},
-        "summary": a.summary or {},
+        "summary": a.summary,
         "evidence": evidence,
         "overridden_attestation_id": a.overrides,
         "html_url": links.html_url,
@@ -364,7 +383,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
 
 def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
     """An attestation as the API answers it: the part of its kind and the common fields."""
-    view = kind_part(a.data or {})
+    view = kind_part(a.data)
     view.update(common_fields(a, org_name, html_base))
     return view
 
@@ -476,12 +495,14 @@ def list_flow_attestations(org: Organization, flow_name: str, page: Page,
     else:
         trail = find_trail(org, flow_name, filters["trail_name"])  # the flow's found with it
         if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
-            total = _COUNT_OF_TRAIL.tuples(trail=trail.id)[0][0]
-            rows = _OF_TRAIL.tuples(trail=trail.id, size=page.size, offset=page.offset)
-            return _listed(rows), page.pagination(total)
+            rows = _OF_TRAIL.rows(trail=trail.id, size=page.size, offset=page.offset)
+            if rows:
+                total = rows[0][-1]
+            else:  # a page past the end (or of an empty trail) has no row to tell the count
+                total = _COUNT_OF_TRAIL.rows(trail=trail.id)[0][0] if page.offset else 0
+            return _listed(row[:-1] for row in rows), page.pagination(total)
         query = _query(org).where(Attestation.trail == trail)
-    rows, pagination = page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()))
-    return _listed(rows), pagination
+    return page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()), _listed)
 
 
 def attestations_for_criteria(org: Organization, criteria: dict[str, Any]

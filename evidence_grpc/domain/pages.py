@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import peewee
 
@@ -18,13 +19,15 @@ class Page:
     size: int | None  # None: every item, in one page
     requested: bool  # the caller asked for paging (page or per_page given)
 
-    def apply(self, query: peewee.Select) -> tuple[list, dict[str, int]]:
-        """Rows of this page and the pagination object {total, page, per_page, page_count}."""
+    def apply(self, query: peewee.Select, run: Callable[[peewee.Select], list] = list
+              ) -> tuple[list, dict[str, int]]:
+        """Rows of this page (`run` runs the page's query) and the pagination object
+        {total, page, per_page, page_count}."""
         if self.size is None:
-            rows = list(query)
+            rows = run(query)
             return rows, {"total": len(rows), "page": 1, "per_page": max(1, len(rows)),
                           "page_count": 1}
-        return list(query.paginate(self.number, self.size)), self.pagination(query.count())
+        return run(query.paginate(self.number, self.size)), self.pagination(query.count())
 
     @property
     def offset(self) -> int:

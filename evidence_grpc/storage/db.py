@@ -312,19 +312,6 @@ class Prepared:
         return by_model[model], [(keys[m], m, columns) for m, columns in by_model.items()
                                  if m is not model]
 
-    def tuples(self, **values: Any) -> list[tuple]:
-        """Rows as tuples of values converted as their columns' fields convert them."""
-        sql, params, query = self._compiled(values)
-        converted = [(i, convert) for i, (_, convert) in enumerate(self._readers_of(query))
-                     if convert is not _unconverted]
-        found = []
-        for row in database.execute_sql(sql, params):
-            row = list(row)
-            for i, convert in converted:
-                row[i] = convert(row[i])
-            found.append(tuple(row))
-        return found
-
     def _readers_of(self, query: peewee.Query) -> list[tuple[str, Callable[[Any], Any]]]:
         readers = self._readers.get(id(query))
         if readers is None:
