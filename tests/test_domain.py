@@ -451,7 +451,7 @@ def test_begin_trail_creates_then_updates_keeping_unspecified_fields_with_events
     assert Trail.select().count() == 1
 
     # Each begin is an event: reported first, then updated; only what was sent is recorded.
-    events = trails.events_of([stored])[trail.id]
+    events = [e.view() for e in trails.events_of([stored])[trail.id]]
     assert [e["type"] for e in events] == ["trail_reported", "trail_updated"]
     assert events[0]["git_commit_info"] == COMMIT
     assert events[0]["origin_url"] == "https://ci.example/1"
@@ -485,7 +485,8 @@ def test_trail_view_uses_trail_template_over_flow_template(acme, alice):
 
     def view_of(name, html_base):
         trail = trails.find_trail(acme, "f", name)
-        return trails.trail_view(trail, "acme", trails.events_of([trail])[trail.id], html_base,
+        events = [e.view() for e in trails.events_of([trail])[trail.id]]
+        return trails.trail_view(trail, "acme", events, html_base,
                                  trails.evidence_of([trail])[trail.id])
 
     strict = trails.find_trail(acme, "f", "strict")

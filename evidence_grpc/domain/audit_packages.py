@@ -89,7 +89,8 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
 def _trail_view(org: Organization, trail: Trail, html_base: str) -> dict[str, Any]:
     events = trails.events_of([trail])
     evidence = trails.evidence_of([trail])
-    return trails.trail_view(trail, org.name, events[trail.id], html_base, evidence[trail.id])
+    return trails.trail_view(trail, org.name, [e.view() for e in events[trail.id]], html_base,
+                             evidence[trail.id])
 
 
 def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 import peewee
 
@@ -189,15 +189,28 @@ _ARTIFACTS_OF = Prepared(lambda trails: _artifacts_query().where(Artifact.trail.
                          trails=list[int])
 
 
-def events_of(trails: list[Trail]) -> dict[int, list[dict[str, Any]]]:
+class Event(NamedTuple):
+    """A recorded event as read: its fields stay JSON text until asked for, so an event is
+    hashable (the same row makes the same answer: `servicers.trails` keeps answers by it)."""
+
+    timestamp: float
+    type: str
+    payload_json: str | None
+
+    def view(self) -> dict[str, Any]:
+        """{timestamp, type, ...its fields}."""
+        return {"timestamp": self.timestamp, "type": self.type,
+                **(TrailEvent.payload.python_value(self.payload_json) or {})}
+
+
+def events_of(trails: list[Trail]) -> dict[int, list[Event]]:
     """Events of trails, oldest first."""
-    by_trail: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    by_trail: dict[int, list[Event]] = defaultdict(list)
     if not trails:
         return by_trail
     for trail_id, timestamp, type_, payload in (
             row for chunk in in_chunks([t.id for t in trails]) for row in _EVENTS_OF.rows(trails=chunk)):
-        by_trail[trail_id].append({"timestamp": timestamp, "type": type_,
-                                   **(TrailEvent.payload.python_value(payload) or {})})
+        by_trail[trail_id].append(Event(timestamp, type_, payload))
     return by_trail
 
 
