@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 from urllib.parse import urlencode
 
@@ -26,6 +25,7 @@ from ..convert import (
 )
 from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
+from ..memo import small_lru
 
 
 def _present(request: object, *names: str) -> dict[str, object]:
@@ -56,11 +56,13 @@ def attestation_fields(a: attestations.Listed, org_name: str, html_base: str) ->
     return fields
 
 
-@functools.lru_cache(maxsize=4096)
+@small_lru(items=2048, most_bytes=4096,
+           size=lambda a, *_: len(a.data_json or "") + len(a.summary_json or ""))
 def _encoded(a: attestations.Listed, org_name: str, html_base: str) -> bytes:
     """An attestation's message, encoded. The message is made of its row alone (and of the
     organization's name and the links' base), so the same row always makes the same bytes: the
-    rows read most often are kept, and a list made of them costs little more than its query."""
+    rows read last are kept (up to 4 KiB of JSON each), and a list made of them costs little
+    more than its query."""
     return to_message(attestation_fields(a, org_name, html_base), pb.Attestation
                       ).SerializeToString()
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import grpc
 from google.api import httpbody_pb2
 
@@ -14,6 +12,7 @@ from ..config import Settings
 from ..convert import optional, page_of_request, present_fields, text_of, to_message, with_items
 from ..domain import audit_packages, trails
 from ..domain.organizations import current_caller
+from ..memo import small_lru
 from ..storage.models import Trail
 
 
@@ -86,10 +85,10 @@ _EVENT_KINDS = {
 }
 
 
-@functools.lru_cache(maxsize=8192)
+@small_lru(items=4096, most_bytes=4096, size=lambda event: len(event.payload_json or ""))
 def _encoded(event: trails.Event) -> bytes:
     """A recorded event as its TrailEvent message, encoded: made of its row alone, so the
-    events read most often are kept (see `with_items`)."""
+    events read last are kept (see `with_items`)."""
     fields = event.view()
     timestamp, type_ = fields.pop("timestamp"), fields.pop("type")
     return to_message({"timestamp": timestamp, "type": type_, _EVENT_KINDS[type_]: fields},

@@ -5,7 +5,6 @@ pretty-printed, links built) rather than as messages the template would walk fie
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import time
 from typing import Any
@@ -16,6 +15,7 @@ from flask import current_app
 from markupsafe import Markup
 
 from evidence_grpc.convert import plain_data
+from evidence_grpc.memo import small_lru
 
 from ..codec import message_to_json
 
@@ -72,7 +72,7 @@ def shown(a: Any, attachment_base: str) -> Shown:
     return _row(_Seen(a, attachment_base))
 
 
-@functools.lru_cache(maxsize=4096)
+@small_lru(items=2048, most_bytes=4096, size=lambda seen: len(seen.key[1]))
 def _row(seen: _Seen) -> Shown:
     """Its fields, and as JSON blocks the results of its kind, its summary and its user data."""
     a = seen.message
