@@ -12,7 +12,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, now, write_transaction
+from ..storage.db import Prepared, instance_of, now, write_transaction
 from ..storage.models import (
     ApiKey,
     Membership,
@@ -144,7 +144,7 @@ def authenticate(header: str | None, org_name: str | None) -> Caller:
         return _authenticate_service_account(key_hash, org_name)
     if row[0] is not None and row[0] < now():
         raise Unauthenticated("Invalid API key")
-    user = User(**dict(zip(_USER_COLUMNS, row[1:5], strict=True)))
+    user = instance_of(User, dict(zip(_USER_COLUMNS, row[1:5], strict=True)))
     if not org_name:
         return Caller(user=user)
     org_values = dict(zip(_ORG_COLUMNS, row[6:], strict=True))
@@ -157,7 +157,7 @@ def authenticate(header: str | None, org_name: str | None) -> Caller:
 def _organization(values: dict[str, Any]) -> Organization:
     values["features"] = Organization.features.python_value(values["features"])
     values["experimental_features_enabled"] = bool(values["experimental_features_enabled"])
-    return Organization(**values)
+    return instance_of(Organization, values)
 
 
 def _service_account_key_query(key_hash: str) -> peewee.SelectQuery:

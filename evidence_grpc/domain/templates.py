@@ -60,11 +60,16 @@ def cached_bytes() -> int:
 
 def parse_template(text: str) -> dict[str, Any]:
     """Validate template YAML and return it normalised to {version, trail{attestations, artifacts}}."""
+    return copy.deepcopy(_parsed(text))
+
+
+def _parsed(text: str) -> dict[str, Any]:
+    """The parse cache's own copy: read, never changed."""
     parsed = _CACHE.get(text)
     if parsed is None:
         parsed = _parse_template(text)
         _CACHE.put(text, parsed)
-    return copy.deepcopy(parsed)
+    return parsed
 
 
 def _parse_template(text: str) -> dict[str, Any]:
@@ -89,9 +94,7 @@ def _parse_template(text: str) -> dict[str, Any]:
 def template_view(text: str | None) -> dict[str, Any]:
     """The template object of a trail answer (parsed requirements plus the raw YAML)."""
     content = text if text is not None else EMPTY_TEMPLATE_YAML
-    parsed = parse_template(content)
-    parsed["content"] = content
-    return parsed
+    return {**_parsed(content), "content": content}  # read by answers, never changed
 
 
 def legacy_template_view(names: list[str], artifact_keys: list[str]) -> dict[str, Any]:

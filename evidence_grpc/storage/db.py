@@ -231,7 +231,7 @@ class Prepared:
         self._build = build
         self._kinds = kinds
         self._lists = [name for name, kind in kinds.items() if get_origin(kind) is list]
-        self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, dict[str, Any]]] = {}
+        self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, list]] = {}
         # (field name, converter) of each selected column, and the plan of `models`, by id()
         # of a form's query
         self._readers: dict[int, list[tuple[str, Callable[[Any], Any]]]] = {}
@@ -242,28 +242,36 @@ class Prepared:
         number = next(Prepared._numbers)
         return number if kind is int else f"\x00{name}{number}\x00"
 
-    def _form(self, sizes: dict[str, int]) -> tuple[str, list[Any], peewee.Query, dict[str, Any]]:
+    def _form(self, sizes: dict[str, int]) -> tuple[str, list[Any], peewee.Query, list]:
+        """(SQL, its parameters with stand-ins, the query, [(position of a stand-in, its
+        parameter's name, its index in an IN list or None)])."""
         key = (type(database.obj), tuple(sorted(sizes.items())))
         if key not in self._forms:
             standins = {name: [self._standin(get_args(kind)[0], name) for _ in range(sizes[name])]
                         if name in sizes else self._standin(kind, name)
                         for name, kind in self._kinds.items()}
             query = self._build(**standins)
-            self._forms[key] = (*query.sql(), query, standins)
+            sql, template = query.sql()
+            slot_of: dict[Any, tuple[str, int | None]] = {}
+            for name, standin in standins.items():
+                if isinstance(standin, list):
+                    slot_of.update({s: (name, i) for i, s in enumerate(standin)})
+                else:
+                    slot_of[standin] = (name, None)
+            fills = [(position, *slot_of[p]) for position, p in enumerate(template)
+                     if isinstance(p, (str, int)) and p in slot_of]
+            self._forms[key] = (sql, template, query, fills)
         return self._forms[key]
 
     def _compiled(self, values: dict[str, Any]) -> tuple[str, list[Any], peewee.Query]:
         sizes = {name: 0 if not values[name] else 1 << (len(values[name]) - 1).bit_length()
                  for name in self._lists}
-        sql, template, query, standins = self._form(sizes)
-        by_standin = {}
-        for name, value in values.items():
-            if name in sizes:
-                padded = [*value, *[value[-1]] * (sizes[name] - len(value))] if value else []
-                by_standin.update(zip(standins[name], padded, strict=True))
-            else:
-                by_standin[standins[name]] = value
-        params = [by_standin.get(p, p) if isinstance(p, (str, int)) else p for p in template]
+        sql, template, query, fills = self._form(sizes)
+        params = list(template)
+        for position, name, index in fills:
+            value = values[name]
+            # an IN list is padded to its form's length by repeating its last value
+            params[position] = value if index is None else value[min(index, len(value) - 1)]
         return sql, params, query
 
     def sql(self, **values: Any) -> tuple[str, list[Any]]:
@@ -287,12 +295,10 @@ class Prepared:
         own, joined = plan
         found = []
         for row in database.execute_sql(sql, params):
-            instance = model(__no_default__=1)
-            instance.__data__ = {name: convert(row[i]) for i, name, convert in own}
+            instance = instance_of(model, {name: convert(row[i]) for i, name, convert in own})
             for attribute, other_model, columns in joined:
-                other = other_model(__no_default__=1)
-                other.__data__ = {name: convert(row[i]) for i, name, convert in columns}
-                instance.__rel__[attribute] = other
+                instance.__rel__[attribute] = instance_of(
+                    other_model, {name: convert(row[i]) for i, name, convert in columns})
             found.append(instance)
         return found
 
@@ -320,6 +326,14 @@ class Prepared:
                        for column in query.selected_columns]
             self._readers[id(query)] = readers
         return readers
+
+
+def instance_of(model: type[M], values: dict[str, Any]) -> M:
+    """A model instance of values already as its fields hold them (read from a row): without
+    peewee's per-field assignment and defaults, which would cost more than the read."""
+    instance = model(__no_default__=1)
+    instance.__data__ = values
+    return instance
 
 
 def _unconverted(value: Any) -> Any:
