@@ -21,9 +21,14 @@ from evidence_grpc.services import intercepted_handlers, method_path
 Metadata = Sequence[tuple[str, str]]
 
 
+# Callers authenticated in one HTTP request, by (authorization header, organization): calls a
+# page makes in-process with one key share one authentication (see AuthInterceptor).
+Authenticated = dict[tuple[str | None, str | None], Any]
+
+
 class Backend(Protocol):
     def call(self, method: descriptor.MethodDescriptor, request: Message,
-             metadata: Metadata) -> Message: ...
+             metadata: Metadata, authenticated: Authenticated | None = None) -> Message: ...
 
 
 class ChannelBackend:
@@ -35,7 +40,8 @@ class ChannelBackend:
         self._callables: dict[str, grpc.UnaryUnaryMultiCallable] = {}
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
-             metadata: Metadata) -> Message:
+             metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
+        """(The server authenticates every call it receives: `authenticated` is not used.)"""
         path = method_path(method)
         stub = self._callables.get(path)
         if stub is None:
@@ -80,9 +86,11 @@ class LocalRpcError(grpc.RpcError, grpc.Call):
 
 
 class LocalContext(grpc.ServicerContext):
-    """The servicer context of an in-process call."""
+    """The servicer context of an in-process call; `authenticated`, when given, is where the
+    calls of one HTTP request keep the callers they authenticated."""
 
-    def __init__(self, metadata: Metadata) -> None:
+    def __init__(self, metadata: Metadata, authenticated: Authenticated | None = None) -> None:
+        self.authenticated = authenticated
         self._metadata = tuple(metadata)
         self._code = grpc.StatusCode.OK
         self._details = ""
@@ -156,11 +164,11 @@ class InProcessBackend:
         self._handlers = intercepted_handlers(settings, "in-process")
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
-             metadata: Metadata) -> Message:
+             metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
         handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())
-        context = LocalContext(metadata)
+        context = LocalContext(metadata, authenticated)
         response = handler.unary_unary(request, context)
         if context.code() != grpc.StatusCode.OK:
             raise LocalRpcError(context.code(), context.details(), context.trailing_metadata())

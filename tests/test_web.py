@@ -117,6 +117,22 @@ def test_an_authorization_header_is_accepted_without_a_session(world):
     assert other.status_code == 403
 
 
+def test_a_page_authenticates_its_key_once_and_each_request_anew(world, monkeypatch):
+    from evidence_grpc.domain import organizations
+
+    seen = []
+    real = organizations.authenticate
+    monkeypatch.setattr(organizations, "authenticate",
+                        lambda header, org: seen.append(org) or real(header, org))
+    page = world.get("/acme/flows/payments/trails/release-1", headers=H)
+    assert page.status_code == 200 and "unit-tests" in page.get_data(as_text=True)
+    assert seen == ["acme"]  # GetTrail and the attestation list shared one authentication
+    world.get("/acme/flows/payments/trails/release-1", headers=H)
+    assert seen == ["acme", "acme"]  # a revoked key would be refused at the next request
+    assert world.get("/acme/flows/payments/trails/release-1",
+                     headers=bearer("not-a-key")).status_code in (302, 401)
+
+
 def test_everything_reported_is_shown_as_text(world):
     sign_in(world)
     for path in ("/acme", "/acme/flows/payments", "/acme/flows/payments/trails/release-1"):

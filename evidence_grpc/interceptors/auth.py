@@ -48,7 +48,15 @@ class AuthInterceptor(UnaryInterceptor):
         if header is None and org and public_flow_read:
             caller = organizations.anonymous_caller(org)
         else:
-            caller = organizations.authenticate(header, org)
+            # The in-process calls of one HTTP request (a web page's) share the authentication
+            # of their key; a revoked key is refused from the next request on. Network calls
+            # have no such memo: each is authenticated.
+            kept = getattr(context, "authenticated", None)
+            caller = kept.get((header, org)) if kept is not None else None
+            if caller is None:
+                caller = organizations.authenticate(header, org)
+                if kept is not None:
+                    kept[(header, org)] = caller
         if caller.privilege < required:
             needed = service_accounts.PRIVILEGES[required - 1]
             raise PermissionDenied(

@@ -22,6 +22,7 @@ from flask import (
     Flask,
     Response,
     abort,
+    g,
     redirect,
     render_template,
     request,
@@ -62,7 +63,9 @@ class _Pages:
         self.backend = backend
 
     def call(self, rpc: str, message: Message) -> Any:
-        """`Service.Method` of evidence.v2 with the visitor's key (or none)."""
+        """`Service.Method` of evidence.v2 with the visitor's key (or none). The calls of one
+        page share the authentication of that key (in-process; a gRPC server authenticates
+        each call it receives)."""
         method = descriptor_pool.Default().FindMethodByName(f"evidence.v2.{rpc}")
         metadata = [("x-request-id", request.environ.get("evidence.request_id", ""))]
         key = session.get("key")
@@ -70,7 +73,7 @@ class _Pages:
             metadata.append(("authorization", f"Bearer {key}"))
         elif "authorization" in request.headers:
             metadata.append(("authorization", request.headers["authorization"]))
-        return self.backend.call(method, message, metadata)
+        return self.backend.call(method, message, metadata, g.setdefault("authenticated", {}))
 
     def optional(self, rpc: str, message: Message) -> Any:
         """The answer, or None when the resource does not exist (yet)."""
