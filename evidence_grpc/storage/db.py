@@ -232,9 +232,7 @@ class Prepared:
         self._kinds = kinds
         self._lists = [name for name, kind in kinds.items() if get_origin(kind) is list]
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, list]] = {}
-        # (field name, converter) of each selected column, and the plan of `models`, by id()
-        # of a form's query
-        self._readers: dict[int, list[tuple[str, Callable[[Any], Any]]]] = {}
+        # The plan of `models`, by id() of a form's query
         self._plans: dict[int, tuple[list, list]] = {}
 
     @staticmethod
@@ -302,30 +300,22 @@ class Prepared:
             found.append(instance)
         return found
 
-    def _plan_of(self, query: peewee.Query, model: type[peewee.Model]) -> tuple[list, list]:
+    @staticmethod
+    def _plan_of(query: peewee.Query, model: type[peewee.Model]) -> tuple[list, list]:
         """(columns of `model`, [(foreign key attribute, joined model, its columns)]), each
         column as (index in the row, field name, converter)."""
         by_model: dict[type[peewee.Model], list[tuple[int, str, Callable[[Any], Any]]]] = {}
-        for i, (column, (name, convert)) in enumerate(zip(query.selected_columns,
-                                                           self._readers_of(query), strict=True)):
+        for i, column in enumerate(query.selected_columns):
             if not isinstance(column, peewee.Field):
                 raise TypeError(f"Prepared.models needs a query of model columns, not {column}")
-            by_model.setdefault(column.model, []).append((i, name, convert))
+            convert = column.python_value if _converts(column) else _unconverted
+            by_model.setdefault(column.model, []).append((i, column.name, convert))
         keys = {key.rel_model: key.name for key in model._meta.refs}
         if model not in by_model or any(m is not model and m not in keys for m in by_model):
             raise TypeError(f"Prepared.models needs {model.__name__}'s columns and those of "
                             "models its foreign keys join")
         return by_model[model], [(keys[m], m, columns) for m, columns in by_model.items()
                                  if m is not model]
-
-    def _readers_of(self, query: peewee.Query) -> list[tuple[str, Callable[[Any], Any]]]:
-        readers = self._readers.get(id(query))
-        if readers is None:
-            readers = [(column.name, column.python_value if _converts(column) else _unconverted)
-                       if isinstance(column, peewee.Field) else ("", _unconverted)
-                       for column in query.selected_columns]
-            self._readers[id(query)] = readers
-        return readers
 
 
 def instance_of(model: type[M], values: dict[str, Any]) -> M:
