@@ -843,6 +843,12 @@ def test_report_artifact_and_get_it_by_fingerprint_or_prefix(trail):
                       headers=H)
     assert upper.json["fingerprint"] == BACKEND_FP
 
+    in_trail = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP[:8]}"
+                         "?trail=release-1", headers=H)
+    assert in_trail.json == artifact
+    assert trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}?trail=other",
+                     headers=H).status_code == 404
+
     assert trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{'0' * 64}",
                      headers=H).status_code == 404
     trail_event = get_trail(trail)["events"][-1]

@@ -13,7 +13,14 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import database, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    database,
+    in_chunks,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
 from . import actions
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
@@ -210,16 +217,20 @@ def running_artifact_commit(org: Organization, flow_name: str, env_name: str) ->
 
 # ---- views ---------------------------------------------------------------------------------
 
+# Run for every artifact answered: compiled once (storage.db.Prepared).
+_NUMBERS = Prepared(lambda fingerprints, flows: (
+    Approval.select(Approval.flow, Approval.fingerprint, Approval.number)
+    .where(Approval.fingerprint.in_(fingerprints) & Approval.flow.in_(flows))
+    .order_by(Approval.number)), fingerprints=list[str], flows=list[int])
+
+
 def approval_numbers(artifacts: list[Artifact]) -> dict[tuple[int, str], list[int]]:
     """{(flow id, fingerprint): approval numbers, oldest first} of the artifacts: one query per
     IN_CHUNK fingerprints, whatever the number of artifacts."""
     flows = {a.flow_id for a in artifacts}
     numbers: dict[tuple[int, str], list[int]] = defaultdict(list)
     for chunk in in_chunks(sorted({a.fingerprint for a in artifacts})):
-        for flow_id, fingerprint, number in (
-                Approval.select(Approval.flow, Approval.fingerprint, Approval.number)
-                .where(Approval.fingerprint.in_(chunk) & Approval.flow.in_(sorted(flows)))
-                .order_by(Approval.number).tuples()):
+        for flow_id, fingerprint, number in _NUMBERS.rows(fingerprints=chunk, flows=sorted(flows)):
             numbers[(flow_id, fingerprint)].append(number)
     return numbers
 

@@ -9,7 +9,14 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import for_update, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    for_update,
+    in_chunks,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -38,10 +45,14 @@ MAX_CANDIDATES = 10
 LATEST_COMMIT_BATCH = 500
 
 
-def _prefix_range(field: peewee.Field, prefix: str) -> peewee.Expression:
-    """`field` starts with `prefix` (lowercase hex), as an index-friendly range."""
-    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-    return (field >= prefix) & (field < upper)
+def _bounds(prefix: str) -> dict[str, str]:
+    """{low, high}: the values starting with `prefix` (lowercase hex) are those in [low, high),
+    an index-friendly range (never LIKE)."""
+    return {"low": prefix, "high": prefix[:-1] + chr(ord(prefix[-1]) + 1)}
+
+
+def _in_range(field: peewee.Field, low: str, high: str) -> peewee.Expression:
+    return (field >= low) & (field < high)
 
 
 def check_prefix(field: str, value: str, full_length: int, minimum: int = MIN_PREFIX) -> str:
@@ -137,24 +148,37 @@ def _bind_pending(trail: Trail, artifact: Artifact) -> None:
      .execute())
 
 
-def _in_scope(org: Organization, flow: Flow | None) -> peewee.Expression:
-    scope = Artifact.organization == org
-    return scope & (Artifact.flow == flow) if flow is not None else scope
+def _distinct_prefixed(field: peewee.Field, in_flow: bool) -> Prepared:
+    """The distinct values of `field` in [low, high) of an organization (or one of its flows),
+    at most MAX_CANDIDATES + 1 of them."""
+    def build(org: Any, low: Any, high: Any, flow: Any = None) -> peewee.Query:
+        scope = Artifact.organization == org
+        if in_flow:
+            scope &= Artifact.flow == flow
+        return (Artifact.select(field).distinct().where(scope & _in_range(field, low, high))
+                .order_by(field).limit(MAX_CANDIDATES + 1))
+
+    return Prepared(build, org=int, low=str, high=str, **({"flow": int} if in_flow else {}))
+
+
+# Lookups run on every `get artifact`, search and prefix: compiled once (storage.db.Prepared).
+_PREFIXED = {(field.name, in_flow): _distinct_prefixed(field, in_flow)
+             for field in (Artifact.fingerprint, Artifact.git_commit) for in_flow in (False, True)}
+
+
+def _matching(field: peewee.Field, org: Organization, prefix: str, flow: Flow | None) -> list[str]:
+    scope = {"org": org.id} if flow is None else {"org": org.id, "flow": flow.id}
+    prepared = _PREFIXED[(field.name, flow is not None)]
+    return [row[0] for row in prepared.rows(**scope, **_bounds(prefix))]
 
 
 def matching_fingerprints(org: Organization, prefix: str, flow: Flow | None = None) -> list[str]:
     """Distinct fingerprints starting with `prefix` (at most MAX_CANDIDATES + 1)."""
-    rows = (Artifact.select(Artifact.fingerprint).distinct()
-            .where(_in_scope(org, flow) & _prefix_range(Artifact.fingerprint, prefix))
-            .order_by(Artifact.fingerprint).limit(MAX_CANDIDATES + 1).tuples())
-    return [r[0] for r in rows]
+    return _matching(Artifact.fingerprint, org, prefix, flow)
 
 
 def matching_commits(org: Organization, prefix: str, flow: Flow | None = None) -> list[str]:
-    rows = (Artifact.select(Artifact.git_commit).distinct()
-            .where(_in_scope(org, flow) & _prefix_range(Artifact.git_commit, prefix))
-            .order_by(Artifact.git_commit).limit(MAX_CANDIDATES + 1).tuples())
-    return [r[0] for r in rows]
+    return _matching(Artifact.git_commit, org, prefix, flow)
 
 
 def resolve_fingerprint(org: Organization, value: str, flow: Flow | None = None) -> str:
@@ -170,18 +194,37 @@ def resolve_fingerprint(org: Organization, value: str, flow: Flow | None = None)
     return candidates[0]
 
 
+def _of_fingerprint(flow: Any, fingerprint: Any, trail: Any = None) -> peewee.Query:
+    query = (Artifact.select(Artifact, Trail).join(Trail)
+             .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint)))
+    return query if trail is None else query.where(Trail.name == trail)
+
+
+def _of_commit(flow: Any, low: Any, high: Any, trail: Any = None) -> peewee.Query:
+    query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+             .where((Artifact.flow == flow) & _in_range(Artifact.git_commit, low, high)))
+    if trail is not None:
+        query = query.where(Trail.name == trail)
+    return query.order_by(Artifact.id.desc())
+
+
+_OF_FINGERPRINT = {False: Prepared(_of_fingerprint, flow=int, fingerprint=str),
+                   True: Prepared(_of_fingerprint, flow=int, fingerprint=str, trail=str)}
+_OF_COMMIT = {False: Prepared(_of_commit, flow=int, low=str, high=str),
+              True: Prepared(_of_commit, flow=int, low=str, high=str, trail=str)}
+
+
 def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
                         trail_name: str | None = None) -> Artifact:
     """The newest artifact of the flow with that fingerprint (in that trail, if given)."""
     flow = find_flow(org, flow_name)
     full = resolve_fingerprint(org, fingerprint, flow)
-    query = (Artifact.select(Artifact, Trail).join(Trail)
-             .where((Artifact.flow == flow) & (Artifact.fingerprint == full)))
-    if trail_name:
-        query = query.where(Trail.name == trail_name)
+    in_trail = {"trail": trail_name} if trail_name else {}
+    found = _OF_FINGERPRINT[bool(trail_name)].models(Artifact, flow=flow.id, fingerprint=full,
+                                                      **in_trail)
     # Few rows share a fingerprint; sorting them here keeps the planner on the
     # (flow, fingerprint) index instead of walking the flow by creation time.
-    artifact = max(query, key=lambda a: a.id, default=None)
+    artifact = max(found, key=lambda a: a.id, default=None)
     if artifact is None:
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in trail '{trail_name}'")
     artifact.flow = flow
@@ -192,11 +235,9 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
                    trail_name: str | None = None) -> list[Artifact]:
     flow = find_flow(org, flow_name)
     prefix = check_prefix("commit_sha", commit, COMMIT_LENGTH, minimum=4)
-    query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
-             .where((Artifact.flow == flow) & _prefix_range(Artifact.git_commit, prefix)))
-    if trail_name:
-        query = query.where(Trail.name == trail_name)
-    found = list(query.order_by(Artifact.id.desc()))
+    in_trail = {"trail": trail_name} if trail_name else {}
+    found = _OF_COMMIT[bool(trail_name)].models(Artifact, flow=flow.id, **_bounds(prefix),
+                                                 **in_trail)
     if not found:
         raise NotFound(f"No artifacts for commit '{commit}' in flow '{flow.name}'")
     return found
@@ -295,13 +336,16 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
 _RESULTS = ("snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests")
 
 
+_ABOUT = Prepared(lambda artifacts: Attestation.select().where(Attestation.artifact.in_(artifacts))
+                  .order_by(Attestation.id), artifacts=list[int])
+
+
 def attestations_about(artifacts: list[Artifact]) -> dict[int, list[Attestation]]:
     """Every attestation about each artifact (bound to it), in report order. One query per
     chunk of artifacts."""
     found: dict[int, list[Attestation]] = {a.id: [] for a in artifacts}
     for chunk in in_chunks(sorted(found)):
-        for row in (Attestation.select().where(Attestation.artifact.in_(chunk))
-                    .order_by(Attestation.id)):
+        for row in _ABOUT.models(Attestation, artifacts=chunk):
             found[row.artifact_id].append(row)
     return found
 
@@ -388,6 +432,17 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     return views
 
 
+def _found_by(field: peewee.Field) -> Prepared:
+    """An organization's artifacts whose `field` is the value, newest first."""
+    return Prepared(lambda org, value: (
+        Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+        .where((Artifact.organization == org) & (field == value)).order_by(Artifact.id.desc())),
+        org=int, value=str)
+
+
+_FOUND_BY = {"fingerprint": _found_by(Artifact.fingerprint), "commit": _found_by(Artifact.git_commit)}
+
+
 def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     """Artifacts whose fingerprint or commit is `value` or starts with it."""
     prefix = check_prefix("search_value", value, FINGERPRINT_LENGTH, minimum=4)
@@ -395,19 +450,13 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     commits = matching_commits(org, prefix) if len(prefix) <= COMMIT_LENGTH else []
     if len(fingerprints) == 1:
         kind, full = "fingerprint", fingerprints[0]
-        condition = Artifact.fingerprint == full
     elif len(commits) == 1:
         kind, full = "commit", commits[0]
-        condition = Artifact.git_commit == full
     elif not fingerprints and not commits:
         raise NotFound(f"No matches for '{value}'.")
     else:
-        kind, full, condition = None, None, None
-    found = []
-    if condition is not None:
-        found = list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
-                     .where((Artifact.organization == org) & condition)
-                     .order_by(Artifact.id.desc()))
+        kind, full = None, None
+    found = _FOUND_BY[kind].models(Artifact, org=org.id, value=full) if kind else []
     views = artifact_views(org, found, html_base)
     return {
         "resolved_to": {

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..storage.db import Prepared, in_chunks
 from ..storage.models import Environment, EnvironmentEvent, Organization
+
+# Run for every artifact answered (get, list, search): compiled once (storage.db.Prepared).
+_EVENTS_OF = Prepared(lambda org, fingerprints: (
+    EnvironmentEvent.select(EnvironmentEvent, Environment).join(Environment)
+    .where((Environment.organization == org)
+           & (Environment.archived == False)  # noqa: E712
+           & (EnvironmentEvent.fingerprint.in_(fingerprints)))
+    .order_by(EnvironmentEvent.snapshot_index, EnvironmentEvent.id)),
+    org=int, fingerprints=list[str])
 
 
 def presence(org: Organization, fingerprints: list[str]) -> dict[str, dict[str, list[Any]]]:
@@ -20,11 +30,9 @@ def presence(org: Organization, fingerprints: list[str]) -> dict[str, dict[str, 
         fp: {"running": [], "exited": [], "events": []} for fp in fingerprints}
     if not fingerprints:
         return out
-    rows = (EnvironmentEvent.select(EnvironmentEvent, Environment).join(Environment)
-            .where((Environment.organization == org)
-                   & (Environment.archived == False)  # noqa: E712
-                   & (EnvironmentEvent.fingerprint.in_(sorted(set(fingerprints)))))
-            .order_by(EnvironmentEvent.snapshot_index, EnvironmentEvent.id))
+    # Each fingerprint is in one chunk, so its events keep their order.
+    rows = [event for chunk in in_chunks(sorted(set(fingerprints)))
+            for event in _EVENTS_OF.models(EnvironmentEvent, org=org.id, fingerprints=chunk)]
     # The last event of each (fingerprint, environment, artifact name): one fingerprint may run
     # under several names, and runs while any of them does.
     last: dict[tuple[str, int, str], EnvironmentEvent] = {}
