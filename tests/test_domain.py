@@ -701,6 +701,11 @@ def test_prepared_models_carry_their_joined_models(acme, alice):
     assert (trail.name, trail.flow.name, trail.flow.id) == ("t-1", "joined", flow.id)
     assert trail.created_at == Trail.get_by_id(trail.id).created_at  # converted as peewee would
     assert trail.flow.archived is False
+    # Each keeps the row it was made of: hashable, and a new one once the data changes.
+    assert trail.__row__ is trail.flow.__row__ and hash(trail.__row__)
+    assert "t-1" in trail.__row__ and "joined" in trail.__row__
+    Flow.update(description="changed").where(Flow.id == flow.id).execute()
+    assert of_flows.models(Trail, ids=[flow.id])[0].__row__ != trail.__row__
     # Columns of a model the rows' model has no foreign key to are refused.
     unrelated = storage.Prepared(lambda ids: Flow.select(Flow, Trail).join(Trail)
                                  .where(Flow.id.in_(ids)), ids=list[int])

@@ -743,6 +743,39 @@ def test_listed_attestations_answer_what_their_rows_hold_now(trail):
         assert "/flows/payouts/trails/release-1" in again["html_url"]
 
 
+def test_a_trail_answers_what_its_rows_hold_now(trail):
+    # A trail's answer is kept by the rows it is made of (the trail's, its flow's, its events
+    # and evidence): each change below changes one of them, so no kept answer is answered again.
+    first = get_trail(trail)
+    assert get_trail(trail) == first
+    assert first["compliance_status"]["status"] == "INCOMPLETE"
+
+    attested(trail, "junit", junit())
+    tested = get_trail(trail)
+    assert tested["events"][-1]["type"] == "trail_attestation_reported"
+    assert tested["compliance_status"]["attestations_statuses"][0]["status"] == "COMPLETE"
+
+    report_artifact(trail)
+    reported = get_trail(trail)
+    assert reported["events"][-1]["type"] == "artifact_creation_reported"
+    assert "backend" in reported["compliance_status"]["artifacts_statuses"]
+
+    changed = trail.put("/api/v2/flows/acme/template_file", headers=H,  # the flow's row
+                        content_type="multipart/form-data",
+                        data={"data_json": json.dumps({"name": "payments", "description": ""}),
+                              "template_file": (io.BytesIO(b"version: 1\n"), "template.yml")})
+    assert changed.status_code == 200, changed.json
+    assert get_trail(trail)["compliance_status"]["status"] == "COMPLIANT"
+
+    assert trail.put("/api/v2/flows/acme/payments/rename", json={"new_name": "payouts"},
+                     headers=H).status_code == 200
+    for flow in ("payouts", "payments"):  # by its former name the flow is read otherwise
+        renamed = get_trail(trail, flow=flow)
+        assert renamed["flow"]["name"] == "payouts"
+        assert renamed["html_url"].endswith("/flows/payouts/trails/release-1")
+        assert renamed["events"] == reported["events"]
+
+
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
     on_commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main",
                  "timestamp": 1700000000}

@@ -217,23 +217,41 @@ def events_of(trails: list[Trail]) -> dict[int, list[Event]]:
 Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
+class EvidenceRows(NamedTuple):
+    """A trail's attestations (seq, uid, name, type, is_compliant, target, overrides) and
+    artifacts (id, fingerprint, template_reference_name) as read: hashable, like `Event`."""
+
+    attestations: tuple[tuple, ...]
+    artifacts: tuple[tuple, ...]
+
+    def evidence(self) -> Evidence:
+        """(attestations, artifacts) as compliance reads them."""
+        return ([{"id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
+                  "seq": seq, "target": target, "overrides": overrides}
+                 for seq, uid, name, type_, compliant, target, overrides in self.attestations],
+                [{"id": str(artifact_id), "fingerprint": fingerprint,
+                  "template_reference_name": template_name}
+                 for artifact_id, fingerprint, template_name in self.artifacts])
+
+
+def evidence_rows_of(trails: list[Trail]) -> dict[int, EvidenceRows]:
+    """The evidence of each trail, as read."""
+    attestations: dict[int, list[tuple]] = defaultdict(list)
+    artifacts: dict[int, list[tuple]] = defaultdict(list)
+    ids = [t.id for t in trails]
+    for chunk in in_chunks(ids):  # none for no trails (a snapshot of unknown artifacts)
+        for trail_id, *attestation in _ATTESTATIONS_OF.rows(trails=chunk):
+            attestations[trail_id].append(tuple(attestation))
+        for trail_id, *artifact in _ARTIFACTS_OF.rows(trails=chunk):
+            artifacts[trail_id].append(tuple(artifact))
+    return defaultdict(lambda: EvidenceRows((), ()), {
+        i: EvidenceRows(tuple(attestations[i]), tuple(artifacts[i])) for i in ids})
+
+
 def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
     """(attestations, artifacts) of trails, as compliance reads them."""
-    by_trail: dict[int, Evidence] = defaultdict(lambda: ([], []))
-    ids = [t.id for t in trails]
-    if not ids:  # e.g. a snapshot of artifacts without provenance: no queries
-        return by_trail
-    chunks = list(in_chunks(ids))
-    for trail_id, seq, uid, name, type_, compliant, target, overrides in \
-            (row for chunk in chunks for row in _ATTESTATIONS_OF.rows(trails=chunk)):
-        by_trail[trail_id][0].append({
-            "id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
-            "seq": seq, "target": target, "overrides": overrides})
-    for trail_id, artifact_id, fingerprint, template_name in \
-            (row for chunk in chunks for row in _ARTIFACTS_OF.rows(trails=chunk)):
-        by_trail[trail_id][1].append({"id": str(artifact_id), "fingerprint": fingerprint,
-                                      "template_reference_name": template_name})
-    return by_trail
+    return defaultdict(lambda: ([], []), {
+        trail_id: rows.evidence() for trail_id, rows in evidence_rows_of(trails).items()})
 
 
 def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dict[str, Any]]:

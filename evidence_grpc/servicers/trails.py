@@ -22,10 +22,9 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
 
     def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
         events = trails.events_of(rows)
-        evidence = trails.evidence_of(rows)
-        return [with_items(to_message(trails.trail_view(t, org_name, [], self.html_base,
-                                                        evidence[t.id]), pb.Trail),
-                           "events", [_encoded(e) for e in events[t.id]])
+        evidence = trails.evidence_rows_of(rows)
+        return [pb.Trail.FromString(_encoded_trail(
+                    _Read(t, tuple(events[t.id]), evidence[t.id]), org_name, self.html_base))
                 for t in rows]
 
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
@@ -93,3 +92,38 @@ def _encoded(event: trails.Event) -> bytes:
     timestamp, type_ = fields.pop("timestamp"), fields.pop("type")
     return to_message({"timestamp": timestamp, "type": type_, _EVENT_KINDS[type_]: fields},
                       pb.TrailEvent).SerializeToString()
+
+
+class _Read:
+    """What a trail's answer is made of: its row, its flow's, its events and evidence. Hashed
+    and compared by the rows as read (`Prepared.models` keeps them), which make the answer
+    (compliance is a pure function of them); without its rows (a trail read otherwise) a
+    trail is worked out every time."""
+
+    __slots__ = ("trail", "events", "evidence", "key", "size")
+
+    def __init__(self, trail: Trail, events: tuple[trails.Event, ...],
+                 evidence: trails.EvidenceRows) -> None:
+        self.trail, self.events, self.evidence = trail, events, evidence
+        rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
+        self.key = (rows, events, evidence) if None not in rows else None
+        self.size = _KEEP_AT_MOST + 1 if self.key is None else sum(
+            len(value) for row in (*rows, *events, *evidence.attestations, *evidence.artifacts)
+            for value in row if isinstance(value, str))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Read) and self.key is not None and self.key == other.key
+
+
+_KEEP_AT_MOST = 16384  # characters of the rows a kept answer is made of
+
+
+@small_lru(items=512, most_bytes=_KEEP_AT_MOST, size=lambda read, *_: read.size)
+def _encoded_trail(read: _Read, org_name: str, html_base: str) -> bytes:
+    """A trail's answer, encoded: the answers of the trails read last are kept."""
+    view = trails.trail_view(read.trail, org_name, [], html_base, read.evidence.evidence())
+    return with_items(to_message(view, pb.Trail), "events",
+                      [_encoded(e) for e in read.events]).SerializeToString()

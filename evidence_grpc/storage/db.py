@@ -285,7 +285,10 @@ class Prepared:
         """Rows as instances of `model` (values converted), each with the instances of the
         models joined by its foreign keys (`Trail.select(Trail, Flow).join(Flow)` gives trails
         whose `.flow` is the row's flow). Built here from (field name, converter) pairs read
-        off the query once: peewee's own row reader works them out again for every query."""
+        off the query once: peewee's own row reader works them out again for every query.
+
+        Each instance, joined ones too, keeps the row it was made of as `__row__`: its values
+        as read, hashable, to key what is made of them (answers kept by `servicers.trails`)."""
         sql, params, query = self._compiled(values)
         plan = self._plans.get(id(query))
         if plan is None:
@@ -294,9 +297,11 @@ class Prepared:
         found = []
         for row in database.execute_sql(sql, params):
             instance = instance_of(model, {name: convert(row[i]) for i, name, convert in own})
+            instance.__row__ = row
             for attribute, other_model, columns in joined:
-                instance.__rel__[attribute] = instance_of(
+                other = instance.__rel__[attribute] = instance_of(
                     other_model, {name: convert(row[i]) for i, name, convert in columns})
+                other.__row__ = row
             found.append(instance)
         return found
 
