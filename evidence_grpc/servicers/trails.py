@@ -23,8 +23,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
         events = trails.events_of(rows)
         evidence = trails.evidence_rows_of(rows)
-        return [pb.Trail.FromString(_encoded_trail(
-                    _Read(t, tuple(events[t.id]), evidence[t.id]), org_name, self.html_base))
+        return [_trail(_Read(t, tuple(events[t.id]), evidence[t.id]), org_name, self.html_base)
                 for t in rows]
 
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
@@ -97,19 +96,22 @@ def _encoded(event: trails.Event) -> bytes:
 class _Read:
     """What a trail's answer is made of: its row, its flow's, its events and evidence. Hashed
     and compared by the rows as read (`Prepared.models` keeps them), which make the answer
-    (compliance is a pure function of them); without its rows (a trail read otherwise) a
-    trail is worked out every time."""
+    (compliance is a pure function of them). A trail read otherwise has no key."""
 
-    __slots__ = ("trail", "events", "evidence", "key", "size")
+    __slots__ = ("trail", "events", "evidence", "key")
 
     def __init__(self, trail: Trail, events: tuple[trails.Event, ...],
                  evidence: trails.EvidenceRows) -> None:
         self.trail, self.events, self.evidence = trail, events, evidence
         rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
         self.key = (rows, events, evidence) if None not in rows else None
-        self.size = _KEEP_AT_MOST + 1 if self.key is None else sum(
-            len(value) for row in (*rows, *events, *evidence.attestations, *evidence.artifacts)
-            for value in row if isinstance(value, str))
+
+    def size(self) -> int:
+        """Characters of the text its key holds."""
+        rows, events, evidence = self.key
+        return sum(len(value) for row in (*rows, *events, *evidence.attestations,
+                                          *evidence.artifacts)
+                   for value in row if isinstance(value, str))
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -118,12 +120,19 @@ class _Read:
         return isinstance(other, _Read) and self.key is not None and self.key == other.key
 
 
-_KEEP_AT_MOST = 16384  # characters of the rows a kept answer is made of
+def _trail(read: _Read, org_name: str, html_base: str) -> pb.Trail:
+    """A trail's answer: kept when its rows are known (the trails read last), else made."""
+    if read.key is None:
+        return _made(read, org_name, html_base)
+    return pb.Trail.FromString(_encoded_trail(read, org_name, html_base))
 
 
-@small_lru(items=512, most_bytes=_KEEP_AT_MOST, size=lambda read, *_: read.size)
-def _encoded_trail(read: _Read, org_name: str, html_base: str) -> bytes:
-    """A trail's answer, encoded: the answers of the trails read last are kept."""
+def _made(read: _Read, org_name: str, html_base: str) -> pb.Trail:
     view = trails.trail_view(read.trail, org_name, [], html_base, read.evidence.evidence())
-    return with_items(to_message(view, pb.Trail), "events",
-                      [_encoded(e) for e in read.events]).SerializeToString()
+    return with_items(to_message(view, pb.Trail), "events", [_encoded(e) for e in read.events])
+
+
+@small_lru(items=512, most_bytes=16384, size=lambda read, *_: read.size())
+def _encoded_trail(read: _Read, org_name: str, html_base: str) -> bytes:
+    """A trail's answer, encoded; at most 16,384 characters of rows make a kept one."""
+    return _made(read, org_name, html_base).SerializeToString()
