@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 
+import peewee
 import pytest
 
 from evidence_grpc.domain import compliance, flows, organizations, templates, trails
@@ -21,7 +22,16 @@ from evidence_grpc.domain.errors import (
 from evidence_grpc.domain.names import check_name, safe_filename
 from evidence_grpc.domain.pages import page_of
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import ApiKey, Flow, FlowAlias, Membership, Organization, Trail, User
+from evidence_grpc.storage.models import (
+    ApiKey,
+    Flow,
+    FlowAlias,
+    Membership,
+    Organization,
+    Trail,
+    TrailEvent,
+    User,
+)
 from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP
 
 TEMPLATE = """\
@@ -711,3 +721,30 @@ def test_prepared_models_carry_their_joined_models(acme, alice):
                                  .where(Flow.id.in_(ids)), ids=list[int])
     with pytest.raises(TypeError):
         unrelated.models(Flow, ids=[flow.id])
+
+
+def test_prepared_inserts_store_what_peewee_would(acme, alice):
+    """A compiled insert converts its values by their fields, fills defaults and gives the new
+    key on either engine: the row reads back as the one `Model.create` stores."""
+    flows.upsert_flow(acme, "inserted", "")
+    trail, _ = trails.begin_trail(acme, "inserted", {"name": "t-1"}, alice)
+    events = storage.PreparedInsert(TrailEvent)
+    stored = [events.create(trail=trail, timestamp=1.5 + i, type="kind",
+                            payload={"n": i, "text": "ü\n\"x\""}) for i in range(3)]
+    assert len({e.id for e in stored}) == 3 and all(isinstance(e.id, int) for e in stored)
+    by_peewee = TrailEvent.create(trail=trail, timestamp=9.0, type="kind", payload={"n": 9})
+    assert by_peewee.id > stored[-1].id > stored[0].id  # one sequence, whoever inserts
+    for event in stored:
+        again = TrailEvent.get_by_id(event.id)
+        assert (again.trail_id, again.timestamp, again.type, again.payload) == (
+            trail.id, event.timestamp, "kind", event.payload)
+        assert event.trail is trail  # a foreign key given as an instance stays related
+    # A field not given gets its default; the touch of a trail is a compiled UPDATE.
+    assert events.create(trail=trail.id, timestamp=2.0, type="bare").payload == {}
+    assert TrailEvent.get(TrailEvent.type == "bare").payload == {}
+    trails.reported(trail, 123.25, "touched", {})
+    assert Trail.get_by_id(trail.id).last_modified_at == 123.25
+    # A constraint still holds: nothing is stored without its trail.
+    with pytest.raises(peewee.IntegrityError), storage.database.atomic():
+        events.create(trail=None, timestamp=3.0, type="orphan")
+    assert not TrailEvent.select().where(TrailEvent.type == "orphan").exists()

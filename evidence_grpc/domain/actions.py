@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import peewee
 
-from ..storage.db import database, for_update, now, write_transaction
+from ..storage.db import Prepared, database, for_update, now, write_transaction
 from ..storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
 from . import outbound
 from .errors import AlreadyExists, InvalidArgument, NotFound, validation_error
@@ -213,8 +213,13 @@ def action_view(action: Action) -> dict[str, Any]:
 
 # ---- triggers -----------------------------------------------------------------------------
 
+_OF_KIND = Prepared(lambda org, kind: Action.select().where((Action.organization == org)
+                                                           & (Action.type == kind)),
+                   org=int, kind=str)
+
+
 def _actions(org: Organization, kind: str) -> list[Action]:
-    return list(Action.select().where((Action.organization == org) & (Action.type == kind)))
+    return _OF_KIND.models(Action, org=org.id, kind=kind)
 
 
 def _watching(org: Organization, kind: str, scope: str, trigger: str,

@@ -23,7 +23,6 @@ from ..storage.models import (
     Flow,
     Organization,
     Trail,
-    TrailEvent,
     User,
 )
 from . import actions, contract, trails
@@ -113,12 +112,10 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.save()
             link_artifact(org, artifact)
             _bind_pending(trail, artifact)
-            Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
-            TrailEvent.create(trail=trail, timestamp=stamp, type="artifact_creation_reported",
-                              payload={"artifact_name": artifact.name, "fingerprint": fingerprint,
-                                       "template_reference_name": template_name,
-                                       "git_commit_info": artifact.git_commit_info,
-                                       "user": user.name})
+            trails.reported(trail, stamp, "artifact_creation_reported",
+                            {"artifact_name": artifact.name, "fingerprint": fingerprint,
+                             "template_reference_name": template_name,
+                             "git_commit_info": artifact.git_commit_info, "user": user.name})
             actions.flow_event(org, flow.name, "ON_ATTESTED_PROVENANCE", trail_name=trail.name,
                                artifact_name=artifact.name, fingerprint=fingerprint,
                                git_commit=git_commit, user=user.name)

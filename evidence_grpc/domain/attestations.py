@@ -15,7 +15,15 @@ from typing import Any
 import peewee
 import re2
 
-from ..storage.db import Prepared, database, in_chunks, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    PreparedInsert,
+    database,
+    in_chunks,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import (
     Artifact,
     Attestation,
@@ -23,10 +31,9 @@ from ..storage.models import (
     Flow,
     Organization,
     Trail,
-    TrailEvent,
     User,
 )
-from . import actions, attestation_types, blobs, contract
+from . import actions, attestation_types, blobs, contract, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow, flow_to_report_to
@@ -130,24 +137,37 @@ KINDS: dict[str, tuple[str, Callable[[Organization, dict[str, Any]], Judgement]]
 }
 
 
+_ATTESTATION = PreparedInsert(Attestation)
+# The artifact an attestation is about: by fingerprint in its trail, else in its flow; or the
+# newest of the trail's artifacts of a template name.
+_FINGERPRINT_IN_TRAIL = Prepared(lambda trail, fingerprint: Artifact.select().where(
+    (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint)).limit(1),
+    trail=int, fingerprint=str)
+_FINGERPRINT_IN_FLOW = Prepared(lambda flow, fingerprint: Artifact.select().where(
+    (Artifact.flow == flow) & (Artifact.fingerprint == fingerprint)).limit(1),
+    flow=int, fingerprint=str)
+_NAMED_IN_TRAIL = Prepared(lambda trail, name: Artifact.select().where(
+    (Artifact.trail == trail) & (Artifact.template_reference_name == name))
+    .order_by(Artifact.id.desc()).limit(1), trail=int, name=str)
+
+
 def _target(org: Organization, trail: Trail, data: dict[str, Any]
             ) -> tuple[str | None, Artifact | None, str | None]:
     """(template name of the artifact it is about, that artifact, its fingerprint)."""
     targets = data.get("target_artifacts") or []
     fingerprint = data.get("artifact_fingerprint")
     if fingerprint:
-        artifact = (Artifact.select().where((Artifact.trail == trail)
-                                            & (Artifact.fingerprint == fingerprint)).first()
-                    or Artifact.select().where((Artifact.flow == trail.flow_id)
-                                               & (Artifact.fingerprint == fingerprint)).first())
-        if artifact is None:
+        found = (_FINGERPRINT_IN_TRAIL.models(Artifact, trail=trail.id, fingerprint=fingerprint)
+                 or _FINGERPRINT_IN_FLOW.models(Artifact, flow=trail.flow_id,
+                                                fingerprint=fingerprint))
+        if not found:
             raise artifact_not_in_trail(org.name, trail.flow.name, trail.name, fingerprint)
+        artifact = found[0]
         return artifact.template_reference_name or fingerprint, artifact, fingerprint
     if targets:
         name = targets[0]
-        artifact = (Artifact.select().where((Artifact.trail == trail)
-                                            & (Artifact.template_reference_name == name))
-                    .order_by(Artifact.id.desc()).first())
+        found = _NAMED_IN_TRAIL.models(Artifact, trail=trail.id, name=name)
+        artifact = found[0] if found else None
         return name, artifact, artifact.fingerprint if artifact else None
     return None, None, None
 
@@ -167,7 +187,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 if overrides else _target(org, trail, data))
             stamp = now()
             blob = blobs.store(attachment[1], address) if attachment else None
-            attestation = Attestation.create(
+            attestation = _ATTESTATION.create(
                 uid=str(uuid.uuid4()), organization=org, flow=trail.flow_id, trail=trail,
                 artifact=artifact, name=data["attestation_name"], type=type_name,
                 target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
@@ -175,15 +195,14 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 attachment_name=attachment[0] if attachment else None,
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
-            Trail.update(last_modified_at=stamp).where(Trail.id == trail.id).execute()
             remember(org, data.get("repo_info"), stamp)
-            TrailEvent.create(
-                trail=trail, timestamp=stamp,
-                type="artifact_attestation_reported" if target else "trail_attestation_reported",
-                payload={"attestation_type": type_name, "attestation_id": attestation.uid,
-                         "template_reference_name": data["attestation_name"],
-                         "target_artifact": target, "is_compliant": compliant,
-                         "git_commit_info": data.get("git_commit_info"), "user": user.name})
+            trails.reported(
+                trail, stamp,
+                "artifact_attestation_reported" if target else "trail_attestation_reported",
+                {"attestation_type": type_name, "attestation_id": attestation.uid,
+                 "template_reference_name": data["attestation_name"],
+                 "target_artifact": target, "is_compliant": compliant,
+                 "git_commit_info": data.get("git_commit_info"), "user": user.name})
             actions.flow_event(org, trail.flow.name, "ON_ATTESTATION", trail_name=trail.name,
                                attestation_name=data["attestation_name"],
                                attestation_type=type_name, is_compliant=compliant,

@@ -9,6 +9,8 @@ import peewee
 
 from ..storage.db import (
     Prepared,
+    PreparedInsert,
+    as_given,
     for_update,
     in_chunks,
     locked,
@@ -60,9 +62,9 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
             trail.save()
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
-            TrailEvent.create(trail=trail, timestamp=stamp,
-                              type="trail_reported" if created else "trail_updated",
-                              payload=_event_payload(data, user))
+            _EVENT.create(trail=trail, timestamp=stamp,
+                          type="trail_reported" if created else "trail_updated",
+                          payload=_event_payload(data, user))
             if created:
                 actions.flow_event(org, flow.name, "ON_STARTED_TRAIL", trail_name=name,
                                    user=user.name)
@@ -82,6 +84,18 @@ def _adopt_repo(org: Organization, trail: Trail, stamp: float) -> None:
         artifact.save()
         artifact.trail = trail
         link_artifact(org, artifact)
+
+
+_EVENT = PreparedInsert(TrailEvent)
+_TOUCH = Prepared(lambda trail, stamp: Trail.update({Trail.last_modified_at: as_given(stamp)})
+                  .where(Trail.id == trail), trail=int, stamp=float)
+
+
+def reported(trail: Trail, stamp: float, kind: str, payload: dict[str, Any]) -> None:
+    """Evidence reported to the trail: the event of its history, and the trail modified then.
+    Call inside the write transaction that keeps the evidence."""
+    _TOUCH.execute(trail=trail.id, stamp=stamp)
+    _EVENT.create(trail=trail, timestamp=stamp, type=kind, payload=payload)
 
 
 def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Server interceptors: every evidence.v2 call passes errors -> database -> auth -> values
-(numbers, NUL, upload sizes) -> servicer.
+"""Server interceptors: every evidence.v2 call passes errors -> database connection -> auth
+-> values (numbers, NUL, upload sizes) -> the write transaction of a write method -> servicer.
 
 The same interceptor objects wrap the handlers of the network server and of the REST shim's
 in-process calls, so auth and error mapping have exactly one implementation."""
@@ -9,11 +9,12 @@ from __future__ import annotations
 import grpc
 
 from .auth import AuthInterceptor
-from .database import DatabaseInterceptor
+from .database import ConnectionInterceptor, TransactionInterceptor
 from .errors import ErrorInterceptor
 from .values import ValuesInterceptor
 
 
 def interceptors() -> list[grpc.ServerInterceptor]:
     """Outermost first, as grpc.server applies them."""
-    return [ErrorInterceptor(), DatabaseInterceptor(), AuthInterceptor(), ValuesInterceptor()]
+    return [ErrorInterceptor(), ConnectionInterceptor(), AuthInterceptor(), ValuesInterceptor(),
+            TransactionInterceptor()]

@@ -2,18 +2,21 @@
 the gRPC pool and HTTP workers outlive calls): see storage.db.call_scope.
 
 A write method (any whose google.api.http rule is not a GET) runs as one transaction: a request
-that fails changes nothing, and what it wrote becomes visible to others all at once."""
+that fails changes nothing, and what it wrote becomes visible to others all at once. The
+transaction wraps the servicer alone: authentication and the checks of the request's values
+read, and run before it, so that on SQLite they do not hold the one writer's lock."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 from google.api import annotations_pb2
 
 from ..storage.db import call_scope, retry_on_conflict, write_transaction
-from .base import Behavior, UnaryInterceptor, method_descriptor
+from .base import PACKAGE_PREFIX, Behavior, UnaryInterceptor, method_descriptor
 
 
 @functools.cache
@@ -23,15 +26,29 @@ def is_write(method: str) -> bool:
     return options.Extensions[annotations_pb2.http].WhichOneof("pattern") != "get"
 
 
-class DatabaseInterceptor(UnaryInterceptor):
+class ConnectionInterceptor(UnaryInterceptor):
+    """The call's database connection, for every interceptor within and the servicer."""
+
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         with call_scope():
-            if not is_write(method):
+            return behavior(request, context)
+
+
+class TransactionInterceptor(UnaryInterceptor):
+    """A write method's servicer in one write transaction, run again on a unique-key race.
+    Read methods are not wrapped at all."""
+
+    def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
+        method = handler_call_details.method
+        if method.startswith(PACKAGE_PREFIX) and not is_write(method):
+            return continuation(handler_call_details)
+        return super().intercept_service(continuation, handler_call_details)
+
+    def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+               method: str) -> Any:
+        def transaction() -> Any:
+            with write_transaction():
                 return behavior(request, context)
 
-            def transaction() -> Any:
-                with write_transaction():
-                    return behavior(request, context)
-
-            return retry_on_conflict(transaction)
+        return retry_on_conflict(transaction)

@@ -281,6 +281,11 @@ class Prepared:
         sql, params = self.sql(**values)
         return list(database.execute_sql(sql, params))
 
+    def execute(self, **values: Any) -> int:
+        """Run a compiled UPDATE or DELETE: the number of rows it changed."""
+        sql, params = self.sql(**values)
+        return database.execute_sql(sql, params).rowcount
+
     def models(self, model: type[peewee.Model], **values: Any) -> list[Any]:
         """Rows as instances of `model` (values converted), each with the instances of the
         models joined by its foreign keys (`Trail.select(Trail, Flow).join(Flow)` gives trails
@@ -321,6 +326,52 @@ class Prepared:
                             "models its foreign keys join")
         return by_model[model], [(keys[m], m, columns) for m, columns in by_model.items()
                                  if m is not model]
+
+
+def as_given(standin: Any) -> peewee.Value:
+    """A stand-in of `Prepared` to be sent as the value given at run time, not converted by
+    the field it is compared with or assigned to (a field whose conversion would refuse the
+    stand-in, such as a DoubleField's). The caller gives the value the database stores."""
+    return peewee.Value(standin, converter=False)
+
+
+class PreparedInsert:
+    """The INSERT of one row of `model` with every column (but an auto-incremented key),
+    compiled once per SQL dialect: peewee builds an insert's SQL anew for every row, and on
+    the write path that took longer than storing it. The values are converted by their fields
+    at run time (`db_value`), as peewee converts them; a column not given gets its field's
+    default, or NULL."""
+
+    def __init__(self, model: type[peewee.Model]) -> None:
+        self._model = model
+        key = model._meta.primary_key
+        self._auto_key = key.name if isinstance(key, peewee.AutoField) else None
+        self._fields = [f for f in model._meta.sorted_fields if f.name != self._auto_key]
+        self._forms: dict[type, tuple[str, list[peewee.Field]]] = {}
+
+    def _form(self) -> tuple[str, list[peewee.Field]]:
+        """(SQL, the field of each parameter in order)."""
+        key = type(database.obj)
+        form = self._forms.get(key)
+        if form is None:
+            standins = {Prepared._standin(str, f.name): f for f in self._fields}
+            sql, template = self._model.insert(
+                {f: as_given(s) for s, f in standins.items()}).sql()
+            form = self._forms[key] = (sql, [standins[p] for p in template])
+        return form
+
+    def create(self, **values: Any) -> Any:
+        """The row stored, as the instance `model.create(**values)` would give: defaults
+        filled, foreign keys given as instances kept as its related instances, its new key."""
+        sql, fields = self._form()
+        instance = self._model(**values)
+        data = instance.__data__
+        cursor = database.execute_sql(sql, [f.db_value(data.get(f.name)) for f in fields])
+        if self._auto_key is not None:
+            data[self._auto_key] = (cursor.fetchone()[0] if database.obj.returning_clause
+                                    else cursor.lastrowid)
+        instance._dirty.clear()
+        return instance
 
 
 def instance_of(model: type[M], values: dict[str, Any]) -> M:
