@@ -29,6 +29,7 @@ from .codec import (
     merge_json,
     message_to_json,
 )
+from .multipart import form_of
 
 FD = descriptor.FieldDescriptor
 UPLOADED_FILE = "evidence.v2.UploadedFile"
@@ -132,7 +133,8 @@ def _json_body(request: Request) -> Any:
 
 def _bind_multipart(route: Route, request: Request, message: Message) -> None:
     fields = message.DESCRIPTOR.fields_by_name
-    for name, text in request.form.items():
+    form = form_of(request)
+    for name, text in form.fields.items():
         field = fields.get(name)
         if field is None or name in route.path_fields:
             continue
@@ -147,21 +149,17 @@ def _bind_multipart(route: Route, request: Request, message: Message) -> None:
                 merge_json(data, getattr(message, name), route.options.strict_body)
         else:
             _set_text(message, field, [text])
-    for name, upload in request.files.items():
+    for name, upload in form.files.items():
         field = fields.get(name)
         if field is None or field.type != FD.TYPE_MESSAGE or \
                 field.message_type.full_name != UPLOADED_FILE:
             continue
-        stream = upload.stream
-        stream.seek(0, 2)
-        size = stream.tell()
-        stream.seek(0)
         limit = upload_limit(field)
-        if limit and size > limit:
+        if limit and upload.size > limit:
             raise TooLarge(too_large(name, limit))
         target = getattr(message, name)
-        target.content = stream.read()  # straight into the message: no second copy held
-        target.filename = upload.filename or ""  # the domain keeps only its base name
+        target.content = upload.read()  # straight into the message: no second copy held
+        target.filename = upload.filename  # the domain keeps only its base name
         target.content_type = upload.mimetype or "application/octet-stream"
 
 

@@ -1,0 +1,134 @@
+"""The form of a multipart/form-data request: its text fields and its files.
+
+Werkzeug's parser compiles two regular expressions for the boundary of every body; every body
+has a new boundary, so on a small attestation that compiling cost more than the rest of the
+parse and churned Python's cache of compiled expressions. Small bodies in the form clients
+send (the kosli CLI, curl, Python's requests: CRLF line breaks, parts with a
+`Content-Disposition: form-data; name="..."` and, for files, a `filename` and a
+`Content-Type`) are read here with plain byte searches. Any other body, a larger one, or one
+that would break a limit is left to werkzeug (reading the same bytes again), so its answers and
+refusals (413 for an oversized part, an empty form for a malformed body) stay werkzeug's."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+
+from flask import Request
+
+# Bodies up to this size are read whole into memory and parsed here; larger ones stream
+# through werkzeug, which spools files to disk.
+SMALL_BODY = 256 * 1024
+# Names and file names werkzeug would read unchanged: no quote, escape, percent-escape or ';'.
+_DISPOSITION = re.compile(r'form-data; name="([^"\\%;\r\n]*)"(?:; filename="([^"\\%;\r\n]*)")?')
+
+
+@dataclasses.dataclass(frozen=True)
+class FilePart:
+    filename: str
+    mimetype: str  # without parameters, lowercase; "" when the part names none
+    size: int
+    read: Callable[[], bytes]
+
+
+@dataclasses.dataclass(frozen=True)
+class Form:
+    fields: dict[str, str]  # the first part of each name, as werkzeug's MultiDict.items() gives
+    files: dict[str, FilePart]
+
+
+def form_of(request: Request) -> Form:
+    """The request's form: parsed here when small and plain, else by werkzeug. A request
+    class with a `max_file_bytes` (app.EvidenceRequest) declares the size a file part may have;
+    werkzeug holds other requests to it while reading."""
+    length = request.content_length
+    boundary = request.mimetype_params.get("boundary", "")
+    max_file_bytes = getattr(request, "max_file_bytes", None)
+    # werkzeug refuses a body whose unread part outgrows max_form_memory_size: never a small
+    # one under the default limits, but a lower limit reaches it.
+    most = min(SMALL_BODY, request.max_form_memory_size or SMALL_BODY)
+    if (length is not None and length <= most and max_file_bytes is not None
+            and boundary.isascii() and boundary):
+        body = request.get_data(cache=True)  # kept: werkzeug reads it again if need be
+        form = read_small(body, boundary.encode(), max_field_bytes=request.max_form_memory_size,
+                          max_file_bytes=max_file_bytes, max_parts=request.max_form_parts)
+        if form is not None:
+            return form
+    files = {}
+    for name, upload in request.files.items():
+        stream = upload.stream
+        stream.seek(0, 2)
+        size = stream.tell()
+        stream.seek(0)
+        files[name] = FilePart(upload.filename or "", upload.mimetype, size, stream.read)
+    return Form(dict(request.form.items()), files)
+
+
+def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
+               max_file_bytes: int, max_parts: int | None) -> Form | None:
+    """The form of `body`, or None when it is not in the plain form or a part breaks a limit."""
+    delimiter = b"\r\n--" + boundary
+    # The first delimiter's line break may be left out (RFC 2046), as most clients do.
+    start = 0 if body.startswith(delimiter + b"\r\n") else 2
+    if not body.startswith(delimiter[start:] + b"\r\n"):
+        return None
+    fields: dict[str, str] = {}
+    files: dict[str, FilePart] = {}
+    position, parts = len(delimiter) + 2 - start, 0
+    while True:
+        headers_end = body.find(b"\r\n\r\n", position)
+        if headers_end < 0:
+            return None
+        end = body.find(delimiter, headers_end + 4)
+        parts += 1
+        if end < 0 or (max_parts is not None and parts > max_parts):
+            return None
+        headers = _headers(body[position:headers_end])
+        if headers is None:
+            return None
+        name, filename, content_type = headers
+        data = body[headers_end + 4:end]
+        if filename is None:
+            if content_type is not None or (max_field_bytes is not None
+                                            and len(data) > max_field_bytes):
+                return None
+            fields.setdefault(name, data.decode("utf-8", "replace"))
+        else:
+            if len(data) > max_file_bytes:
+                return None
+            mimetype = (content_type or "").partition(";")[0].strip(" \t").lower()
+            files.setdefault(name, FilePart(filename, mimetype, len(data),
+                                            lambda data=data: data))
+        after = end + len(delimiter)
+        if body.startswith(b"\r\n", after):
+            position = after + 2
+        elif body.startswith(b"--", after) and body[after + 2:] in (b"", b"\r\n"):
+            return Form(fields, files)
+        else:
+            return None
+
+
+def _headers(block: bytes) -> tuple[str, str | None, str | None] | None:
+    """(name, file name or None, content type or None) of a part's header lines, or None
+    when they hold anything but one Content-Disposition and at most one Content-Type."""
+    disposition = content_type = None
+    for line in block.split(b"\r\n"):
+        key, colon, value = line.partition(b":")
+        key = key.strip(b" \t").lower()
+        if not colon or line[:1] in (b" ", b"\t") or b"\r" in line or b"\n" in line:
+            return None
+        try:
+            text = value.strip(b" \t").decode()
+        except UnicodeDecodeError:
+            return None
+        if key == b"content-disposition" and disposition is None:
+            disposition = text
+        elif key == b"content-type" and content_type is None:
+            content_type = text
+        else:
+            return None
+    matched = _DISPOSITION.fullmatch(disposition or "")
+    if matched is None:
+        return None
+    return matched.group(1), matched.group(2), content_type
