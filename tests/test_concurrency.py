@@ -27,6 +27,7 @@ from tests.test_evidence_shim import (
     begin_trail,
     create_flow,
     get_trail,
+    override,
     report_artifact,
     trail_attestations,
 )
@@ -80,6 +81,44 @@ def test_the_domain_report_alone_leaves_no_trail(db, monkeypatch: pytest.MonkeyP
                 "fingerprint": FINGERPRINT, "filename": "app.tgz", "git_commit": COMMIT,
                 "build_url": "b", "commit_url": "c"})
         assert Trail.select().count() == 0
+
+
+def test_evidence_is_checked_before_its_transaction_and_kept_in_one(
+        client, monkeypatch: pytest.MonkeyPatch):
+    """Attestations, artifact reports and trails begun own their transaction: their schema
+    checks run before it (on SQLite outside the one writer's lock), their writes in one
+    transaction, not a savepoint within an outer one. Other writes stay wholly inside the
+    transaction interceptor's."""
+    from evidence_grpc.domain import contract
+
+    inside: list[tuple[str, bool]] = []
+    check = contract.validate
+
+    def spy(operation: str, data: Any) -> None:
+        inside.append((operation, storage.database.in_transaction()))
+        check(operation, data)
+
+    monkeypatch.setattr(contract, "validate", spy)
+    create_flow(client)
+    begin_trail(client)
+    report_artifact(client)
+    statements: list[str] = []
+    execute = storage.database.obj.execute_sql
+
+    def spy_sql(sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
+        statements.append(sql)
+        return execute(sql, params, *args, **kwargs)
+
+    monkeypatch.setattr(storage.database.obj, "execute_sql", spy_sql)
+    assert attest(client, "generic", {"attestation_name": "a", "is_compliant": True}
+                  ).status_code == 201
+    assert attest(client, "generic", {"attestation_name": "b"}).status_code == 400
+    assert not any("SAVEPOINT" in sql.upper() for sql in statements)
+    assert sum(sql.startswith("INSERT") for sql in statements) == 2  # attestation, event
+    assert override(client, "a", "generic", False).status_code == 201
+    assert inside == [("create_artifact", False), ("post_generic_attestation", False),
+                      ("post_generic_attestation", False), ("post_override_attestation", True)]
+    assert [a["is_compliant"] for a in trail_attestations(client, "a")] == [False, True]
 
 
 # ---- "newest" is report order, whatever the clocks say ---------------------------------------

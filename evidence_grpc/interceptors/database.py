@@ -37,13 +37,18 @@ class ConnectionInterceptor(UnaryInterceptor):
 
 class TransactionInterceptor(UnaryInterceptor):
     """A write method's servicer in one write transaction, run again on a unique-key race.
-    Read methods are not wrapped at all."""
+    Read methods are not wrapped, nor servicers that own their transaction
+    (storage.db.owns_transaction); this interceptor is the innermost, so the handler it wraps
+    is the servicer's method itself."""
 
     def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
         method = handler_call_details.method
         if method.startswith(PACKAGE_PREFIX) and not is_write(method):
             return continuation(handler_call_details)
-        return super().intercept_service(continuation, handler_call_details)
+        handler = continuation(handler_call_details)
+        if handler is not None and getattr(handler.unary_unary, "owns_transaction", False):
+            return handler
+        return super().intercept_service(lambda _: handler, handler_call_details)
 
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:

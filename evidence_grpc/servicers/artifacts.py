@@ -13,12 +13,14 @@ from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, to_message
 from ..domain import artifacts, audit_packages, tags
 from ..domain.organizations import current_caller
+from ..storage.db import owns_transaction
 
 
 class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
     def __init__(self, settings: Settings) -> None:
         self.html_base = settings.html_base
 
+    @owns_transaction
     def ReportArtifact(self, request: pb.ReportArtifactRequest, context: grpc.ServicerContext
                        ) -> pb.ReportArtifactResponse:
         caller = current_caller()

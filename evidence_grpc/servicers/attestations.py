@@ -26,6 +26,7 @@ from ..convert import (
 from ..domain import attestation_types, attestations
 from ..domain.organizations import current_caller
 from ..memo import small_lru
+from ..storage.db import owns_transaction
 
 
 def _present(request: object, *names: str) -> dict[str, object]:
@@ -75,6 +76,7 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         """The attestations' messages, encoded, for `with_items`."""
         return [_encoded(a, org_name, self.html_base) for a in rows]
 
+    @owns_transaction
     def CreateAttestation(self, request: pb.CreateAttestationRequest,
                           context: grpc.ServicerContext) -> pb.CreateAttestationResponse:
         caller = current_caller()

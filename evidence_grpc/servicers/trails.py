@@ -13,6 +13,7 @@ from ..convert import optional, page_of_request, present_fields, text_of, to_mes
 from ..domain import audit_packages, trails
 from ..domain.organizations import current_caller
 from ..memo import small_lru
+from ..storage.db import owns_transaction
 from ..storage.models import Trail
 
 
@@ -26,6 +27,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         return [_trail(_Read(t, tuple(events[t.id]), evidence[t.id]), org_name, self.html_base)
                 for t in rows]
 
+    @owns_transaction
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
                    ) -> pb.BeginTrailResponse:
         caller = current_caller()

@@ -163,6 +163,19 @@ def write_transaction() -> Iterator[None]:
             yield
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def owns_transaction(servicer_method: F) -> F:
+    """Declare a write method's servicer whose domain function keeps every write of the call
+    in one `write_transaction` of its own, after the reads and checks that need none: the
+    transaction interceptor leaves it alone, so that on SQLite the writer's lock is held for
+    the writes alone (checking a schema or judging evidence, in the lock, kept other writers
+    waiting). Anything it does after that transaction must not fail."""
+    servicer_method.owns_transaction = True  # type: ignore[attr-defined]
+    return servicer_method
+
+
 def for_update(query: peewee.ModelSelect) -> peewee.ModelSelect:
     """The rows of `query`, locked until the write transaction ends, for a read followed by a
     write: `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite the write transaction (IMMEDIATE)
