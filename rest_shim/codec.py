@@ -99,7 +99,7 @@ def _step(field: descriptor.FieldDescriptor, omit_unset: bool, sent: bool = Fals
         return lambda message: {k: convert(v) for k, v in getattr(message, name).items()}
     object_key = options.Extensions[options_pb2.json_object_key]
     if object_key:  # a packed series answered as one-key objects
-        return lambda message: [{object_key: value} for value in list(getattr(message, name))]
+        return _object_series(name, object_key)
     convert = converter(field)
     if field.is_repeated:
         whole = (lambda message: list(getattr(message, name))) if convert is None else \
@@ -113,6 +113,22 @@ def _step(field: descriptor.FieldDescriptor, omit_unset: bool, sent: bool = Fals
         return plain
     unset = _OMIT if omitted or (omit_unset and field.message_type is None) else None
     return lambda message: plain(message) if message.HasField(name) else unset
+
+
+def _object_series(name: str, object_key: str) -> Callable[[Message], Any]:
+    """A packed series of numbers as `[{"<key>": n}, ...]`, written as JSON at once: the
+    numbers' JSON (which holds no comma of its own) with each comma widened to a new object.
+    A series of 100,000 made as objects cost more than the rest of its answer."""
+    opening = b'{' + orjson.dumps(object_key) + b':'
+
+    def series(message: Message) -> Any:
+        values = getattr(message, name)
+        if not values:
+            return []
+        numbers = orjson.dumps(list(values))[1:-1]
+        return orjson.Fragment(b"[" + opening + numbers.replace(b",", b"}," + opening) + b"}]")
+
+    return series
 
 
 @functools.cache
@@ -173,7 +189,9 @@ def field_to_json(message: Message, name: str) -> Any:
 def dumps(value: Any) -> bytes:
     """Compact UTF-8 JSON. orjson writes what the json module writes (but for exponents of
     small numbers: 1e-7, not 1e-07), ten times faster on answers of 100,000 items; anything it
-    refuses (integers beyond 64 bits, keys that are not text) takes the json module's way."""
+    refuses (integers beyond 64 bits, keys that are not text) takes the json module's way.
+    Series written ahead (`_object_series`, orjson fragments) are numbers and text only, in
+    answers orjson always writes."""
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:

@@ -74,3 +74,25 @@ def test_a_json_array_message_is_answered_as_its_list():
     by_commit = message_to_json(answer)["by_commit"]
     assert [a["attestation_name"] for a in by_commit["a" * 40]] == ["unit"]
     assert by_commit["b" * 40] == []
+
+
+def test_series_of_one_key_objects_are_written_as_the_objects_would_be():
+    """Deployment statistics answer their series as `[{"deployed_at": t}, ...]`, written at
+    once from the packed numbers: byte for byte what writing the objects gives."""
+    import orjson
+
+    from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
+    from rest_shim.codec import dumps
+
+    for times, leads in (([], []), ([1.5], []), ([1764118800.123456, 1e-7, 0.0, 1e22, 2.0, -3.25],
+                                                 [60.0, 0.5]), ([float(n) for n in range(3000)],
+                                                                [7.0] * 2999)):
+        message = repo_pb.DeploymentStatistics(start_ts=0, end_ts=1, environments=[
+            repo_pb.EnvironmentDeploymentStatistics(env_name="prod", deployment_frequency=times,
+                                                    lead_times=leads)])
+        written = dumps(message_to_json(message))
+        answer = orjson.loads(written)
+        [env] = answer["environments"]
+        assert env["deployment_frequency"] == [{"deployed_at": t} for t in times]
+        assert env["lead_times"] == [{"lead_time_seconds": t} for t in leads]
+        assert written == orjson.dumps(answer)  # the objects, written, give the same bytes

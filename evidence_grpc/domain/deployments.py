@@ -14,7 +14,7 @@ from typing import Any
 
 import peewee
 
-from ..storage.db import database, now
+from ..storage.db import Prepared, as_given, now
 from ..storage.models import Artifact, Deployment, Environment, Flow, Organization, Repo, Trail
 from .environments import LOGICAL, find_environment
 from .errors import NotFound, flow_not_found, validation_error
@@ -128,13 +128,24 @@ class Statistics:
     environments: list[EnvironmentSeries]
 
 
+# One environment's series of a repo, oldest first (report order among equal times), all of it
+# in the index of migration 0016. Compiled once; the rows are read whole and split by
+# comprehensions: a Python loop over 100,000 rows cost more than the database's reading them.
+_SERIES = Prepared(lambda repo, env, start, end: Deployment.select(
+    Deployment.deployed_at, Deployment.lead_time_seconds).where(
+    (Deployment.repo == repo) & (Deployment.environment == env)
+    & Deployment.deployed_at.between(as_given(start), as_given(end)))
+    .order_by(Deployment.deployed_at, Deployment.id),
+    repo=int, env=int, start=float, end=float)
+
+
 def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | None = None,
                           start_ts: float | None = None, end_ts: float | None = None
                           ) -> Statistics:
     """Raw deployment times and lead times in the window (both edges included), one item per
     physical environment the repo was ever deployed to (after the `envs` filter), by name.
-    Two queries: the environments (an EXISTS probe each in the (repo, environment, deployed_at)
-    index), then the window's rows from that index, already in (environment, time) order."""
+    The environments in one query (an EXISTS probe each in the repo's series index), then
+    each one's rows in the window from that index."""
     start, end = window(start_ts, end_ts)
     repo = find_repo(org, name=repo_key)
     deployed_to = Deployment.select(peewee.SQL("1")).where(
@@ -144,22 +155,12 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
         & peewee.fn.EXISTS(deployed_to))
     if envs:
         physical = physical.where(Environment.name.in_(envs))
-    series = {env_id: EnvironmentSeries(name, [], [])
-              for env_id, name in physical.order_by(Environment.name).tuples()}
-    if series:
-        sql, params = (Deployment.select(Deployment.environment, Deployment.deployed_at,
-                                         Deployment.lead_time_seconds)
-                       .where((Deployment.repo == repo) & Deployment.environment.in_(list(series))
-                              & Deployment.deployed_at.between(start, end))
-                       .order_by(Deployment.environment, Deployment.id)
-                       .sql())
-        # Raw rows (ids and floats need no conversion): peewee's row wrapping would cost more
-        # than the query on a series of 100,000.
-        for env_id, at, lead in database.execute_sql(sql, params):
-            series[env_id].deployed_at.append(at)
-            if lead is not None:
-                series[env_id].lead_times.append(lead)
-    return Statistics(start, end, list(series.values()))
+    series = []
+    for env_id, name in physical.order_by(Environment.name).tuples():
+        rows = _SERIES.rows(repo=repo.id, env=env_id, start=start, end=end)
+        series.append(EnvironmentSeries(name, [at for at, _ in rows],
+                                        [lead for _, lead in rows if lead is not None]))
+    return Statistics(start, end, series)
 
 
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None

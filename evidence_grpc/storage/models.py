@@ -358,7 +358,7 @@ class Deployment(BaseModel):
             (("organization", "deployed_at"), False),
             (("organization", "fingerprint"), False),
             (("environment", "deployed_at"), False),
-            (("repo", "environment", "deployed_at"), False),
+            (("repo", "environment", "deployed_at", "id", "lead_time_seconds"), False),
         )
 
 

@@ -222,6 +222,23 @@ def test_deployment_statistics(org):
         deployments.deployment_statistics(org, "nope")
 
 
+def test_deployment_series_are_oldest_first_whatever_the_report_order(
+        org, monkeypatch: pytest.MonkeyPatch):
+    """A clock stepped back between two reports: the later report's deployment is the older,
+    and the series answer it first, its lead time with it."""
+    make_env(org, "prod")
+    built_artifact(org, FP1, 1_000_000.0, REPO)
+    built_artifact(org, FP2, 999_000.0, REPO)
+    clock = iter([1_000_500.0, 1_000_100.0])
+    monkeypatch.setattr(snapshots, "now", lambda: next(clock))
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))
+    snapshots.report_environment(org, "prod", "server", server_report(("app", FP1),
+                                                                        ("web", FP2)))
+    [prod] = deployments.deployment_statistics(org, "r-42", start_ts=0).environments
+    assert prod.deployed_at == [1_000_100.0, 1_000_500.0]
+    assert prod.lead_times == [1_100.0, 500.0]
+
+
 def test_repos_are_learned_from_repo_info(org):
     built_artifact(org, FP1, 0, REPO)
     rows, pagination = repos.list_repos(org, None, None)
