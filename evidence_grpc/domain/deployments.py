@@ -9,12 +9,14 @@ stored columns through the (repo, deployed_at) and (environment, deployed_at) in
 from __future__ import annotations
 
 import datetime
+import itertools
+import operator
 from dataclasses import dataclass
 from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, as_given, now
+from ..storage.db import Prepared, as_given, in_chunks, now
 from ..storage.models import Artifact, Deployment, Environment, Flow, Organization, Repo, Trail
 from .environments import LOGICAL, find_environment
 from .errors import NotFound, flow_not_found, validation_error
@@ -128,15 +130,16 @@ class Statistics:
     environments: list[EnvironmentSeries]
 
 
-# One environment's series of a repo, oldest first (report order among equal times), all of it
-# in the index of migration 0016. Compiled once; the rows are read whole and split by
-# comprehensions: a Python loop over 100,000 rows cost more than the database's reading them.
-_SERIES = Prepared(lambda repo, env, start, end: Deployment.select(
-    Deployment.deployed_at, Deployment.lead_time_seconds).where(
-    (Deployment.repo == repo) & (Deployment.environment == env)
+# Environments' series of a repo, each oldest first (report order among equal times), all of
+# it in the index of migration 0016, which the IN list walks environment by environment without a
+# sort. Compiled once; the rows are read whole and split by comprehensions: a Python loop over
+# 100,000 rows cost more than the database's reading them.
+_SERIES = Prepared(lambda repo, envs, start, end: Deployment.select(
+    Deployment.environment, Deployment.deployed_at, Deployment.lead_time_seconds).where(
+    (Deployment.repo == repo) & Deployment.environment.in_(envs)
     & Deployment.deployed_at.between(as_given(start), as_given(end)))
-    .order_by(Deployment.deployed_at, Deployment.id),
-    repo=int, env=int, start=float, end=float)
+    .order_by(Deployment.environment, Deployment.deployed_at, Deployment.id),
+    repo=int, envs=list[int], start=float, end=float)
 
 
 def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | None = None,
@@ -144,8 +147,8 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
                           ) -> Statistics:
     """Raw deployment times and lead times in the window (both edges included), one item per
     physical environment the repo was ever deployed to (after the `envs` filter), by name.
-    The environments in one query (an EXISTS probe each in the repo's series index), then
-    each one's rows in the window from that index."""
+    Two queries (however many environments): the environments (an EXISTS probe each in the
+    repo's series index), then their rows in the window from that index."""
     start, end = window(start_ts, end_ts)
     repo = find_repo(org, name=repo_key)
     deployed_to = Deployment.select(peewee.SQL("1")).where(
@@ -155,12 +158,16 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
         & peewee.fn.EXISTS(deployed_to))
     if envs:
         physical = physical.where(Environment.name.in_(envs))
-    series = []
-    for env_id, name in physical.order_by(Environment.name).tuples():
-        rows = _SERIES.rows(repo=repo.id, env=env_id, start=start, end=end)
-        series.append(EnvironmentSeries(name, [at for at, _ in rows],
-                                        [lead for _, lead in rows if lead is not None]))
-    return Statistics(start, end, series)
+    named = list(physical.order_by(Environment.name).tuples())
+    series: dict[int, tuple[list[float], list[float]]] = {}
+    for chunk in in_chunks([env_id for env_id, _ in named]):
+        rows = _SERIES.rows(repo=repo.id, envs=chunk, start=start, end=end)
+        for env_id, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+            held = list(group)
+            series[env_id] = ([at for _, at, _ in held],
+                              [lead for _, _, lead in held if lead is not None])
+    return Statistics(start, end, [EnvironmentSeries(name, *series.get(env_id, ([], [])))
+                                   for env_id, name in named])
 
 
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None

@@ -21,7 +21,7 @@ from evidence_grpc.domain import (
 from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
 from evidence_grpc.domain.presence import presence
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Artifact, Organization, User
+from evidence_grpc.storage.models import Artifact, Deployment, Organization, Repo, User
 from tests.conftest import HOUSE_RULES
 
 FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
@@ -237,6 +237,38 @@ def test_deployment_series_are_oldest_first_whatever_the_report_order(
     [prod] = deployments.deployment_statistics(org, "r-42", start_ts=0).environments
     assert prod.deployed_at == [1_000_100.0, 1_000_500.0]
     assert prod.lead_times == [1_100.0, 500.0]
+
+
+def test_deployment_statistics_of_many_environments_read_them_together(
+        org, monkeypatch: pytest.MonkeyPatch):
+    """The series of 300 environments come from one query per IN_CHUNK of them, not one each,
+    and chunks answer what one list does."""
+    built_artifact(org, FP1, 1_000_000.0, REPO)
+    repo = Repo.get(Repo.repo_id == "r-42")
+    envs = [make_env(org, f"env-{i:03d}") for i in range(300)]
+    Deployment.insert_many([
+        {"organization": org.id, "environment": env.id, "snapshot_index": 1, "artifact_name": "a",
+         "fingerprint": FP1, "deployed_at": 1_000_000.0 + i + n, "repo": repo.id,
+         "lead_time_seconds": None if n else float(i)}
+        for i, env in enumerate(envs) for n in range(2)]).execute()
+    whole = deployments.deployment_statistics(org, "r-42", start_ts=0)
+    assert [e.env_name for e in whole.environments] == [env.name for env in envs]
+    assert whole.environments[7] == deployments.EnvironmentSeries(
+        "env-007", [1_000_007.0, 1_000_008.0], [7.0])
+
+    monkeypatch.setattr(deployments, "in_chunks", lambda values: (
+        values[start:start + 64] for start in range(0, len(values), 64)))
+    statements: list[str] = []
+    execute = storage.database.obj.execute_sql
+
+    def spy(sql: str, params: object = None, *args: object, **kwargs: object) -> object:
+        statements.append(sql)
+        return execute(sql, params, *args, **kwargs)
+
+    monkeypatch.setattr(storage.database.obj, "execute_sql", spy)
+    chunked = deployments.deployment_statistics(org, "r-42", start_ts=0)
+    assert chunked.environments == whole.environments
+    assert sum('"lead_time_seconds"' in sql for sql in statements) == 5  # 300 / 64, rounded up
 
 
 def test_repos_are_learned_from_repo_info(org):
