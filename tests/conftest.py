@@ -63,6 +63,19 @@ def bearer(key: str = ALICE_KEY) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def recorded_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The SQL statements the shared database runs from now on (until the test ends)."""
+    statements: list[str] = []
+    execute = storage.database.obj.execute_sql
+
+    def recorded(sql: str, params: object = None, *args: object, **kwargs: object) -> object:
+        statements.append(sql)
+        return execute(sql, params, *args, **kwargs)
+
+    monkeypatch.setattr(storage.database.obj, "execute_sql", recorded)
+    return statements
+
+
 def basic(key: str = ALICE_KEY, password: str = "") -> dict[str, str]:
     token = base64.b64encode(f"{key}:{password}".encode()).decode()
     return {"Authorization": f"Basic {token}"}

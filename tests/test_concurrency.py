@@ -21,7 +21,7 @@ from evidence_grpc.domain.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, Trail, User
-from tests.conftest import RunningServer, bearer
+from tests.conftest import RunningServer, bearer, recorded_statements
 from tests.test_evidence_shim import (
     attest,
     begin_trail,
@@ -102,14 +102,7 @@ def test_evidence_is_checked_before_its_transaction_and_kept_in_one(
     create_flow(client)
     begin_trail(client)
     report_artifact(client)
-    statements: list[str] = []
-    execute = storage.database.obj.execute_sql
-
-    def spy_sql(sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
-        statements.append(sql)
-        return execute(sql, params, *args, **kwargs)
-
-    monkeypatch.setattr(storage.database.obj, "execute_sql", spy_sql)
+    statements = recorded_statements(monkeypatch)
     assert attest(client, "generic", {"attestation_name": "a", "is_compliant": True}
                   ).status_code == 201
     assert attest(client, "generic", {"attestation_name": "b"}).status_code == 400

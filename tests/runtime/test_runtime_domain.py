@@ -22,7 +22,7 @@ from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, Not
 from evidence_grpc.domain.presence import presence
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Artifact, Deployment, Organization, Repo, User
-from tests.conftest import HOUSE_RULES
+from tests.conftest import HOUSE_RULES, recorded_statements
 
 FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo",
@@ -258,14 +258,7 @@ def test_deployment_statistics_of_many_environments_read_them_together(
 
     monkeypatch.setattr(deployments, "in_chunks", lambda values: (
         values[start:start + 64] for start in range(0, len(values), 64)))
-    statements: list[str] = []
-    execute = storage.database.obj.execute_sql
-
-    def spy(sql: str, params: object = None, *args: object, **kwargs: object) -> object:
-        statements.append(sql)
-        return execute(sql, params, *args, **kwargs)
-
-    monkeypatch.setattr(storage.database.obj, "execute_sql", spy)
+    statements = recorded_statements(monkeypatch)
     chunked = deployments.deployment_statistics(org, "r-42", start_ts=0)
     assert chunked.environments == whole.environments
     assert sum('"lead_time_seconds"' in sql for sql in statements) == 5  # 300 / 64, rounded up
