@@ -256,8 +256,7 @@ def test_deployment_statistics_of_many_environments_read_them_together(
     assert whole.environments[7] == deployments.EnvironmentSeries(
         "env-007", [1_000_007.0, 1_000_008.0], [7.0])
 
-    monkeypatch.setattr(deployments, "in_chunks", lambda values: (
-        values[start:start + 64] for start in range(0, len(values), 64)))
+    monkeypatch.setattr(storage, "IN_CHUNK", 64)
     statements = recorded_statements(monkeypatch)
     chunked = deployments.deployment_statistics(org, "r-42", start_ts=0)
     assert chunked.environments == whole.environments
