@@ -12,9 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
+import fastjsonschema
+import jsonschema
 import pytest
 import requests
 
+from evidence_grpc.domain import contract
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, Blob
 from tests.conftest import BOB_KEY, RunningServer, bearer
@@ -282,3 +285,51 @@ def test_concurrent_attestations_to_one_trail_all_land(server: RunningServer):
         assert kinds == {"trail_reported": 1, "trail_attestation_reported": CLIENTS}
         assert trail["compliance_state"] == "NON-COMPLIANT"
         assert len(trail["compliance_status"]["attestations_statuses"]) == CLIENTS + 1
+
+
+HOSTILE_VALUES = [None, True, False, 0, 1, 1.0, 1.5, -1, 10**30, 1e308, float("nan"), "",
+                  "x\n", "a" * 64, "A" * 64, "a" * 64 + "\n", "x\u0000y", [], [1], ["a-b"], {},
+                  {"sha1": 1}, {"sha1": COMMIT}, {"x": None}]
+
+
+VALID_BODIES = {
+    "post_pull_request_attestation": {"git_provider": "github", "pull_requests": []},
+    "post_snyk_attestation": {"snyk_results": {"results": [], "tool": {"name": "t",
+                                                                         "version": "1"}}},
+    "post_sonar_attestation": {"sonar_results": {"analysedAt": "t", "revision": "r",
+                                                 "project": {"key": "k", "name": "n",
+                                                             "url": "u"}}},
+    "scanner": {"scanner_results": {"tool": {"name": "t", "version": "1"}, "results": [],
+                                    "schema_version": 1}},
+}
+
+
+@pytest.mark.parametrize("operation", contract.CHECKS.keys())
+def test_compiled_contract_check_never_passes_what_jsonschema_refuses(operation):
+    """The compiled check (the fast path) may only accept what jsonschema, the authority,
+    accepts: every declared field of every operation's body, given each hostile value in
+    turn, and bodies that are no objects at all. Nor may it fill in defaults."""
+    schema = contract._schemas()[operation]
+    fields = schema.get("properties", {})
+    base = dict(VALID_BODIES.get(operation, {}))  # else the required fields, each with the
+    for name in set(schema.get("required", [])) - set(base):  # first value its schema takes
+        takes = jsonschema.Draft202012Validator(fields.get(name, {})).is_valid
+        base[name] = next(v for v in ["a", "generic", "decision", *HOSTILE_VALUES] if takes(v))
+    payloads: list[Any] = [None, [], "text", 1, {}, base]
+    for name in [*fields, "undeclared"]:
+        for value in HOSTILE_VALUES:
+            payloads.append({**base, name: value})
+            payloads.append({name: value})
+    accepted = 0
+    for payload in payloads:
+        refused = list(contract.CHECKS.full(operation).iter_errors(payload))
+        before = repr(payload)
+        try:
+            contract.CHECKS.fast(operation)(payload)
+        except fastjsonschema.JsonSchemaException:
+            continue
+        finally:
+            assert repr(payload) == before
+        assert not refused, (payload, [e.message for e in refused])
+        accepted += 1
+    assert accepted > 0  # the check let some through, so the comparison was made

@@ -9,8 +9,10 @@ import copy
 import functools
 import json
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 from .errors import InvalidArgument
@@ -81,15 +83,55 @@ def _schemas() -> dict[str, Any]:
     return whole_string_patterns(schemas)
 
 
-@functools.cache
-def _validator(operation: str) -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(copy.deepcopy(_schemas()[operation]))
+class SchemaCheck:
+    """The JSON Schemas of a set (by key) as request checks: the contract's 400 with one entry
+    per offending field (dotted path, `root` for the payload itself). A check compiled by
+    fastjsonschema passes the valid payloads, about twenty times faster than jsonschema; what
+    it refuses, jsonschema, the authority, reads again and says everything that is wrong (or
+    lets pass: the compiled check also asserts `format`s, which jsonschema does not). The
+    schemas use draft-07 keywords only, which fastjsonschema compiles to plain Python."""
+
+    def __init__(self, schemas: Callable[[], dict[str, Any]], root: str) -> None:
+        self._schemas = schemas
+        self._root = root
+        self._fast: dict[str, Callable[[Any], Any]] = {}
+        self._full: dict[str, jsonschema.protocols.Validator] = {}
+
+    def keys(self) -> list[str]:
+        return list(self._schemas())
+
+    def fast(self, key: str) -> Callable[[Any], Any]:
+        """The compiled check of `key`, which raises fastjsonschema.JsonSchemaException. It
+        never fills in `default` values."""
+        check = self._fast.get(key)
+        if check is None:
+            check = self._fast[key] = fastjsonschema.compile(self._schemas()[key],
+                                                             use_default=False)
+        return check
+
+    def full(self, key: str) -> jsonschema.protocols.Validator:
+        validator = self._full.get(key)
+        if validator is None:
+            validator = self._full[key] = jsonschema.Draft202012Validator(
+                copy.deepcopy(self._schemas()[key]))
+        return validator
+
+    def validate(self, key: str, payload: Any) -> None:
+        try:
+            self.fast(key)(payload)
+            return
+        except fastjsonschema.JsonSchemaException:
+            pass
+        errors = sorted(self.full(key).iter_errors(payload), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise InvalidArgument("Input payload validation failed", {
+                (".".join(str(p) for p in e.absolute_path) or self._root): schema_error_message(e)
+                for e in errors[:10]})
+
+
+CHECKS = SchemaCheck(_schemas, "data_json")
 
 
 def validate(operation: str, payload: Any) -> None:
     """Raise the contract's 400 with one entry per offending field."""
-    errors = sorted(_validator(operation).iter_errors(payload), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise InvalidArgument("Input payload validation failed", {
-            (".".join(str(p) for p in e.absolute_path) or "data_json"): schema_error_message(e)
-            for e in errors[:10]})
+    CHECKS.validate(operation, payload)

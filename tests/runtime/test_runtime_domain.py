@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import fastjsonschema
 import pytest
 
 from evidence_grpc.domain import (
@@ -329,17 +330,17 @@ TRICKY_REPORTS = [
 ]
 
 
-@pytest.mark.parametrize("key", [k for k in environments._schemas() if k.startswith("report:")]
+@pytest.mark.parametrize("key", [k for k in environments.CHECKS.keys() if k.startswith("report:")]
                          + ["create_env", "update_env", "allow_artifact_for_env"])
 def test_compiled_schema_check_never_passes_what_jsonschema_refuses(key):
     """The fast path may only accept what the authoritative validator accepts (what it refuses
     falls through to jsonschema, which decides); nor may it fill in defaults."""
     for payload in TRICKY_REPORTS:
-        refused = list(environments._validator(key).iter_errors(payload))
+        refused = list(environments.CHECKS.full(key).iter_errors(payload))
         before = repr(payload)
         try:
-            environments._fast_check(key)(payload)
+            environments.CHECKS.fast(key)(payload)
             assert not refused, (payload, [e.message for e in refused])
-        except environments.fastjsonschema.JsonSchemaException:
+        except fastjsonschema.JsonSchemaException:
             pass
         assert repr(payload) == before
