@@ -34,6 +34,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         grpc_target=getattr(args, "grpc_target", None),
         public_url=getattr(args, "public_url", None),
         http_workers=getattr(args, "workers", None),
+        http_threads=getattr(args, "http_threads", None),
         grpc_workers=getattr(args, "grpc_workers", None),
         grpc_threads=getattr(args, "grpc_threads", None),
     )
@@ -128,7 +129,7 @@ def _forked(workers: int, run: Any) -> int:
 
 
 def cmd_shim(args: argparse.Namespace) -> int:
-    """The REST shim alone (gunicorn, gthread workers)."""
+    """The REST shim alone (gunicorn, threaded workers: rest_shim.worker)."""
     from gunicorn.app.base import BaseApplication
 
     settings = _settings(args)
@@ -140,7 +141,7 @@ def cmd_shim(args: argparse.Namespace) -> int:
         def load_config(self) -> None:
             self.cfg.set("bind", settings.http_addr)
             self.cfg.set("workers", settings.http_workers)
-            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("worker_class", "rest_shim.worker.ThreadWorker")
             self.cfg.set("threads", settings.http_threads)
             self.cfg.set("timeout", 120)
             self.cfg.set("keepalive", 30)
@@ -201,7 +202,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                           *links, "--grpc-workers", str(settings.grpc_processes),
                           "--grpc-threads", str(settings.grpc_threads)]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
-                          "--workers", str(settings.http_workers), *database_args, *links]),
+                          "--workers", str(settings.http_workers),
+                          "--http-threads", str(settings.http_threads), *database_args, *links]),
         subprocess.Popen([*me, "deliver", *database_args]),
     ]
     stopping = False
@@ -276,6 +278,9 @@ def parser() -> argparse.ArgumentParser:
             p.add_argument("--http-addr", help=f"env EVIDENCE_HTTP_ADDR (default {defaults.http_addr})")
             p.add_argument("--workers", type=int, help=f"HTTP worker processes "
                                                         f"(default {defaults.http_workers})")
+            p.add_argument("--http-threads", type=_at_least_one,
+                           help=f"request threads of each HTTP worker (env EVIDENCE_HTTP_THREADS;"
+                                f" default {defaults.http_threads})")
             p.add_argument("--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
         if grpc:
             p.add_argument("--grpc-addr", help=f"env EVIDENCE_GRPC_ADDR (default {defaults.grpc_addr})")

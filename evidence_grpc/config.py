@@ -18,6 +18,7 @@ class Settings:
     # Base of html_url links in answers; defaults to http://<http_addr>.
     public_url: str = ""
     http_workers: int = 2
+    # Request threads of each HTTP worker: a slow client or a long upload holds one.
     http_threads: int = 8
     # Handler threads of each gRPC process. Python runs one thread at a time, so threads beyond
     # a few only add switching: more help only calls that wait (on PostgreSQL, on a write lock).
@@ -71,6 +72,8 @@ class Settings:
             values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
         if os.environ.get("EVIDENCE_GRPC_WORKERS"):
             values["grpc_workers"] = int(os.environ["EVIDENCE_GRPC_WORKERS"])
+        if os.environ.get("EVIDENCE_HTTP_THREADS"):
+            values["http_threads"] = int(os.environ["EVIDENCE_HTTP_THREADS"])
         if os.environ.get("EVIDENCE_GRPC_THREADS"):
             values["grpc_threads"] = int(os.environ["EVIDENCE_GRPC_THREADS"])
         if os.environ.get("EVIDENCE_SMTP_URL"):

@@ -27,3 +27,11 @@ def test_a_thread_count_below_one_is_refused(value, capsys):
         cli.parser().parse_args(["grpc", "--grpc-threads", value])
     assert exited.value.code == 2
     assert "--grpc-threads" in capsys.readouterr().err
+
+
+def test_http_threads_come_from_the_flag_then_the_environment_then_the_default(monkeypatch):
+    monkeypatch.delenv("EVIDENCE_HTTP_THREADS", raising=False)
+    assert _settings_of(["serve"]).http_threads == Settings().http_threads == 8
+    monkeypatch.setenv("EVIDENCE_HTTP_THREADS", "3")
+    assert _settings_of(["shim"]).http_threads == 3
+    assert _settings_of(["serve", "--http-threads", "2"]).http_threads == 2
