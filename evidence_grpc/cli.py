@@ -140,7 +140,7 @@ def cmd_shim(args: argparse.Namespace) -> int:
     class Shim(BaseApplication):
         def load_config(self) -> None:
             self.cfg.set("bind", settings.http_addr)
-            self.cfg.set("workers", settings.http_workers)
+            self.cfg.set("workers", settings.http_processes)
             self.cfg.set("worker_class", "rest_shim.worker.ThreadWorker")
             self.cfg.set("threads", settings.http_threads)
             self.cfg.set("timeout", 120)
@@ -163,6 +163,11 @@ def cmd_shim(args: argparse.Namespace) -> int:
             gc.collect()
             gc.freeze()
             return app
+
+    # The app's modules are imported once, here, and the workers forked with them: each worker
+    # would spend a second of CPU importing them again. Importing opens nothing (no database
+    # connection, channel or thread): the app itself is made in each worker (load above).
+    import rest_shim.app  # noqa: F401
 
     log.info("REST shim on http://%s (%s)", settings.http_addr,
              f"gRPC target {settings.grpc_target}" if settings.grpc_target else "in-process")
@@ -202,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                           *links, "--grpc-workers", str(settings.grpc_processes),
                           "--grpc-threads", str(settings.grpc_threads)]),
         subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
-                          "--workers", str(settings.http_workers),
+                          "--workers", str(settings.http_processes),
                           "--http-threads", str(settings.http_threads), *database_args, *links]),
         subprocess.Popen([*me, "deliver", *database_args]),
     ]
@@ -276,8 +281,9 @@ def parser() -> argparse.ArgumentParser:
                                               f"(default {defaults.database_url})")
         if http:
             p.add_argument("--http-addr", help=f"env EVIDENCE_HTTP_ADDR (default {defaults.http_addr})")
-            p.add_argument("--workers", type=int, help=f"HTTP worker processes "
-                                                        f"(default {defaults.http_workers})")
+            p.add_argument("--workers", type=_at_least_one,
+                           help="HTTP worker processes (env EVIDENCE_HTTP_WORKERS; default two "
+                                "per core)")
             p.add_argument("--http-threads", type=_at_least_one,
                            help=f"request threads of each HTTP worker (env EVIDENCE_HTTP_THREADS;"
                                 f" default {defaults.http_threads})")

@@ -35,3 +35,20 @@ def test_http_threads_come_from_the_flag_then_the_environment_then_the_default(m
     monkeypatch.setenv("EVIDENCE_HTTP_THREADS", "3")
     assert _settings_of(["shim"]).http_threads == 3
     assert _settings_of(["serve", "--http-threads", "2"]).http_threads == 2
+
+
+def test_http_workers_are_two_per_core_unless_the_flag_or_the_environment_says(monkeypatch):
+    monkeypatch.delenv("EVIDENCE_HTTP_WORKERS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    assert _settings_of(["serve"]).http_processes == 6
+    monkeypatch.setenv("EVIDENCE_HTTP_WORKERS", "5")
+    assert _settings_of(["shim"]).http_processes == 5
+    assert _settings_of(["serve", "--workers", "1"]).http_processes == 1
+
+
+@pytest.mark.parametrize("flag", ["--workers", "--http-threads"])
+def test_an_http_count_below_one_is_refused(flag, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.parser().parse_args(["serve", flag, "0"])
+    assert exited.value.code == 2
+    assert flag in capsys.readouterr().err

@@ -40,7 +40,7 @@ def test_no_acknowledged_attestation_is_lost_when_a_writer_is_killed(server: Run
         {"attestation_name": "first", "is_compliant": True}))})
     assert first.status_code == 201, first.text  # flow and trail are made by the first one
     workers = _http_workers(server)
-    assert len(workers) == 2
+    assert len(workers) >= 2
 
     acknowledged: list[list[str]] = [[] for _ in range(WRITERS)]
     after_kill: list[int] = [0] * WRITERS
