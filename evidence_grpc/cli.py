@@ -268,6 +268,14 @@ def _at_least_one(text: str) -> int:
     return number
 
 
+def _counts(p: argparse.ArgumentParser, *options: tuple[str, str, str, object]) -> None:
+    """Options counting processes or threads: (flag, what it counts, EVIDENCE_ variable,
+    default), each at least one."""
+    for flag, what, variable, default in options:
+        p.add_argument(flag, type=_at_least_one,
+                       help=f"{what} (env EVIDENCE_{variable}; default {default})")
+
+
 def parser() -> argparse.ArgumentParser:
     defaults = Settings()
     top = argparse.ArgumentParser(prog="evidence-server", description=__doc__)
@@ -281,21 +289,16 @@ def parser() -> argparse.ArgumentParser:
                                               f"(default {defaults.database_url})")
         if http:
             p.add_argument("--http-addr", help=f"env EVIDENCE_HTTP_ADDR (default {defaults.http_addr})")
-            p.add_argument("--workers", type=_at_least_one,
-                           help="HTTP worker processes (env EVIDENCE_HTTP_WORKERS; default two "
-                                "per core)")
-            p.add_argument("--http-threads", type=_at_least_one,
-                           help=f"request threads of each HTTP worker (env EVIDENCE_HTTP_THREADS;"
-                                f" default {defaults.http_threads})")
+            _counts(p, ("--workers", "HTTP worker processes", "HTTP_WORKERS", "two per core"),
+                    ("--http-threads", "request threads of each HTTP worker", "HTTP_THREADS",
+                     defaults.http_threads))
             p.add_argument("--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
         if grpc:
             p.add_argument("--grpc-addr", help=f"env EVIDENCE_GRPC_ADDR (default {defaults.grpc_addr})")
-            p.add_argument("--grpc-workers", type=int,
-                           help="gRPC server processes sharing the address (env "
-                                "EVIDENCE_GRPC_WORKERS; default one per core)")
-            p.add_argument("--grpc-threads", type=_at_least_one,
-                           help=f"handler threads of each gRPC process (env EVIDENCE_GRPC_THREADS;"
-                                f" default {defaults.grpc_threads})")
+            _counts(p, ("--grpc-workers", "gRPC server processes sharing the address",
+                        "GRPC_WORKERS", "one per core"),
+                    ("--grpc-threads", "handler threads of each gRPC process", "GRPC_THREADS",
+                     defaults.grpc_threads))
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")

@@ -46,8 +46,8 @@ def test_http_workers_are_two_per_core_unless_the_flag_or_the_environment_says(m
     assert _settings_of(["serve", "--workers", "1"]).http_processes == 1
 
 
-@pytest.mark.parametrize("flag", ["--workers", "--http-threads"])
-def test_an_http_count_below_one_is_refused(flag, capsys):
+@pytest.mark.parametrize("flag", ["--workers", "--http-threads", "--grpc-workers", "--grpc-threads"])
+def test_a_process_or_thread_count_below_one_is_refused(flag, capsys):
     with pytest.raises(SystemExit) as exited:
         cli.parser().parse_args(["serve", flag, "0"])
     assert exited.value.code == 2
