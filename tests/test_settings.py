@@ -13,12 +13,16 @@ def _settings_of(argv: list[str]) -> Settings:
     return cli._settings(cli.parser().parse_args(argv))
 
 
-def test_grpc_threads_come_from_the_flag_then_the_environment_then_the_default(monkeypatch):
-    monkeypatch.delenv("EVIDENCE_GRPC_THREADS", raising=False)
-    assert _settings_of(["grpc"]).grpc_threads == Settings().grpc_threads == 4
-    monkeypatch.setenv("EVIDENCE_GRPC_THREADS", "6")
-    assert _settings_of(["grpc"]).grpc_threads == 6
-    assert _settings_of(["serve", "--grpc-threads", "2"]).grpc_threads == 2
+@pytest.mark.parametrize(("door", "field", "default"), [("grpc", "grpc_threads", 4),
+                                                         ("shim", "http_threads", 8)])
+def test_threads_come_from_the_flag_then_the_environment_then_the_default(door, field, default,
+                                                                          monkeypatch):
+    variable, flag = f"EVIDENCE_{field.upper()}", "--" + field.replace("_", "-")
+    monkeypatch.delenv(variable, raising=False)
+    assert getattr(_settings_of([door]), field) == getattr(Settings(), field) == default
+    monkeypatch.setenv(variable, "6")
+    assert getattr(_settings_of([door]), field) == 6
+    assert getattr(_settings_of(["serve", flag, "2"]), field) == 2
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "many"])
@@ -27,14 +31,6 @@ def test_a_thread_count_below_one_is_refused(value, capsys):
         cli.parser().parse_args(["grpc", "--grpc-threads", value])
     assert exited.value.code == 2
     assert "--grpc-threads" in capsys.readouterr().err
-
-
-def test_http_threads_come_from_the_flag_then_the_environment_then_the_default(monkeypatch):
-    monkeypatch.delenv("EVIDENCE_HTTP_THREADS", raising=False)
-    assert _settings_of(["serve"]).http_threads == Settings().http_threads == 8
-    monkeypatch.setenv("EVIDENCE_HTTP_THREADS", "3")
-    assert _settings_of(["shim"]).http_threads == 3
-    assert _settings_of(["serve", "--http-threads", "2"]).http_threads == 2
 
 
 def test_http_workers_are_two_per_core_unless_the_flag_or_the_environment_says(monkeypatch):
