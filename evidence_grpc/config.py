@@ -77,14 +77,10 @@ class Settings:
             values["rule_seconds"] = float(os.environ["EVIDENCE_RULE_SECONDS"])
         if os.environ.get("EVIDENCE_RULE_MEMORY_MIB"):
             values["rule_memory_bytes"] = int(os.environ["EVIDENCE_RULE_MEMORY_MIB"]) * MIB
-        if os.environ.get("EVIDENCE_GRPC_WORKERS"):
-            values["grpc_workers"] = int(os.environ["EVIDENCE_GRPC_WORKERS"])
-        if os.environ.get("EVIDENCE_HTTP_WORKERS"):
-            values["http_workers"] = int(os.environ["EVIDENCE_HTTP_WORKERS"])
-        if os.environ.get("EVIDENCE_HTTP_THREADS"):
-            values["http_threads"] = int(os.environ["EVIDENCE_HTTP_THREADS"])
-        if os.environ.get("EVIDENCE_GRPC_THREADS"):
-            values["grpc_threads"] = int(os.environ["EVIDENCE_GRPC_THREADS"])
+        for field in ("http_workers", "http_threads", "grpc_workers", "grpc_threads"):
+            count = os.environ.get(f"EVIDENCE_{field.upper()}")
+            if count:
+                values[field] = int(count)
         if os.environ.get("EVIDENCE_SMTP_URL"):
             values["smtp_url"] = os.environ["EVIDENCE_SMTP_URL"]
         if os.environ.get("EVIDENCE_OUTBOUND_DENY_CIDRS"):
