@@ -6,12 +6,13 @@ import functools
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
 import grpc
-from flask import Flask, Request, Response, request
+from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
-from werkzeug.routing import Rule
+from werkzeug.wrappers import Request
 
 from evidence_grpc import observability
 from evidence_grpc.config import Settings
@@ -48,26 +49,23 @@ class _LimitedFile:
         return getattr(self._file, name)
 
 
-class EvidenceRequest(Request):
-    max_file_bytes = 10 * 1024 * 1024
-    _rule: Rule | None = None
+class ApiRequest(Request):
+    """The request of an API route: werkzeug's own, read without Flask's request context, held
+    to the app's limits (the whole body, a form field, a file part)."""
 
-    @property  # type: ignore[override]
-    def url_rule(self) -> Rule | None:
-        return self._rule
-
-    @url_rule.setter
-    def url_rule(self, rule: Rule | None) -> None:
-        """Flask sets it when it routes the request; the route is kept in the WSGI environ,
-        where the metrics and the access log read it after Flask let go of the request."""
-        self._rule = rule
-        if rule is not None:
-            self.environ[ROUTE_KEY] = rule.rule
+    def __init__(self, environ: dict[str, Any], settings: Settings) -> None:
+        super().__init__(environ)
+        self.max_content_length = settings.max_request_bytes
+        self.max_form_memory_size = settings.max_form_field_bytes
+        self.max_file_bytes = settings.max_file_bytes
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None
                          ) -> IO[bytes]:
         return _LimitedFile(self.max_file_bytes)  # type: ignore[return-value]
+
+
+View = Callable[[ApiRequest, dict[str, str]], Response]
 
 
 def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
@@ -78,35 +76,45 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = settings.max_form_field_bytes
-    EvidenceRequest.max_file_bytes = settings.max_file_bytes
-    app.request_class = EvidenceRequest
     the_backend = backend or backend_for(settings)
 
+    # The API's rules are in Flask's one routing table, without a view: _ApiDispatch serves them.
+    views: dict[str, View] = {}
     for route in routes_of(service_descriptors()):
-        app.add_url_rule(route.rule, endpoint=route.method.full_name,
-                         view_func=_view(route, the_backend), methods=[route.http_method])
+        app.add_url_rule(route.rule, endpoint=route.method.full_name, methods=[route.http_method])
+        views[route.method.full_name] = _view(route, the_backend)
     _operations(app)
     web.register(app, the_backend, settings)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
-        messages = {404: "Not found", 405: "Method not allowed",
-                    413: "Request body too large"}
-        message = messages.get(error.code or 500, error.name)
-        if error.code == 413 and error.description and "larger than" in error.description:
-            message = error.description
-        return error_response(error.code or 500, message)
+        return http_error_response(error)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
-        log.exception("unexpected failure handling %s %s", request.method, request.path)
-        return error_response(500, "Internal server error")
+        return unexpected_response(request.method, request.path)
 
+    app.wsgi_app = _Observed(_ApiDispatch(app, views, settings))  # type: ignore[method-assign]
     return app
 
 
-def _view(route: Route, backend: Backend) -> Any:
-    def view(**path_values: str) -> Response:
+def http_error_response(error: HTTPException) -> Response:
+    """The contract's error body for a refusal werkzeug raised (routing, body limits)."""
+    messages = {404: "Not found", 405: "Method not allowed", 413: "Request body too large"}
+    message = messages.get(error.code or 500, error.name)
+    if error.code == 413 and error.description and "larger than" in error.description:
+        message = error.description
+    return error_response(error.code or 500, message)
+
+
+def unexpected_response(method: str, path: str) -> Response:
+    """A 500 for a failure nothing expected; the traceback goes to the log, never the caller."""
+    log.exception("unexpected failure handling %s %s", method, path)
+    return error_response(500, "Internal server error")
+
+
+def _view(route: Route, backend: Backend) -> View:
+    def view(request: ApiRequest, path_values: dict[str, str]) -> Response:
         try:
             message = build_request(route, request, path_values)
         except BodyError as exc:
@@ -123,8 +131,45 @@ def _view(route: Route, backend: Backend) -> Any:
             return rpc_error_response(error)
         return render(route, response)
 
-    view.__name__ = route.method.name
     return view
+
+
+class _ApiDispatch:
+    """WSGI app serving the API's routes straight from werkzeug: Flask's request context (app
+    context, session, hooks) cost more per request than the routing and the view's own work.
+    Flask's url_map stays the one routing table. What is not an API route, or not routed
+    (404, 405, OPTIONS, a redirect), goes to Flask, which answers as it always did; the route
+    of every matched request is kept in the environ for the metrics and the access log."""
+
+    def __init__(self, app: Flask, views: dict[str, View], settings: Settings) -> None:
+        self.flask_app = app.wsgi_app
+        self.url_map = app.url_map
+        self.server_name = app.config["SERVER_NAME"]
+        self.views = views
+        self.settings = settings
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        adapter = self.url_map.bind_to_environ(
+            environ, server_name=self.server_name, subdomain=self.url_map.default_subdomain or "")
+        try:
+            rule, path_values = adapter.match(return_rule=True)
+        except HTTPException:
+            return self.flask_app(environ, start_response)
+        environ[ROUTE_KEY] = rule.rule
+        view = self.views.get(rule.endpoint)  # type: ignore[arg-type]
+        if view is None or environ.get("REQUEST_METHOD") == "OPTIONS":
+            return self.flask_app(environ, start_response)
+        api_request = ApiRequest(environ, self.settings)
+        try:
+            try:
+                response = view(api_request, path_values)
+            except HTTPException as error:
+                response = http_error_response(error)
+            except Exception:
+                response = unexpected_response(api_request.method, api_request.path)
+            return response(environ, start_response)
+        finally:
+            api_request.close()
 
 
 class _Observed:
@@ -163,10 +208,8 @@ class _Observed:
 
 
 def _operations(app: Flask) -> None:
-    """Request ids, access logs and metrics of every request; /metrics, the OpenAPI document
-    and its reference page (all three without credentials, like /ready)."""
-    app.wsgi_app = _Observed(app.wsgi_app)  # type: ignore[method-assign]
-
+    """/metrics, the OpenAPI document and its reference page (all three without credentials,
+    like /ready)."""
     @app.get("/metrics")
     def metrics() -> Response:
         body, content_type = observability.exposition()

@@ -15,7 +15,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
-from flask import Request
+from werkzeug.wrappers import Request
 
 # Bodies up to this size are read whole into memory and parsed here; larger ones stream
 # through werkzeug, which spools files to disk.
@@ -40,7 +40,7 @@ class Form:
 
 def form_of(request: Request) -> Form:
     """The request's form: parsed here when small and plain, else by werkzeug. A request
-    class with a `max_file_bytes` (app.EvidenceRequest) declares the size a file part may have;
+    class with a `max_file_bytes` (app.ApiRequest) declares the size a file part may have;
     werkzeug holds other requests to it while reading."""
     length = request.content_length
     boundary = request.mimetype_params.get("boundary", "")

@@ -10,10 +10,11 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from flask import Request, Response
+from flask import Response
 from google.api import annotations_pb2, http_pb2, httpbody_pb2
 from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
+from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.names import CONTROL_CHARACTERS

@@ -9,11 +9,11 @@ import io
 import json
 
 import pytest
-from flask import Flask
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.test import EnvironBuilder
 
-from rest_shim.app import EvidenceRequest, create_app
+from evidence_grpc.config import Settings
+from rest_shim.app import ApiRequest, create_app
 from rest_shim.multipart import SMALL_BODY, Form, form_of, read_small
 from tests.conftest import ALICE_KEY
 
@@ -85,12 +85,11 @@ ELSEWHERE = {
 
 
 def request_of(raw: bytes, boundary: str = B, max_field: int = 1 << 20,
-               max_parts: int = 1000) -> EvidenceRequest:
+               max_parts: int = 1000) -> ApiRequest:
     environ = EnvironBuilder(method="POST", input_stream=io.BytesIO(raw),
                              content_type=f"multipart/form-data; boundary={boundary}",
                              content_length=len(raw)).get_environ()
-    request = EvidenceRequest(environ)
-    request.max_form_memory_size = max_field
+    request = ApiRequest(environ, Settings(max_form_field_bytes=max_field))
     request.max_form_parts = max_parts
     return request
 
@@ -108,12 +107,6 @@ def as_read(form: Form) -> tuple[dict, dict]:
     for name, part in form.files.items():
         assert part.size == len(files[name][2])
     return form.fields, files
-
-
-@pytest.fixture(autouse=True)
-def app_context():
-    with Flask(__name__).app_context():  # werkzeug's limits are read from the app's config
-        yield
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN))

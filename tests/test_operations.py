@@ -153,3 +153,37 @@ def test_network_grpc_calls_carry_request_ids_and_are_counted(db):
     method = ("method", "/evidence.v2.FlowService/ListFlows")
     assert counts[(("code", "OK"), method, ("transport", "network"))] >= 1
     assert counts[(("code", "UNAUTHENTICATED"), method, ("transport", "network"))] >= 1
+
+
+def test_api_routes_and_pages_share_one_routing_table(client):
+    """API routes are served without Flask's request context; what Flask answered for them
+    before (OPTIONS, HEAD, a page's route label) is still answered the same way."""
+    options = client.options("/api/v2/flows/acme")
+    assert options.status_code == 200 and options.data == b""
+    assert set(options.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS", "PUT"}
+    head = client.head("/api/v2/flows/acme", headers=bearer())
+    assert head.status_code == 200 and head.data == b""
+    assert int(head.headers["Content-Length"]) == len(
+        client.get("/api/v2/flows/acme", headers=bearer()).data)
+    assert client.get("/sign-in").status_code == 200  # a page, served by Flask
+    counts = _samples(client.get("/metrics").get_data(as_text=True),
+                      "evidence_http_requests_total")
+    routes = {dict(labels)["route"] for labels in counts}
+    assert {"/api/v2/flows/<org>", "/sign-in", "/metrics"} <= routes
+
+
+def test_a_failure_outside_the_servicers_is_a_logged_json_500(settings, caplog):
+    """Even a fault in the shim itself (here: its backend) answers the contract's error body."""
+    from rest_shim.app import create_app
+
+    class Broken:
+        def call(self, *_: object, **__: object) -> None:
+            raise RuntimeError("backend fault")
+
+    client = create_app(settings, Broken()).test_client()  # type: ignore[arg-type]
+    with caplog.at_level(logging.ERROR):
+        answer = client.get("/api/v2/flows/acme", headers=bearer())
+    assert answer.status_code == 500 and answer.json == {"message": "Internal server error"}
+    assert "backend fault" not in answer.get_data(as_text=True)
+    [logged] = [r for r in caplog.records if r.exc_info]
+    assert "GET /api/v2/flows/acme" in logged.getMessage()
