@@ -86,9 +86,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Flask:
     _operations(app)
     web.register(app, the_backend, settings)
 
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Response:
-        return http_error_response(error)
+    app.register_error_handler(HTTPException, http_error_response)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
