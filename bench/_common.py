@@ -607,18 +607,14 @@ def recording_sql() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
     from evidence_grpc.storage.db import database
 
     db = database.obj
-    original = db.execute_sql
     statements: list[tuple[str, tuple[Any, ...]]] = []
+    hooks = db.query_hooks  # peewee's: each statement run, as it ends
 
-    def execute_sql(sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
-        statements.append((sql, tuple(params or ())))
-        return original(sql, params, *args, **kwargs)
-
-    db.execute_sql = execute_sql
+    db.query_hooks = [*hooks, lambda event: statements.append((event.sql, tuple(event.params or ())))]
     try:
         yield statements
     finally:
-        del db.execute_sql
+        db.query_hooks = hooks
 
 
 def shorten_sql(sql: str, limit: int = 400) -> str:

@@ -17,11 +17,11 @@ import json
 import logging
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -68,7 +68,7 @@ def request_id_of(sent: str | None) -> str:
     """The caller's request id when it is a sane token, else a new one."""
     if sent and _REQUEST_ID.fullmatch(sent):
         return sent
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)  # 128 random bits, as a uuid4's hex, without the object
 
 
 # ---- metrics -------------------------------------------------------------------------------
@@ -124,16 +124,29 @@ def metrics() -> _Metrics:
     return _metrics
 
 
+_children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+
+def _child(metric: Any, *labels: str) -> Any:
+    """`metric.labels(*labels)`, found again without prometheus-client's checks and lock: a
+    metric's child of given labels stays the same object (none is ever removed), and every label
+    here comes from a bounded set (methods, routes, codes)."""
+    child = _children.get((metric, labels))
+    if child is None:
+        child = _children[(metric, labels)] = metric.labels(*labels)
+    return child
+
+
 def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     m = metrics()
-    m.http_requests.labels(method, route, str(status)).inc()
-    m.http_seconds.labels(method, route).observe(seconds)
+    _child(m.http_requests, method, route, str(status)).inc()
+    _child(m.http_seconds, method, route).observe(seconds)
 
 
 def observe_grpc(method: str, code: grpc.StatusCode, seconds: float, transport: str) -> None:
     m = metrics()
-    m.grpc_requests.labels(method, code.name, transport).inc()
-    m.grpc_seconds.labels(method, transport).observe(seconds)
+    _child(m.grpc_requests, method, code.name, transport).inc()
+    _child(m.grpc_seconds, method, transport).observe(seconds)
 
 
 def observe_pool(in_use: int, idle: int) -> None:

@@ -66,13 +66,9 @@ def bearer(key: str = ALICE_KEY) -> dict[str, str]:
 def recorded_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The SQL statements the shared database runs from now on (until the test ends)."""
     statements: list[str] = []
-    execute = storage.database.obj.execute_sql
-
-    def recorded(sql: str, params: object = None, *args: object, **kwargs: object) -> object:
-        statements.append(sql)
-        return execute(sql, params, *args, **kwargs)
-
-    monkeypatch.setattr(storage.database.obj, "execute_sql", recorded)
+    hooks = storage.database.obj.query_hooks  # peewee's: each statement run, as it ends
+    monkeypatch.setattr(storage.database.obj, "query_hooks",
+                        [*hooks, lambda event: statements.append(event.sql)])
     return statements
 
 

@@ -19,7 +19,7 @@ from evidence_grpc.domain.organizations import Caller
 from evidence_grpc.servicers.approvals import ApprovalServicer
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Approval, Artifact, Flow, Organization, Trail, User
-from tests.conftest import BOB_KEY, bearer
+from tests.conftest import BOB_KEY, bearer, recorded_statements
 from tests.test_evidence_shim import (
     BACKEND_FP,
     COMMIT,
@@ -238,7 +238,8 @@ def test_trails_tell_when_their_artifacts_start_and_stop_running(reported):
     assert started["environment_id"] and "replica_number" in started
 
 
-def test_a_snapshot_of_many_artifacts_writes_their_events_in_a_few_statements(reported):
+def test_a_snapshot_of_many_artifacts_writes_their_events_in_a_few_statements(
+        reported, monkeypatch: pytest.MonkeyPatch):
     fingerprints = [f"{n:064x}" for n in range(600)]
     create_flow(reported, "many")
     begin_trail(reported, flow="many", trail="t")
@@ -251,19 +252,8 @@ def test_a_snapshot_of_many_artifacts_writes_their_events_in_a_few_statements(re
                                "template_reference_name": "backend",
                                "created_at": 1.0, "last_modified_at": 1.0}
                               for fp in fingerprints]).execute()
-    statements = []
-    with storage.database.connection_context():
-        original = storage.database.obj.execute_sql
-
-        def counting(sql, params=None, *args, **kwargs):
-            statements.append(sql)
-            return original(sql, params, *args, **kwargs)
-
-        storage.database.obj.execute_sql = counting
-        try:
-            report(reported, "prod", *fingerprints)
-        finally:
-            del storage.database.obj.execute_sql
+    statements = recorded_statements(monkeypatch)
+    report(reported, "prod", *fingerprints)
     inserts = [sql for sql in statements if sql.startswith('INSERT INTO "trail_event"')]
     assert len(inserts) == 2  # 600 events, EVENT_ROWS at a time
     assert len(statements) < 30, statements

@@ -22,3 +22,20 @@ def test_small_inputs_are_kept_and_big_ones_never():
     shout("ef")
     assert made.count("ef") == 2
     assert shout.__name__ == "shout"
+
+
+def test_a_kept_answer_is_found_without_working_out_the_size():
+    sized = []
+
+    def size(text: str) -> int:
+        sized.append(text)
+        return len(text)
+
+    @small_lru(items=4, most_bytes=4, size=size)
+    def shout(text: str) -> str:
+        return text.upper()
+
+    assert [shout("ab") for _ in range(5)] == ["AB"] * 5
+    assert sized == ["ab"]  # asked once, when "ab" was first made
+    assert [shout("abcde") for _ in range(2)] == ["ABCDE"] * 2
+    assert sized == ["ab", "abcde", "abcde"]  # a big input is never kept, so asked each time

@@ -80,6 +80,7 @@ def test_metrics_count_requests_by_route_and_status(client):
     client.get("/api/v2/flows/acme", headers=bearer())
     client.get("/api/v2/flows/acme")  # no key: 401
     client.get("/api/v2/no/such/route/at/all")
+    client.open("/api/v2/flows/acme", method="BREW-1234", headers=bearer())
     text = client.get("/metrics").get_data(as_text=True)
     counts = _samples(text, "evidence_http_requests_total")
     flows = (("method", "GET"), ("route", "/api/v2/flows/<org>"))
@@ -87,6 +88,8 @@ def test_metrics_count_requests_by_route_and_status(client):
     assert counts[(*flows, ("status", "401"))] >= 1
     assert counts[(("method", "GET"), ("route", "unmatched"), ("status", "404"))] >= 1
     assert not any("no/such" in dict(labels)["route"] for labels in counts)  # bounded labels
+    assert counts[(("method", "OTHER"), ("route", "unmatched"), ("status", "405"))] >= 1
+    assert not any("BREW" in dict(labels)["method"] for labels in counts)
     latency = _samples(text, "evidence_http_request_duration_seconds_count")
     assert latency[flows] >= 2
     # The shim's calls into the servicers are counted as in-process gRPC calls.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import itertools
+import logging
 import os
 import pathlib
 import threading
@@ -18,6 +19,7 @@ from playhouse.migrations import Runner
 from playhouse.pool import PooledPostgresqlDatabase
 
 database = peewee.DatabaseProxy()
+_peewee_log = logging.getLogger("peewee")
 
 MIGRATIONS_DIR = pathlib.Path(__file__).parent / "migrations"
 SQLITE_PRAGMAS = {
@@ -225,6 +227,21 @@ def contains(field: peewee.Field, text: str, case_sensitive: bool) -> peewee.Exp
     return getattr(peewee.fn, position)(field, text) > 0
 
 
+def run_sql(sql: str, params: list[Any]) -> Any:
+    """`database.execute_sql(sql, params)`, its cursor, straight on the thread's open
+    connection: peewee's layers (the proxy, logging, hooks, the open check) cost as much as a
+    point read itself. Errors are peewee's as ever; with peewee's debug log or query hooks on,
+    or no connection open, peewee runs it."""
+    db = database.obj
+    conn = db._state.conn
+    if conn is None or db.query_hooks or _peewee_log.isEnabledFor(logging.DEBUG):
+        return db.execute_sql(sql, params)
+    with peewee.__exception_wrapper__:
+        cursor = conn.cursor()
+        cursor.execute(sql, params)
+    return cursor
+
+
 class Prepared:
     """A query built once per SQL dialect and run with new values. On hot point reads peewee
     spends far longer building the SQL than the database spends answering it.
@@ -253,13 +270,16 @@ class Prepared:
         number = next(Prepared._numbers)
         return number if kind is int else f"\x00{name}{number}\x00"
 
-    def _form(self, sizes: dict[str, int]) -> tuple[str, list[Any], peewee.Query, list]:
+    def _form(self, sizes: tuple[int, ...]) -> tuple[str, list[Any], peewee.Query, list]:
         """(SQL, its parameters with stand-ins, the query, [(position of a stand-in, its
-        parameter's name, its index in an IN list or None)])."""
-        key = (type(database.obj), tuple(sorted(sizes.items())))
-        if key not in self._forms:
-            standins = {name: [self._standin(get_args(kind)[0], name) for _ in range(sizes[name])]
-                        if name in sizes else self._standin(kind, name)
+        parameter's name, its index in an IN list or None)]); `sizes` are the IN lists'
+        lengths, in the order of `_lists`."""
+        key = (type(database.obj), sizes)
+        form = self._forms.get(key)
+        if form is None:
+            length = dict(zip(self._lists, sizes, strict=True))
+            standins = {name: [self._standin(get_args(kind)[0], name) for _ in range(length[name])]
+                        if name in length else self._standin(kind, name)
                         for name, kind in self._kinds.items()}
             query = self._build(**standins)
             sql, template = query.sql()
@@ -271,12 +291,12 @@ class Prepared:
                     slot_of[standin] = (name, None)
             fills = [(position, *slot_of[p]) for position, p in enumerate(template)
                      if isinstance(p, (str, int)) and p in slot_of]
-            self._forms[key] = (sql, template, query, fills)
-        return self._forms[key]
+            form = self._forms[key] = (sql, template, query, fills)
+        return form
 
     def _compiled(self, values: dict[str, Any]) -> tuple[str, list[Any], peewee.Query]:
-        sizes = {name: 0 if not values[name] else 1 << (len(values[name]) - 1).bit_length()
-                 for name in self._lists}
+        sizes = tuple(0 if not values[name] else 1 << (len(values[name]) - 1).bit_length()
+                      for name in self._lists)
         sql, template, query, fills = self._form(sizes)
         params = list(template)
         for position, name, index in fills:
@@ -292,12 +312,12 @@ class Prepared:
     def rows(self, **values: Any) -> list[tuple]:
         """Unconverted rows."""
         sql, params = self.sql(**values)
-        return list(database.execute_sql(sql, params))
+        return list(run_sql(sql, params))
 
     def execute(self, **values: Any) -> int:
         """Run a compiled UPDATE or DELETE: the number of rows it changed."""
         sql, params = self.sql(**values)
-        return database.execute_sql(sql, params).rowcount
+        return run_sql(sql, params).rowcount
 
     def models(self, model: type[peewee.Model], **values: Any) -> list[Any]:
         """Rows as instances of `model` (values converted), each with the instances of the
@@ -313,7 +333,7 @@ class Prepared:
             plan = self._plans[id(query)] = self._plan_of(query, model)
         own, joined = plan
         found = []
-        for row in database.execute_sql(sql, params):
+        for row in run_sql(sql, params):
             instance = instance_of(model, {name: convert(row[i]) for i, name, convert in own})
             instance.__row__ = row
             for attribute, other_model, columns in joined:
@@ -379,7 +399,7 @@ class PreparedInsert:
         sql, fields = self._form()
         instance = self._model(**values)
         data = instance.__data__
-        cursor = database.execute_sql(sql, [f.db_value(data.get(f.name)) for f in fields])
+        cursor = run_sql(sql, [f.db_value(data.get(f.name)) for f in fields])
         if self._auto_key is not None:
             data[self._auto_key] = (cursor.fetchone()[0] if database.obj.returning_clause
                                     else cursor.lastrowid)
