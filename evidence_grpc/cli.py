@@ -70,6 +70,10 @@ def _grpc_process(settings: Settings) -> int:
 
     init_database(settings.database_url)
     server, port = build_server(settings)
+    # What the process holds for its life leaves the collector's generations (as in the shim's
+    # workers): full collections scan only what calls make.
+    gc.collect()
+    gc.freeze()
     server.start()
     log.info("gRPC server process %d on %s", os.getpid(), settings.grpc_addr)
     signal.signal(signal.SIGTERM, lambda *_: server.stop(5))
@@ -148,6 +152,8 @@ def cmd_shim(args: argparse.Namespace) -> int:
             # gunicorn's control socket has one fixed path per user: several shims on a host
             # would take each other's.
             self.cfg.set("control_socket_disable", True)
+            # the heartbeat file each worker touches on every turn of its loop
+            self.cfg.set("worker_tmp_dir", observability.memory_dir())
             self.cfg.set("child_exit", lambda _, worker: observability.process_exited(worker.pid))
 
         def load(self) -> Any:

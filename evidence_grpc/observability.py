@@ -37,9 +37,16 @@ request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request
 access_log = logging.getLogger("evidence.access")
 
 
+def memory_dir() -> str | None:
+    """/dev/shm where there is one: files that every request writes (the metrics' mmaps,
+    gunicorn's worker heartbeat) belong in memory. On a disk-backed directory the kernel writes
+    their dirty pages back, and a write to a page under writeback can wait for the disk."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+
 def prepare_metrics_dir(directory: str | None) -> str:
-    """Make `directory` (or a new temporary one) the empty multiprocess metrics directory of
-    this process and the processes it starts; returns it. Call before importing
+    """Make `directory` (or a new temporary one, in memory_dir) the empty multiprocess metrics
+    directory of this process and the processes it starts; returns it. Call before importing
     prometheus_client: its value class is chosen at import."""
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -47,7 +54,7 @@ def prepare_metrics_dir(directory: str | None) -> str:
             if name.endswith(".db"):
                 os.remove(os.path.join(directory, name))
     else:
-        directory = tempfile.mkdtemp(prefix="evidence-metrics-")
+        directory = tempfile.mkdtemp(prefix="evidence-metrics-", dir=memory_dir())
     os.environ[MULTIPROC_ENV] = directory
     return directory
 

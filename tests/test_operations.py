@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 import grpc
 import pytest
@@ -191,3 +192,17 @@ def test_a_failure_outside_the_servicers_is_a_logged_json_500(settings, caplog):
     assert "backend fault" not in answer.get_data(as_text=True)
     [logged] = [r for r in caplog.records if r.exc_info]
     assert "GET /api/v2/flows/acme" in logged.getMessage()
+
+
+def test_files_written_on_every_request_are_kept_in_memory(monkeypatch: pytest.MonkeyPatch):
+    """The metrics' mmaps (and gunicorn's worker heartbeat, told the same directory) go to
+    /dev/shm where there is one: dirty pages of a disk-backed file are written back, and a
+    request writing to a page under writeback may wait for the disk."""
+    monkeypatch.delenv(observability.MULTIPROC_ENV, raising=False)
+    directory = observability.prepare_metrics_dir(None)
+    try:
+        memory = observability.memory_dir()
+        assert memory is None or os.path.dirname(directory) == memory
+        assert os.environ[observability.MULTIPROC_ENV] == directory
+    finally:
+        observability.remove_metrics_dir(directory)
