@@ -18,6 +18,7 @@ from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.names import CONTROL_CHARACTERS
+from evidence_grpc.memo import small_lru
 from evidence_grpc.uploads import too_large, upload_limit
 
 from .codec import (
@@ -221,8 +222,41 @@ def render(route: Route, response: Message) -> Response:
     if route.options.created_field:
         status = 201 if getattr(response, route.options.created_field) else 200
     envelope = route.options.envelope_field
-    if route.response_body and not (envelope and response.HasField(envelope)):
-        body = field_to_json(response, route.response_body)
+    field = route.response_body if not (envelope and response.HasField(envelope)) else ""
+    if response.ByteSize() > _KEPT_ANSWER_BYTES:
+        body = _json(_Answer(response, field, b""))
     else:
-        body = message_to_json(response)
-    return Response(dumps(body), status=status, mimetype="application/json")
+        body = _kept_json(_Answer(response, field, response.SerializeToString(deterministic=True)))
+    return Response(body, status=status, content_type="application/json")
+
+
+class _Answer:
+    """An answer to render (the whole message, or its field `field`): hashed and compared by
+    its message type, the field and its encoding, which decide the JSON (rendering is a pure
+    function of the message's values)."""
+
+    __slots__ = ("message", "field", "key")
+
+    def __init__(self, message: Message, field: str, encoded: bytes) -> None:
+        self.message, self.field = message, field
+        self.key = (message.DESCRIPTOR.full_name, field, encoded)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Answer) and self.key == other.key
+
+
+def _json(answer: _Answer) -> bytes:
+    if answer.field:
+        return dumps(field_to_json(answer.message, answer.field))
+    return dumps(message_to_json(answer.message))
+
+
+# Answers read again and again (a trail polled by a pipeline, an artifact looked up) cost their
+# encoding and a lookup instead of a walk over their fields: each HTTP worker keeps the JSON of
+# the last 256 answers of at most 16 KiB encoded (a few MB at most).
+_KEPT_ANSWER_BYTES = 16384
+_kept_json = small_lru(items=256, most_bytes=_KEPT_ANSWER_BYTES,
+                       size=lambda answer: len(answer.key[2]))(_json)
