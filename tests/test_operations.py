@@ -198,7 +198,9 @@ def test_files_written_on_every_request_are_kept_in_memory(monkeypatch: pytest.M
     """The metrics' mmaps (and gunicorn's worker heartbeat, told the same directory) go to
     /dev/shm where there is one: dirty pages of a disk-backed file are written back, and a
     request writing to a page under writeback may wait for the disk."""
-    monkeypatch.delenv(observability.MULTIPROC_ENV, raising=False)
+    # set (not deleted) first, so that the variable prepare_metrics_dir sets is undone after
+    # the test: servers started later by this test process would inherit it
+    monkeypatch.setenv(observability.MULTIPROC_ENV, "")
     directory = observability.prepare_metrics_dir(None)
     try:
         memory = observability.memory_dir()
