@@ -4,6 +4,8 @@ Run by hand (not a test):
 
     python bench/bench_trails.py            # 3 s warm-up + 8 s per point
     python bench/bench_trails.py --quick    # 1 s warm-up + 2 s per point
+    python bench/bench_trails.py --ops ping,get --transports rest,grpc --concurrency 8 \
+        --rounds 5 --warmup 1 --seconds 4   # issue 12's ratios, per round and their medians
 
 It starts its own servers on free 127.0.0.1 ports with a temporary SQLite database:
 `serve` (gRPC server + REST shim calling the servicers in-process) and a separate
@@ -27,6 +29,7 @@ import argparse
 import dataclasses
 import json
 import pathlib
+import statistics
 import subprocess
 import sys
 import time
@@ -359,23 +362,59 @@ def print_summary(points: list[Point], ops: list[str], concurrencies: list[int])
           f"ratio {ratio:.2f} ({'ok' if ratio >= TARGET_RATIO else 'below'})")
 
 
-def print_issue_targets(points: list[Point]) -> None:
-    """The ratios of issue 12, from points of this run at c=8."""
+def issue_ratios(points: list[Point]) -> list[tuple[str, float | None, bool, float]]:
+    """The ratios of issue 12 from points of one round at c=8: (label, ratio or None when not
+    measured, whether both points were free of errors, target)."""
     rest_get, grpc_get = _find(points, "get", 8, "rest"), _find(points, "get", 8, "grpc")
     rest_ping, grpc_ping = _find(points, "ping", 8, "rest"), _find(points, "ping", 8, "grpc")
     checks = [("gRPC get trail / REST get trail", grpc_get, rest_get, TARGET_GRPC_OVER_REST),
               ("REST get trail / REST GET /ready", rest_get, rest_ping, TARGET_OVER_PING),
               ("gRPC get trail / gRPC health Check", grpc_get, grpc_ping, TARGET_OVER_PING)]
-    print("\nIssue 12 ratios at c=8 (same run)")
+    ratios = []
     for label, top, bottom, target in checks:
         if top is None or bottom is None or not bottom.rate:
+            ratios.append((label, None, True, target))
+        else:
+            ratios.append((label, top.rate / bottom.rate, top.errors == 0 and bottom.errors == 0,
+                           target))
+    return ratios
+
+
+def print_issue_targets(points: list[Point]) -> None:
+    """The ratios of issue 12, from points of this run at c=8."""
+    print("\nIssue 12 ratios at c=8 (same run)")
+    for (label, ratio, clean, target), (top, bottom) in zip(issue_ratios(points), _ratio_points(points),
+                                                            strict=True):
+        if ratio is None or top is None or bottom is None:
             print(f"  {label:<36} not measured (needs ops ping,get at c=8, rest and grpc)")
             continue
-        ratio = top.rate / bottom.rate
-        clean = top.errors == 0 and bottom.errors == 0
         verdict = "MET" if ratio >= target and clean else "MISSED"
         print(f"  {label:<36} {ratio:5.2f} (target >= {target}, {top.rate:,.0f} / "
               f"{bottom.rate:,.0f} req/s{'' if clean else ', with errors'}): {verdict}")
+
+
+def _ratio_points(points: list[Point]) -> list[tuple[Point | None, Point | None]]:
+    rest_get, grpc_get = _find(points, "get", 8, "rest"), _find(points, "get", 8, "grpc")
+    rest_ping, grpc_ping = _find(points, "ping", 8, "rest"), _find(points, "ping", 8, "grpc")
+    return [(grpc_get, rest_get), (rest_get, rest_ping), (grpc_get, grpc_ping)]
+
+
+def print_round_medians(rounds: list[list[Point]]) -> None:
+    """Each ratio of issue 12 per round and its median: this machine's speed drifts within
+    minutes, and a ratio of points measured seconds apart in one round is what it can compare."""
+    per_round = [issue_ratios(points) for points in rounds]
+    print(f"\nIssue 12 ratios at c=8, each round's own (median of {len(rounds)} rounds)")
+    for i, (label, _, _, target) in enumerate(per_round[0]):
+        values = [r[i][1] for r in per_round if r[i][1] is not None]
+        if not values:
+            print(f"  {label:<36} not measured (needs ops ping,get at c=8, rest and grpc)")
+            continue
+        clean = all(r[i][2] for r in per_round)
+        median = statistics.median(values)
+        verdict = "MET" if median >= target and clean else "MISSED"
+        print(f"  {label:<36} {median:5.2f} (target >= {target}; rounds "
+              f"{', '.join(f'{v:.2f}' for v in values)}{'' if clean else '; with errors'}): "
+              f"{verdict}")
 
 
 # ---- main ----------------------------------------------------------------------------------
@@ -396,12 +435,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--grpc-channels", type=int, default=4,
                    help="gRPC connections per client, used in turn (default 4), so that the "
                         "kernel spreads them over the server's processes")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measure every point this many times, in turn, and report each ratio of "
+                        "issue 12 per round and its median (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (db, logs)")
     p.add_argument("--source", type=pathlib.Path, default=ROOT,
                    help="run the servers from this checkout (default: the one holding bench/)")
     args = p.parse_args(argv)
     if args.quick:
         args.seconds, args.warmup = 2.0, 1.0
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
     args.concurrency = [int(c) for c in args.concurrency.split(",") if c]
     args.ops = [o for o in args.ops.split(",") if o]
     args.transports = [t for t in args.transports.split(",") if t]
@@ -416,45 +460,55 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     SOURCE = args.source.resolve()
     use_source(SOURCE)  # spawned clients inherit it (generated protobuf modules)
-    points: list[Point] = []
+    rounds: list[list[Point]] = []
     with scratch_dir("bench-trails-", args.keep) as workdir:
         describe_machine("bench_trails", f"{args.warmup:g} s warm-up + {args.seconds:g} s per "
-                         f"point, servers from {SOURCE}, workdir {workdir}")
+                         f"point, {args.rounds} round(s), servers from {SOURCE}, workdir {workdir}")
         pool: ClientPool[Job, WorkerResult] | None = None
         try:
             pool = ClientPool(max(args.concurrency), _run_job)
             with running_servers(workdir, args.workers, args.grpc_workers) as servers:
-                run_points(servers, pool, args, points)
+                run_rounds(servers, pool, args, rounds)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
-            if points:
-                print_summary(points, args.ops, args.concurrency)
+            if rounds and rounds[0]:
+                print_summary(rounds[-1], args.ops, args.concurrency)
             return 130
         finally:
             if pool is not None:
                 pool.close()
-    print_summary(points, args.ops, args.concurrency)
+    print_summary(rounds[-1], args.ops, args.concurrency)
+    if len(rounds) > 1:
+        print_round_medians(rounds)
     return 0
 
 
-def run_points(servers: Servers, pool: ClientPool[Job, WorkerResult], args: argparse.Namespace,
-               points: list[Point]) -> None:
+def run_rounds(servers: Servers, pool: ClientPool[Job, WorkerResult], args: argparse.Namespace,
+               rounds: list[list[Point]]) -> None:
     read, update = seed(servers, args.trails)
     print(f"servers: REST {servers.rest}, gRPC {servers.grpc}, REST hop {servers.rest_hop}; "
           f"flow '{FLOW}' with {len(read)} trails to read and {len(update)} to update\n",
           flush=True)
-    print_header()
-    # Reads first (their trails never change), then updates, then creates; the three
-    # transports back to back for each point, so their ratios compare like with like.
-    for op in args.ops:
-        for c in args.concurrency:
-            for transport in args.transports:
-                point = measure(pool, servers, transport, op, c,
-                                update if op in ("update", "create") else read, args.warmup,
-                                args.seconds, args.grpc_channels)
-                points.append(point)
-                print_point(point)
-                time.sleep(0.5)
+    for number in range(args.rounds):
+        if args.rounds > 1:
+            print(f"round {number + 1} of {args.rounds}")
+        print_header()
+        points: list[Point] = []
+        rounds.append(points)
+        # Reads first (their trails never change), then updates, then creates; the three
+        # transports back to back for each point, so their ratios compare like with like.
+        for op in args.ops:
+            for c in args.concurrency:
+                for transport in args.transports:
+                    point = measure(pool, servers, transport, op, c,
+                                    update if op in ("update", "create") else read, args.warmup,
+                                    args.seconds, args.grpc_channels)
+                    points.append(point)
+                    print_point(point)
+                    time.sleep(0.5)
+        if args.rounds > 1:
+            print_issue_targets(points)
+            print()
 
 
 if __name__ == "__main__":
