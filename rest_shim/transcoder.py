@@ -226,7 +226,9 @@ def render(route: Route, response: Message) -> Response:
     if response.ByteSize() > _KEPT_ANSWER_BYTES:
         body = _json(_Answer(response, field, b""))
     else:
-        body = _kept_json(_Answer(response, field, response.SerializeToString(deterministic=True)))
+        answer = _Answer(response, field, response.SerializeToString(deterministic=True))
+        body = _kept_json(answer)
+        answer.message = None  # a kept key holds its encoding, not the message as well
     return Response(body, status=status, content_type="application/json")
 
 
@@ -236,6 +238,7 @@ class _Answer:
     function of the message's values)."""
 
     __slots__ = ("message", "field", "key")
+    message: Message | None
 
     def __init__(self, message: Message, field: str, encoded: bytes) -> None:
         self.message, self.field = message, field
@@ -249,6 +252,7 @@ class _Answer:
 
 
 def _json(answer: _Answer) -> bytes:
+    assert answer.message is not None  # only a kept key has let go of its message
     if answer.field:
         return dumps(field_to_json(answer.message, answer.field))
     return dumps(message_to_json(answer.message))
