@@ -362,41 +362,36 @@ def print_summary(points: list[Point], ops: list[str], concurrencies: list[int])
           f"ratio {ratio:.2f} ({'ok' if ratio >= TARGET_RATIO else 'below'})")
 
 
-def issue_ratios(points: list[Point]) -> list[tuple[str, float | None, bool, float]]:
-    """The ratios of issue 12 from points of one round at c=8: (label, ratio or None when not
-    measured, whether both points were free of errors, target)."""
+def _ratio_checks(points: list[Point]) -> list[tuple[str, Point | None, Point | None, float]]:
+    """Issue 12's ratios at c=8: (label, the point over, the point under, target)."""
     rest_get, grpc_get = _find(points, "get", 8, "rest"), _find(points, "get", 8, "grpc")
     rest_ping, grpc_ping = _find(points, "ping", 8, "rest"), _find(points, "ping", 8, "grpc")
-    checks = [("gRPC get trail / REST get trail", grpc_get, rest_get, TARGET_GRPC_OVER_REST),
-              ("REST get trail / REST GET /ready", rest_get, rest_ping, TARGET_OVER_PING),
-              ("gRPC get trail / gRPC health Check", grpc_get, grpc_ping, TARGET_OVER_PING)]
-    ratios = []
-    for label, top, bottom, target in checks:
-        if top is None or bottom is None or not bottom.rate:
-            ratios.append((label, None, True, target))
-        else:
-            ratios.append((label, top.rate / bottom.rate, top.errors == 0 and bottom.errors == 0,
-                           target))
-    return ratios
+    return [("gRPC get trail / REST get trail", grpc_get, rest_get, TARGET_GRPC_OVER_REST),
+            ("REST get trail / REST GET /ready", rest_get, rest_ping, TARGET_OVER_PING),
+            ("gRPC get trail / gRPC health Check", grpc_get, grpc_ping, TARGET_OVER_PING)]
+
+
+def issue_ratios(points: list[Point]) -> list[tuple[str, float | None, bool, float]]:
+    """The ratios of issue 12 from points of one round: (label, ratio or None when not
+    measured, whether both points were free of errors, target)."""
+    return [(label, top.rate / bottom.rate, top.errors == 0 and bottom.errors == 0, target)
+            if top is not None and bottom is not None and bottom.rate else
+            (label, None, True, target)
+            for label, top, bottom, target in _ratio_checks(points)]
 
 
 def print_issue_targets(points: list[Point]) -> None:
     """The ratios of issue 12, from points of this run at c=8."""
     print("\nIssue 12 ratios at c=8 (same run)")
-    for (label, ratio, clean, target), (top, bottom) in zip(issue_ratios(points), _ratio_points(points),
-                                                            strict=True):
-        if ratio is None or top is None or bottom is None:
+    for label, top, bottom, target in _ratio_checks(points):
+        if top is None or bottom is None or not bottom.rate:
             print(f"  {label:<36} not measured (needs ops ping,get at c=8, rest and grpc)")
             continue
+        ratio = top.rate / bottom.rate
+        clean = top.errors == 0 and bottom.errors == 0
         verdict = "MET" if ratio >= target and clean else "MISSED"
         print(f"  {label:<36} {ratio:5.2f} (target >= {target}, {top.rate:,.0f} / "
               f"{bottom.rate:,.0f} req/s{'' if clean else ', with errors'}): {verdict}")
-
-
-def _ratio_points(points: list[Point]) -> list[tuple[Point | None, Point | None]]:
-    rest_get, grpc_get = _find(points, "get", 8, "rest"), _find(points, "get", 8, "grpc")
-    rest_ping, grpc_ping = _find(points, "ping", 8, "rest"), _find(points, "ping", 8, "grpc")
-    return [(grpc_get, rest_get), (rest_get, rest_ping), (grpc_get, grpc_ping)]
 
 
 def print_round_medians(rounds: list[list[Point]]) -> None:

@@ -144,7 +144,13 @@ def _child(metric: Any, *labels: str) -> Any:
     return child
 
 
+_HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def observe_http(method: str, route: str, status: int, seconds: float) -> None:
+    """`route` is a rule or "unmatched"; any method a client makes up is counted as OTHER."""
+    if method not in _HTTP_METHODS:
+        method = "OTHER"
     m = metrics()
     _child(m.http_requests, method, route, str(status)).inc()
     _child(m.http_seconds, method, route).observe(seconds)

@@ -170,9 +170,6 @@ class _ApiDispatch:
             api_request.close()
 
 
-_METHOD_LABELS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-
-
 class _Observed:
     """WSGI middleware around the Flask app: the request id (the caller's `x-request-id` or a
     new one, answered back), the access log line and the metrics of every request. Cheaper
@@ -199,9 +196,7 @@ class _Observed:
             seconds = time.perf_counter() - started
             route = environ.get(ROUTE_KEY, "unmatched")
             method = environ.get("REQUEST_METHOD", "")
-            # a metric's labels come from bounded sets: any method a client makes up is OTHER
-            observability.observe_http(method if method in _METHOD_LABELS else "OTHER", route,
-                                       answer[0], seconds)
+            observability.observe_http(method, route, answer[0], seconds)
             observability.access_log.info("request", extra={"fields": {
                 "request_id": request_id, "method": method, "path": environ.get("PATH_INFO", ""),
                 "route": route, "status": answer[0], "duration_ms": round(seconds * 1000, 3),

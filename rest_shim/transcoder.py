@@ -223,10 +223,11 @@ def render(route: Route, response: Message) -> Response:
         status = 201 if getattr(response, route.options.created_field) else 200
     envelope = route.options.envelope_field
     field = route.response_body if not (envelope and response.HasField(envelope)) else ""
-    if response.ByteSize() > _KEPT_ANSWER_BYTES:
-        body = _json(_Answer(response, field, b""))
+    encoded = response.SerializeToString(deterministic=True)
+    if len(encoded) > _KEPT_ANSWER_BYTES:
+        body = _json(response, field)
     else:
-        answer = _Answer(response, field, response.SerializeToString(deterministic=True))
+        answer = _Answer(response, field, encoded)
         body = _kept_json(answer)
         answer.message = None  # a kept key holds its encoding, not the message as well
     return Response(body, status=status, content_type="application/json")
@@ -251,11 +252,14 @@ class _Answer:
         return isinstance(other, _Answer) and self.key == other.key
 
 
-def _json(answer: _Answer) -> bytes:
+def _json(message: Message, field: str) -> bytes:
+    """The answer's JSON: the field `field` of the message, or the whole message."""
+    return dumps(field_to_json(message, field) if field else message_to_json(message))
+
+
+def _kept(answer: _Answer) -> bytes:
     assert answer.message is not None  # only a kept key has let go of its message
-    if answer.field:
-        return dumps(field_to_json(answer.message, answer.field))
-    return dumps(message_to_json(answer.message))
+    return _json(answer.message, answer.field)
 
 
 # Answers read again and again (a trail polled by a pipeline, an artifact looked up) cost their
@@ -263,4 +267,4 @@ def _json(answer: _Answer) -> bytes:
 # the last 256 answers of at most 16 KiB encoded (a few MB at most).
 _KEPT_ANSWER_BYTES = 16384
 _kept_json = small_lru(items=256, most_bytes=_KEPT_ANSWER_BYTES,
-                       size=lambda answer: len(answer.key[2]))(_json)
+                       size=lambda answer: len(answer.key[2]))(_kept)
