@@ -207,8 +207,10 @@ class QueryResult:
 def measure_fetches(label: str, fetch: Callable[[], tuple[bool, int, bytes, str]], query: Query,
                     requests: int, warmup: int, budget: float) -> tuple[common.LatencyRow, int]:
     """c=1 latency of `fetch` (answered, status, body, error); checks the status every time and
-    the first timed answer with query.check. Returns the row and the answer's size."""
+    the first answer, a warm-up one, with query.check (which parses the answer: a timed call
+    would count the parsing). Returns the row and the answer's size."""
     first_error: list[str] = []
+    wrong_answers = [0]  # the checked warm-up answer is counted as an error when wrong
     size = [0]
 
     def call(i: int) -> bool:
@@ -216,14 +218,16 @@ def measure_fetches(label: str, fetch: Callable[[], tuple[bool, int, bytes, str]
         size[0] = len(payload)
         problem = error if not answered else (
             f"HTTP {status}: {payload[:200]!r}" if status != query.expected_status else "")
-        if not problem and i == warmup and query.check is not None:
+        if not problem and i == 0 and query.check is not None:
             problem = query.check(payload)
+            wrong_answers[0] += bool(problem)
         if problem:
             first_error.append(problem)
             return False
         return True
 
     latencies, errors, stopped = common.budgeted(call, warmup, requests, budget)
+    errors += wrong_answers[0]
     note = common.budget_note(stopped, budget, first_error)
     return common.latency_row(label, latencies, errors, note), size[0]
 

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import observability
 from .domain import actions
-from .storage.db import database
+from .storage.db import call_scope, database
 from .storage.models import Action, OutboxMessage
 
 log = logging.getLogger(__name__)
@@ -41,18 +41,25 @@ def _attempt(message: OutboxMessage, action: Action | None) -> str | None:
 def run(stop: threading.Event, *, concurrency: int = 16, idle_seconds: float = 0.5,
         count_seconds: float = 5.0) -> None:
     """Deliver until `stop` is set: straight on while there is work, else poll; the outbox's
-    pending and abandoned notifications are counted for /metrics every `count_seconds`."""
+    pending and abandoned notifications are counted for /metrics every `count_seconds`.
+    Each poll is a call_scope: on SQLite the loop's connection stays open between polls (an
+    idle server's polls cost a query each, not a connection each), and is closed after a
+    failed poll and at the end."""
     counted = -count_seconds
     with ThreadPoolExecutor(concurrency, thread_name_prefix="deliver") as pool:
-        while not stop.is_set():
-            try:
-                with database.connection_context():
-                    busy = deliver_due(pool, batch=concurrency * 4)
-                    if time.monotonic() - counted >= count_seconds:
-                        counted = time.monotonic()
-                        observability.observe_outbox(actions.outbox_counts())
-            except Exception:
-                log.exception("claiming notifications failed; trying again")
-                busy = 0
-            if not busy:
-                stop.wait(idle_seconds)
+        try:
+            while not stop.is_set():
+                try:
+                    with call_scope():
+                        busy = deliver_due(pool, batch=concurrency * 4)
+                        if time.monotonic() - counted >= count_seconds:
+                            counted = time.monotonic()
+                            observability.observe_outbox(actions.outbox_counts())
+                except Exception:
+                    log.exception("claiming notifications failed; trying again")
+                    database.close()
+                    busy = 0
+                if not busy:
+                    stop.wait(idle_seconds)
+        finally:
+            database.close()
