@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from evidence_grpc.domain.artifacts import ONE_READ
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Blob
-from tests.conftest import bearer
+from tests.conftest import bearer, recorded_statements
 
 H = bearer()
 
@@ -911,6 +912,35 @@ def test_fingerprint_prefixes_must_be_long_enough_and_unambiguous(trail):
     assert not_hex.status_code == 400
     too_long = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{twins[0]}0", headers=H)
     assert too_long.status_code == 400
+
+
+@pytest.mark.parametrize("trails", [3, ONE_READ + 4])
+def test_a_fingerprint_in_many_trails_answers_its_newest_artifact(trail, monkeypatch, trails):
+    """One read finds the artifacts of a fingerprint when they are fewer than ONE_READ; more of
+    them are found as before, by their fingerprint resolved first. Both answer the newest."""
+    for n in range(2, trails + 1):
+        begin_trail(trail, trail=f"release-{n}")
+    for n in range(1, trails + 1):
+        assert report_artifact(trail, trail=f"release-{n}").status_code == 201
+    statements = recorded_statements(monkeypatch)
+    for value in (BACKEND_FP, BACKEND_FP[:7]):
+        got = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{value}", headers=H)
+        assert got.status_code == 200, got.json
+        assert got.json["trail_name"] == f"release-{trails}"
+    resolved = sum(sql.startswith('SELECT DISTINCT "t1"."fingerprint"') for sql in statements)
+    assert resolved == (0 if trails < ONE_READ else 2)
+
+
+def test_a_trail_answer_reads_its_attestations_and_artifacts_in_one_statement(trail, monkeypatch):
+    report_artifact(trail)
+    assert attest(trail, "junit", {**junit(), "artifact_fingerprint": BACKEND_FP}
+                  ).status_code == 201
+    statements = recorded_statements(monkeypatch)
+    answer = get_trail(trail)
+    assert [e["type"] for e in answer["events"]][-2:] == [
+        "artifact_creation_reported", "artifact_attestation_reported"]
+    evidence = [sql for sql in statements if '"attestation"' in sql or '"artifact"' in sql]
+    assert len(evidence) == 1 and "UNION ALL" in evidence[0]
 
 
 def test_artifacts_by_commit_and_latest_commit(trail):
