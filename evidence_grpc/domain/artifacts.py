@@ -223,21 +223,25 @@ _OF_COMMIT = {False: Prepared(_of_commit, flow=int, low=str, high=str),
               True: Prepared(_of_commit, flow=int, low=str, high=str, trail=str)}
 
 
+def _in_one_read(flow: Flow, fingerprint: str) -> list[Artifact] | None:
+    """The flow's artifacts of the fingerprint (prefix) in one statement, when that can tell:
+    fewer than ONE_READ came, all of one fingerprint. None: resolve the fingerprint first."""
+    found = _OF_PREFIX.models(Artifact, flow=flow.id, **_bounds(
+        check_prefix("fingerprint", fingerprint, FINGERPRINT_LENGTH)))
+    one = 0 < len(found) < ONE_READ and len({a.fingerprint for a in found}) == 1
+    return found if one else None
+
+
 def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
                         trail_name: str | None = None) -> Artifact:
     """The newest artifact of the flow with that fingerprint (in that trail, if given)."""
     flow = find_flow(org, flow_name)
-    if not trail_name:  # mostly one statement: the prefix's artifacts, all of one fingerprint
-        found = _OF_PREFIX.models(Artifact, flow=flow.id, **_bounds(
-            check_prefix("fingerprint", fingerprint, FINGERPRINT_LENGTH)))
-        if 0 < len(found) < ONE_READ and len({a.fingerprint for a in found}) == 1:
-            artifact = max(found, key=lambda a: a.id)
-            artifact.flow = flow
-            return artifact
-    full = resolve_fingerprint(org, fingerprint, flow)  # names the candidates of an ambiguity
-    in_trail = {"trail": trail_name} if trail_name else {}
-    found = _OF_FINGERPRINT[bool(trail_name)].models(Artifact, flow=flow.id, fingerprint=full,
-                                                      **in_trail)
+    found = None if trail_name else _in_one_read(flow, fingerprint)
+    if found is None:
+        full = resolve_fingerprint(org, fingerprint, flow)  # names the candidates of an ambiguity
+        in_trail = {"trail": trail_name} if trail_name else {}
+        found = _OF_FINGERPRINT[bool(trail_name)].models(Artifact, flow=flow.id, fingerprint=full,
+                                                          **in_trail)
     # Few rows share a fingerprint; sorting them here keeps the planner on the
     # (flow, fingerprint) index instead of walking the flow by creation time.
     artifact = max(found, key=lambda a: a.id, default=None)
