@@ -255,7 +255,7 @@ def measure_domain(query: Query, org: Any, requests: int, warmup: int, budget: f
 def measure_query(server: common.Server, inproc: InProcess | None, query: Query, requests: int,
                   budget: float) -> QueryResult:
     warmup = min(50, max(3, requests // 10))
-    conn = common.KeepAlive(server.rest)
+    conn = common.LeanKeepAlive(server.rest)
     try:
         rest, size = measure_fetches(f"REST  {query.label}", lambda: conn.checked(
             "GET", query.path, headers=AUTH), query, requests, warmup, budget)
