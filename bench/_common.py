@@ -277,7 +277,8 @@ class LeanKeepAlive(KeepAlive):
         while len(self._buffer) < size:
             if not self._fill():
                 raise ConnectionError("the server closed the connection mid-answer")
-        data = bytes(self._buffer[:size])
+        with memoryview(self._buffer) as view:  # one copy of a body of megabytes, not two
+            data = bytes(view[:size])
         del self._buffer[:size]
         return data
 
