@@ -4,6 +4,7 @@ snapshots made before verdicts were kept (both engines)."""
 
 from __future__ import annotations
 
+import math
 import pathlib
 from collections.abc import Iterator
 
@@ -11,10 +12,12 @@ import peewee
 import pytest
 from playhouse.migrations import Runner
 
+from evidence_grpc.domain import deployments
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Artifact,
     Deployment,
+    DeploymentSeries,
     Environment,
     EnvironmentAuditEvent,
     EnvironmentEvent,
@@ -146,4 +149,39 @@ def test_0015_copies_earlier_artifact_changes_into_the_environment_audit_log(emp
                   for e in EnvironmentAuditEvent.select().order_by(EnvironmentAuditEvent.id)]
         assert copied == [("artifact_started", stamp, 1, {"was": 0, "now": 2}, ""),
                           ("artifact_scaled", stamp + 5, 2, {"was": 2, "now": 3}, "")]
+    _close_shared_database()
+
+
+def test_0017_packs_the_deployments_made_before_it(empty_database: str):
+    """Deployments of two repos around a UTC midnight (one a hair before it, one without a
+    lead time, one of no repo): after 0017 the statistics read from the packed series answer
+    what the rows hold."""
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0016_deployment_series")
+        midnight = 20_000 * 86400.0
+        times = {"created_at": midnight, "last_modified_at": midnight}
+        org = Organization.insert(name="acme", **times).execute()
+        env = Environment.insert(organization=org, name="prod", type="server", **times).execute()
+        repos = [Repo.insert(organization=org, repo_id=f"r-{n}", name=f"acme/{n}",
+                             created_at=midnight, last_seen_at=midnight).execute()
+                 for n in (1, 2)]
+        rows = [(repos[0], math.nextafter(midnight, 0), 5.0), (repos[0], midnight, None),
+                (repos[0], midnight + 100, 7.5), (repos[1], midnight - 3600, 1.0),
+                (None, midnight + 1, None)]
+        for index, (repo, at, lead) in enumerate(rows, 1):
+            Deployment.insert(organization=org, environment=env, snapshot_index=index,
+                              artifact_name="app", fingerprint=f"{index:064x}", deployed_at=at,
+                              repo=repo, lead_time_seconds=lead).execute()
+
+        assert storage.migrate() == ["0017_packed_deployment_series"]
+
+        assert set(DeploymentSeries.select(DeploymentSeries.repo, DeploymentSeries.day).tuples()) \
+            == {(repos[0], 19_999), (repos[0], 20_000), (repos[1], 19_999)}
+        acme = Organization.get()
+        [first] = deployments.deployment_statistics(acme, "r-1", start_ts=0).environments
+        assert (first.deployed_at, first.lead_times) == \
+            ([math.nextafter(midnight, 0), midnight, midnight + 100], [5.0, 7.5])
+        [second] = deployments.deployment_statistics(acme, "r-2", start_ts=0).environments
+        assert (second.deployed_at, second.lead_times) == ([midnight - 3600], [1.0])
     _close_shared_database()

@@ -3,21 +3,36 @@
 A deployment is recorded by `snapshots.report_environment` with what is known of the artifact
 then: the repo and commit time of the first artifact reported with its fingerprint, hence
 `lead_time_seconds` (commit to deployment). An artifact reported after it started running
-fills those in on its earlier deployments (`link_fingerprint`), so statistics and lists read
-stored columns through the (repo, deployed_at) and (environment, deployed_at) indexes."""
+fills those in on its earlier deployments (`link_fingerprint`), so lists read stored columns
+through the (environment, deployed_at) and (repo, ...) indexes, and statistics the packed series
+that every write to a repo's deployments rewrites (`repack`) for the days it touched."""
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import itertools
+import math
 import operator
+import sys
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import peewee
 
-from ..storage.db import Prepared, as_given, in_chunks, now
-from ..storage.models import Artifact, Deployment, Environment, Flow, Organization, Repo, Trail
+from ..storage.db import Prepared, as_given, at_transaction_end, for_update, in_chunks, now
+from ..storage.models import (
+    Artifact,
+    Deployment,
+    DeploymentSeries,
+    Environment,
+    Flow,
+    Organization,
+    Repo,
+    Trail,
+)
 from .environments import LOGICAL, find_environment
 from .errors import NotFound, flow_not_found, validation_error
 from .numbers import as_whole_number
@@ -67,6 +82,9 @@ def record(org: Organization, env: Environment, index: int, started: list[tuple[
         "repo": known[fp].repo_id if fp in known else None,
         "lead_time_seconds": _lead_time(stamp, _commit_time(known[fp])) if fp in known else None,
     } for name, fp in started]).execute()
+    at_transaction_end("deployment series", repack, {
+        (known[fp].repo_id, env.id, day_of(stamp)) for _, fp in started
+        if fp in known and known[fp].repo_id is not None})
     flows = {a.flow_id for a in known.values()}
     if flows:
         Flow.update(last_deployment_at=stamp).where(Flow.id.in_(sorted(flows))).execute()
@@ -76,17 +94,80 @@ def link_fingerprint(org: Organization, fingerprint: str, repo: Repo | None,
                      commit_time: float | None) -> None:
     """Give the fingerprint's earlier deployments the repo and lead time they lacked."""
     scope = (Deployment.organization == org) & (Deployment.fingerprint == fingerprint)
+    changed = 0
     if repo is not None:
-        Deployment.update(repo=repo).where(scope & Deployment.repo.is_null()).execute()
+        changed += Deployment.update(repo=repo).where(scope & Deployment.repo.is_null()).execute()
     if commit_time is not None:
         lead = peewee.Case(None, [(Deployment.deployed_at > commit_time,
                                    Deployment.deployed_at - commit_time)], 0.0)
-        Deployment.update(lead_time_seconds=lead).where(
+        changed += Deployment.update(lead_time_seconds=lead).where(
             scope & Deployment.lead_time_seconds.is_null()).execute()
+    if changed:
+        at_transaction_end("deployment series", repack, {
+            (repo_id, env_id, day_of(at)) for repo_id, env_id, at in Deployment.select(
+                Deployment.repo, Deployment.environment, Deployment.deployed_at).where(
+                scope & Deployment.repo.is_null(False)).tuples()})
 
 
 def link_artifact(org: Organization, artifact: Artifact) -> None:
     link_fingerprint(org, artifact.fingerprint, artifact.repo, _commit_time(artifact))
+
+
+# ---- packed series -------------------------------------------------------------------------
+
+DAY_SECONDS = 86400.0
+# The day numbers a window is clamped to (PostgreSQL's integer), far past any deployment.
+_FIRST_DAY, _LAST_DAY = -(2**31) + 1, 2**31 - 1
+
+
+def day_of(moment: float) -> int:
+    """The UTC day number of `moment`: moment in [day * 86400, (day + 1) * 86400), exactly
+    (the division alone can round a moment just before midnight into the next day)."""
+    day = math.floor(moment / DAY_SECONDS)
+    return day - (moment < day * DAY_SECONDS) + (moment >= (day + 1) * DAY_SECONDS)
+
+
+def _day_bound(moment: float) -> int:
+    """day_of a window's edge, within the days a series can have."""
+    return day_of(min(max(_FIRST_DAY * DAY_SECONDS, moment), _LAST_DAY * DAY_SECONDS))
+
+
+def _packed(values: Iterable[float]) -> bytes:
+    doubles = array("d", values)
+    if sys.byteorder == "big":
+        doubles.byteswap()
+    return doubles.tobytes()
+
+
+_DAY_ROWS = Prepared(lambda repo, env, start, end: Deployment.select(
+    Deployment.deployed_at, Deployment.lead_time_seconds).where(
+    (Deployment.repo == repo) & (Deployment.environment == env)
+    & (Deployment.deployed_at >= as_given(start)) & (Deployment.deployed_at < as_given(end)))
+    .order_by(Deployment.deployed_at, Deployment.id),
+    repo=int, env=int, start=float, end=float)
+
+
+def repack(buckets: Iterable[tuple[int, int, int]]) -> None:
+    """Rewrite the packed series of each (repo id, environment id, day) from its rows, at the
+    end of the write transaction that changed them (at_transaction_end: these locks are its
+    last). Each series row is locked first (made empty when new), all in one order: two
+    writers of one day take turns, and the later one reads the rows the earlier one
+    committed (PostgreSQL; SQLite has one writer)."""
+    for repo_id, env_id, day in sorted(set(buckets)):
+        key = ((DeploymentSeries.repo == repo_id) & (DeploymentSeries.environment == env_id)
+               & (DeploymentSeries.day == day))
+        DeploymentSeries.insert(repo=repo_id, environment=env_id, day=day, times=b"",
+                                leads=b"").on_conflict_ignore().execute()
+        for_update(DeploymentSeries.select(DeploymentSeries.day).where(key)).execute()
+        rows = _DAY_ROWS.rows(repo=repo_id, env=env_id, start=day * DAY_SECONDS,
+                              end=(day + 1) * DAY_SECONDS)
+        if rows:
+            DeploymentSeries.update(
+                times=_packed(at for at, _ in rows),
+                leads=_packed(math.nan if lead is None else lead for _, lead in rows)
+            ).where(key).execute()
+        else:
+            DeploymentSeries.delete().where(key).execute()
 
 
 # ---- windows -------------------------------------------------------------------------------
@@ -130,16 +211,13 @@ class Statistics:
     environments: list[EnvironmentSeries]
 
 
-# Environments' series of a repo, each oldest first (report order among equal times), all of
-# it in the index of migration 0016, which the IN list walks environment by environment without a
-# sort. Compiled once; the rows are read whole and split by comprehensions: a Python loop over
-# 100,000 rows cost more than the database's reading them.
-_SERIES = Prepared(lambda repo, envs, start, end: Deployment.select(
-    Deployment.environment, Deployment.deployed_at, Deployment.lead_time_seconds).where(
-    (Deployment.repo == repo) & Deployment.environment.in_(envs)
-    & Deployment.deployed_at.between(as_given(start), as_given(end)))
-    .order_by(Deployment.environment, Deployment.deployed_at, Deployment.id),
-    repo=int, envs=list[int], start=float, end=float)
+# The packed series of a repo's environments over whole days, each environment's days in order.
+_SERIES = Prepared(lambda repo, envs, first, last: DeploymentSeries.select(
+    DeploymentSeries.environment, DeploymentSeries.times, DeploymentSeries.leads).where(
+    (DeploymentSeries.repo == repo) & DeploymentSeries.environment.in_(envs)
+    & DeploymentSeries.day.between(first, last))
+    .order_by(DeploymentSeries.environment, DeploymentSeries.day),
+    repo=int, envs=list[int], first=int, last=int)
 
 
 def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | None = None,
@@ -148,7 +226,8 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
     """Raw deployment times and lead times in the window (both edges included), one item per
     physical environment the repo was ever deployed to (after the `envs` filter), by name.
     Two queries (however many environments): the environments (an EXISTS probe each in the
-    repo's series index), then their rows in the window from that index."""
+    repo's series index), then their packed series of the window's days, cut to the window.
+    NaN stands for an unknown lead time in a packed series: a stored one never is."""
     start, end = window(start_ts, end_ts)
     repo = find_repo(org, name=repo_key)
     deployed_to = Deployment.select(peewee.SQL("1")).where(
@@ -161,11 +240,20 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
     named = list(physical.order_by(Environment.name).tuples())
     series: dict[int, tuple[list[float], list[float]]] = {}
     for chunk in in_chunks([env_id for env_id, _ in named]):
-        rows = _SERIES.rows(repo=repo.id, envs=chunk, start=start, end=end)
-        for env_id, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-            held = list(group)
-            series[env_id] = ([at for _, at, _ in held],
-                              [lead for _, _, lead in held if lead is not None])
+        rows = _SERIES.rows(repo=repo.id, envs=chunk, first=_day_bound(start),
+                            last=_day_bound(end))
+        for env_id, days in itertools.groupby(rows, key=operator.itemgetter(0)):
+            times, leads = array("d"), array("d")
+            for _, packed_times, packed_leads in days:
+                times.frombytes(packed_times)
+                leads.frombytes(packed_leads)
+            if sys.byteorder == "big":
+                times.byteswap()
+                leads.byteswap()
+            # the window's edges fall inside its first and last days; both edges count
+            first, last = bisect.bisect_left(times, start), bisect.bisect_right(times, end)
+            series[env_id] = (times[first:last].tolist(),
+                              [lead for lead in leads[first:last].tolist() if lead == lead])
     return Statistics(start, end, [EnvironmentSeries(name, *series.get(env_id, ([], [])))
                                    for env_id, name in named])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import itertools
 import logging
@@ -10,7 +11,7 @@ import os
 import pathlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar, get_args, get_origin
 from urllib.parse import urlparse
 
@@ -153,16 +154,49 @@ class SqliteWriterLock:
 _sqlite_writer = SqliteWriterLock()
 
 
+# The work left for the end of the current outermost write_transaction, by name: (what runs,
+# the items it runs with).
+_at_end: contextvars.ContextVar[dict[str, tuple[Callable[[set[Any]], None], set[Any]]] | None] = \
+    contextvars.ContextVar("at_end", default=None)
+
+
+def at_transaction_end(name: str, run: Callable[[set[Any]], None], items: Iterable[Any]) -> None:
+    """Add `items` to the set `name` of the current write_transaction: after its other writes,
+    before it commits, `run` runs once with all of them (so that the row locks it takes are
+    the transaction's last, taken in one order by every writer). Outside one: now."""
+    pending = _at_end.get()
+    if pending is None:
+        run(set(items))
+    else:
+        pending.setdefault(name, (run, set()))[1].update(items)
+
+
 @contextlib.contextmanager
 def write_transaction() -> Iterator[None]:
     """A write transaction. On SQLite writers queue for the write lock (SqliteWriterLock) and
-    take it up front (IMMEDIATE), instead of failing on lock upgrade; plain on PostgreSQL."""
-    if isinstance(database.obj, peewee.SqliteDatabase):
-        with _sqlite_writer.held(database.obj.database), database.atomic("IMMEDIATE"):
-            yield
-    else:
-        with database.atomic():
-            yield
+    take it up front (IMMEDIATE), instead of failing on lock upgrade; plain on PostgreSQL.
+    The outermost one runs what at_transaction_end left for it before committing."""
+    outermost = _at_end.get() is None
+    token = _at_end.set({}) if outermost else None
+    try:
+        if isinstance(database.obj, peewee.SqliteDatabase):
+            with _sqlite_writer.held(database.obj.database), database.atomic("IMMEDIATE"):
+                yield
+                _finish(outermost)
+        else:
+            with database.atomic():
+                yield
+                _finish(outermost)
+    finally:
+        if token is not None:
+            _at_end.reset(token)
+
+
+def _finish(outermost: bool) -> None:
+    pending = _at_end.get()
+    if outermost and pending:
+        for run, items in pending.values():
+            run(items)
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -3,6 +3,7 @@ presence, deployments and deployment statistics (on every engine under test)."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -22,7 +23,15 @@ from evidence_grpc.domain import (
 from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
 from evidence_grpc.domain.presence import presence
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Artifact, Deployment, Organization, Repo, User
+from evidence_grpc.storage.models import (
+    Artifact,
+    Deployment,
+    DeploymentSeries,
+    Environment,
+    Organization,
+    Repo,
+    User,
+)
 from tests.conftest import HOUSE_RULES, recorded_statements
 
 FP1, FP2, FP3 = "1" * 64, "2" * 64, "3" * 64
@@ -252,6 +261,7 @@ def test_deployment_statistics_of_many_environments_read_them_together(
          "fingerprint": FP1, "deployed_at": 1_000_000.0 + i + n, "repo": repo.id,
          "lead_time_seconds": None if n else float(i)}
         for i, env in enumerate(envs) for n in range(2)]).execute()
+    deployments.repack((repo.id, env.id, deployments.day_of(1_000_000.0)) for env in envs)
     whole = deployments.deployment_statistics(org, "r-42", start_ts=0)
     assert [e.env_name for e in whole.environments] == [env.name for env in envs]
     assert whole.environments[7] == deployments.EnvironmentSeries(
@@ -261,7 +271,90 @@ def test_deployment_statistics_of_many_environments_read_them_together(
     statements = recorded_statements(monkeypatch)
     chunked = deployments.deployment_statistics(org, "r-42", start_ts=0)
     assert chunked.environments == whole.environments
-    assert sum('"lead_time_seconds"' in sql for sql in statements) == 5  # 300 / 64, rounded up
+    assert sum('"deployment_series"' in sql for sql in statements) == 5  # 300 / 64, rounded up
+
+
+def test_day_of_puts_every_moment_in_the_day_that_holds_it():
+    midnight = 20_000 * deployments.DAY_SECONDS
+    for moment in (midnight, math.nextafter(midnight, 0), math.nextafter(midnight, math.inf),
+                   -0.5, 0.0, -86400.0, math.nextafter(-86400.0, 0), 1e15 + 0.5):
+        day = deployments.day_of(moment)
+        assert day * deployments.DAY_SECONDS <= moment < (day + 1) * deployments.DAY_SECONDS
+
+
+def _series_from_rows(repo: Repo, start: float, end: float) -> list[deployments.EnvironmentSeries]:
+    """What the statistics answered when they read the rows themselves."""
+    out = []
+    for env in Environment.select().where(Environment.type != "logical").order_by(Environment.name):
+        rows = list(Deployment.select(Deployment.deployed_at, Deployment.lead_time_seconds).where(
+            (Deployment.repo == repo) & (Deployment.environment == env)
+            & Deployment.deployed_at.between(start, end))
+            .order_by(Deployment.deployed_at, Deployment.id).tuples())
+        if Deployment.select().where((Deployment.repo == repo)
+                                     & (Deployment.environment == env)).exists():
+            out.append(deployments.EnvironmentSeries(
+                env.name, [at for at, _ in rows], [lead for _, lead in rows if lead is not None]))
+    return out
+
+
+def test_packed_series_agree_with_the_rows_across_days_late_links_and_racing_writers(
+        org, monkeypatch: pytest.MonkeyPatch):
+    """Three environments reported to by threads of their own while another reports the
+    artifacts (most after they started running, so their deployments are linked later), around
+    a UTC midnight (one deployment a hair before it): the statistics read from the packed
+    series equal the rows, for all time and for windows whose edges fall inside days."""
+    midnight = 20_000 * deployments.DAY_SECONDS
+    moments = sorted([midnight - 40 + i * 1.7 for i in range(45)]
+                     + [math.nextafter(midnight, 0), midnight])
+    clock, guard = iter(moments), threading.Lock()
+
+    def tick() -> float:
+        with guard:
+            return next(clock)
+
+    monkeypatch.setattr(snapshots, "now", tick)
+    names = ["blue", "green", "red"]
+    for name in names:
+        make_env(org, name)
+    fingerprints = [f"{i:064x}" for i in range(1, 20)]
+    built_artifact(org, fingerprints[0], midnight - 500, REPO)  # known before it runs
+    errors: list[BaseException] = []
+
+    def guarded(work) -> None:
+        try:
+            with storage.database.connection_context():
+                work()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    def reports(env_index: int) -> None:
+        for k in range(15):
+            running = fingerprints[(k + env_index) % 19], fingerprints[(k + 2 * env_index) % 19]
+            snapshots.report_environment(org, names[env_index], "server", server_report(
+                *((f"app-{n}", fp) for n, fp in enumerate(running))))
+
+    def artifacts_later() -> None:
+        for fp in fingerprints[1:]:
+            built_artifact(org, fp, midnight - 100, REPO)
+
+    threads = [threading.Thread(target=guarded, args=(lambda i=i: reports(i),)) for i in range(3)]
+    threads.append(threading.Thread(target=guarded, args=(artifacts_later,)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    repo = Repo.get(Repo.repo_id == "r-42")
+    packed = set(DeploymentSeries.select(DeploymentSeries.environment, DeploymentSeries.day)
+                 .where(DeploymentSeries.repo == repo).tuples())
+    assert packed == {(env_id, deployments.day_of(at)) for env_id, at in Deployment.select(
+        Deployment.environment, Deployment.deployed_at).where(Deployment.repo == repo).tuples()}
+    assert {day for _, day in packed} == {20_000 - 1, 20_000}
+    for start, end in ((0.0, 1e12), (midnight - 20.5, midnight + 10.25),
+                       (math.nextafter(midnight, 0), midnight), (midnight, midnight + 1e6)):
+        answered = deployments.deployment_statistics(org, "r-42", start_ts=start, end_ts=end)
+        assert answered.environments == _series_from_rows(repo, start, end)
+    assert sum(len(e.deployed_at) for e in answered.environments) > 0
 
 
 def test_repos_are_learned_from_repo_info(org):
