@@ -176,27 +176,21 @@ def write_transaction() -> Iterator[None]:
     """A write transaction. On SQLite writers queue for the write lock (SqliteWriterLock) and
     take it up front (IMMEDIATE), instead of failing on lock upgrade; plain on PostgreSQL.
     The outermost one runs what at_transaction_end left for it before committing."""
-    outermost = _at_end.get() is None
-    token = _at_end.set({}) if outermost else None
+    token = _at_end.set({}) if _at_end.get() is None else None  # None: not the outermost
     try:
-        if isinstance(database.obj, peewee.SqliteDatabase):
-            with _sqlite_writer.held(database.obj.database), database.atomic("IMMEDIATE"):
-                yield
-                _finish(outermost)
-        else:
-            with database.atomic():
-                yield
-                _finish(outermost)
+        with contextlib.ExitStack() as held:
+            if isinstance(database.obj, peewee.SqliteDatabase):
+                held.enter_context(_sqlite_writer.held(database.obj.database))
+                held.enter_context(database.atomic("IMMEDIATE"))
+            else:
+                held.enter_context(database.atomic())
+            yield
+            if token is not None:
+                for run, items in (_at_end.get() or {}).values():
+                    run(items)
     finally:
         if token is not None:
             _at_end.reset(token)
-
-
-def _finish(outermost: bool) -> None:
-    pending = _at_end.get()
-    if outermost and pending:
-        for run, items in pending.values():
-            run(items)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
