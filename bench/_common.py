@@ -265,29 +265,33 @@ class LeanKeepAlive(KeepAlive):
         self._buffer += chunk
         return bool(chunk)
 
-    def _through(self, marker: bytes) -> bytes:
-        while (end := self._buffer.find(marker)) < 0:
-            if not self._fill():
-                raise ConnectionError("the server closed the connection mid-answer")
-        data = bytes(self._buffer[:end])
-        del self._buffer[:end + len(marker)]
-        return data
+    def _more(self) -> None:
+        if not self._fill():
+            raise ConnectionError("the server closed the connection mid-answer")
 
-    def _exactly(self, size: int) -> bytes:
-        while len(self._buffer) < size:
-            if not self._fill():
-                raise ConnectionError("the server closed the connection mid-answer")
-        with memoryview(self._buffer) as view:  # one copy of a body of megabytes, not two
+    def _take(self, size: int) -> bytes:
+        """The buffer's first `size` bytes, removed from it (copied once: bodies of megabytes)."""
+        with memoryview(self._buffer) as view:
             data = bytes(view[:size])
         del self._buffer[:size]
         return data
 
+    def _through(self, marker: bytes) -> bytes:
+        while (end := self._buffer.find(marker)) < 0:
+            self._more()
+        data = self._take(end)
+        del self._buffer[:len(marker)]
+        return data
+
+    def _exactly(self, size: int) -> bytes:
+        while len(self._buffer) < size:
+            self._more()
+        return self._take(size)
+
     def _to_close(self) -> bytes:
         while self._fill():
             pass
-        data = bytes(self._buffer)
-        self._buffer.clear()
-        return data
+        return self._take(len(self._buffer))
 
 
 # ---- /proc ---------------------------------------------------------------------------------
