@@ -234,13 +234,16 @@ class RunningServer:
         return json.loads(self.kosli(*args, "--output", "json", **kwargs).stdout)
 
 
-def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str) -> RunningServer:
-    """Bootstrap the database and start `evidence-server serve` on free loopback ports."""
-    boot = tmp_path / "bootstrap.json"
-    boot.write_text(json.dumps(BOOTSTRAP))
+def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str,
+                 bootstrap_with: dict | None = BOOTSTRAP) -> RunningServer:
+    """Bootstrap the database (unless `bootstrap_with` is None) and start `evidence-server
+    serve` on free loopback ports."""
     cli = [sys.executable, "-m", "evidence_grpc.cli"]
-    subprocess.run([*cli, "bootstrap", str(boot), "--database-url", database_url],
-                   check=True, capture_output=True, timeout=60)
+    if bootstrap_with is not None:
+        boot = tmp_path / "bootstrap.json"
+        boot.write_text(json.dumps(bootstrap_with))
+        subprocess.run([*cli, "bootstrap", str(boot), "--database-url", database_url],
+                       check=True, capture_output=True, timeout=60)
     http_port = grpc_port = free_port()
     while grpc_port == http_port:  # the kernel may hand the same free port out twice
         grpc_port = free_port()

@@ -39,8 +39,8 @@ from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.organizations import bootstrap
-from evidence_grpc.domain.snapshots import judge_recorded_snapshots
 from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 from evidence_grpc.storage.models import (
     AllowlistEntry,
     Artifact,
@@ -158,7 +158,7 @@ def populate() -> None:
                                   "fingerprint": fingerprint(i), "artifact_name": f"app-{i}",
                                   "created_at": stamp}
                                  for i in range(N)])
-        judge_recorded_snapshots()  # as the migration judges snapshots made before verdicts
+        judge_all(storage.database.obj)  # as 0011 judges the snapshots made before verdicts
 
 
 @dataclass

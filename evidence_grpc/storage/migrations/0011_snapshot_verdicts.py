@@ -1,14 +1,16 @@
 """Snapshots keep the verdict they were given when made (compliance of each running artifact
 with its reasons and provenance, the policies applied, the snapshot's compliance), so later
 evidence, template edits or policy changes show in the next snapshot and never flip an old
-one. Existing snapshots are judged here, once, by the rules of this version (the domain's
-own `judge_each`: one provenance read per organization, however many snapshots). That reads
-the tables through today's models: should a later migration change a table the judge reads,
-this fill must run on frozen copies instead."""
+one. The snapshots made before are judged here, once, by the rules their releases judged them
+with (`legacy_verdicts`, frozen): what their users were shown stays what it was.
+
+Until 2026-11-28 this migration judged them by the domain's rules of the day instead, which
+made every snapshot of an environment without policies Unknown; 0018 gives those installs the
+old verdicts back."""
 
 import peewee
 
-from evidence_grpc.domain.snapshots import judge_recorded_snapshots
+from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 from evidence_grpc.storage.models import JSONField
 
 
@@ -18,4 +20,4 @@ def up(migrator, db):
         migrator.add_column("snapshot", "compliant", peewee.BooleanField(null=True)),
         migrator.add_column("snapshot", "applied_policies", JSONField(default=list)),
     )
-    judge_recorded_snapshots()
+    judge_all(db)

@@ -1,0 +1,200 @@
+"""What the upgrade fixtures hold and what is read back from them: evidence written by a release's
+own code through the official CLI, and the reads compared before and after an upgrade.
+
+Every name and artifact is fixed (file contents, not random), so a fixture's reads are keyed the
+same way by the release that wrote it and by the release that upgrades it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import requests
+
+ORG = "acme"
+KEY = "upgrade-fixture-key-0123456789"
+BOOTSTRAP = {"organizations": [{"name": ORG}],
+             "users": [{"name": "alice", "organizations": [ORG], "api_keys": [{"key": KEY}]}]}
+PUBLIC_URL = "http://evidence.example"
+
+# A trail needs a compliant review; the artifact `app` needs a compliant scan.
+TEMPLATE = """version: 1
+trail:
+  attestations:
+    - name: review
+      type: generic
+  artifacts:
+    - name: app
+      attestations:
+        - name: scan
+          type: generic
+"""
+# name: file content; a file's fingerprint is the SHA-256 of its content.
+FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
+         "stray": b"nobody reported this\n", "app-3": b"app 3.0\n"}
+
+
+def fingerprint(name: str) -> str:
+    return hashlib.sha256(FILES[name]).hexdigest()
+
+
+def _git_commit(root: pathlib.Path) -> str:
+    """A repository at `root` with one commit of fixed author and date: the same SHA each time."""
+    fixed = {**os.environ, "GIT_AUTHOR_NAME": "Alice Example", "GIT_AUTHOR_EMAIL": "alice@example.com",
+             "GIT_AUTHOR_DATE": "2026-11-20T12:00:00Z", "GIT_COMMITTER_NAME": "Alice Example",
+             "GIT_COMMITTER_EMAIL": "alice@example.com", "GIT_COMMITTER_DATE": "2026-11-20T12:00:00Z"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", *args],
+                              check=True, capture_output=True, text=True, env=fixed).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("remote", "add", "origin", "https://github.com/acme/shop.git")
+    git("commit", "-q", "--allow-empty", "-m", "Release the shop")
+    return git("rev-parse", "HEAD")
+
+
+class Cli:
+    """The official kosli CLI against one server."""
+
+    def __init__(self, binary: str, host: str, work: pathlib.Path) -> None:
+        self.binary, self.host, self.work = binary, host, work
+        work.mkdir(parents=True, exist_ok=True)
+        for name, content in FILES.items():
+            (work / name).write_bytes(content)
+        (work / "template.yml").write_text(TEMPLATE)
+        self.commit = _git_commit(work)
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOSLI_")}
+        result = subprocess.run(
+            [self.binary, *args, "--host", self.host, "--api-token", KEY, "--org", ORG,
+             "--max-api-retries", "0"], capture_output=True, text=True, env=env, timeout=60,
+            cwd=self.work)
+        if check and result.returncode != 0:
+            raise AssertionError(f"kosli {' '.join(args)}: {result.stdout}{result.stderr}")
+        return result
+
+    def file(self, name: str) -> str:
+        return str(self.work / name)
+
+    def artifact(self, name: str, flow: str, trail: str) -> None:
+        self.run("attest", "artifact", self.file(name), "--artifact-type", "file",
+                 "--name", "app", "--flow", flow, "--trail", trail,
+                 "--build-url", f"https://ci.example/{trail}", "--commit", self.commit,
+                 "--repo-root", str(self.work), "--commit-url", f"https://git.example/{trail}")
+
+    def generic(self, name: str, flow: str, trail: str, compliant: bool,
+                artifact: str | None = None) -> None:
+        target = ["--fingerprint", fingerprint(artifact)] if artifact else []
+        self.run("attest", "generic", "--name", name, "--flow", flow, "--trail", trail,
+                 f"--compliant={'true' if compliant else 'false'}", *target)
+
+    def snapshot(self, env: str, *names: str) -> None:
+        """A report of the files `names` running: paths relative to the work directory, which
+        the CLI names them by, so every run names them alike."""
+        self.run("snapshot", "server", env, "--paths", ",".join(names))
+
+
+def write_2026_11_23(cli: Cli) -> None:
+    """Evidence and snapshots as the release of 2026-11-23 (6342035) judged them when read:
+    every environment without policies, snapshots compliant when every artifact is allowlisted
+    or compliant in all its trails."""
+    cli.run("create", "flow", "shop", "--template-file", cli.file("template.yml"))
+    cli.run("create", "flow", "tools", "--use-empty-template")
+    cli.run("begin", "trail", "r1", "--flow", "shop")
+    cli.artifact("app-1", "shop", "r1")
+    cli.generic("review", "shop", "r1", True)
+    cli.generic("scan", "shop", "r1", True, artifact="app-1")
+    cli.run("begin", "trail", "r2", "--flow", "shop")
+    cli.artifact("app-2", "shop", "r2")
+    cli.generic("review", "shop", "r2", True)
+    cli.generic("scan", "shop", "r2", False, artifact="app-2")
+    cli.run("begin", "trail", "t1", "--flow", "tools")
+    cli.run("attest", "artifact", cli.file("tool"), "--artifact-type", "file", "--name", "tool",
+            "--flow", "tools", "--trail", "t1", "--build-url", "https://ci.example/t1",
+            "--commit", cli.commit, "--repo-root", str(cli.work),
+            "--commit-url", "https://git.example/t1")
+    cli.run("create", "environment", "prod", "--type", "server")
+    cli.snapshot("prod", "app-1", "tool")  # #1 compliant
+    cli.snapshot("prod", "app-1", "app-2")  # #2 app-2 fails its scan
+    cli.snapshot("prod", "app-1")  # #3 compliant
+    cli.run("create", "environment", "edge", "--type", "server")
+    cli.snapshot("edge", "app-2", "stray")  # #1 neither is compliant
+    cli.run("allow", "artifact", cli.file("app-2"), "--artifact-type", "file",
+            "--environment", "edge", "--reason", "accepted risk")
+    cli.snapshot("edge", "app-2")  # #2 allowlisted
+
+
+def write_2026_11_28(cli: Cli) -> None:
+    """On top of the 2026-11-23 evidence, upgraded: what the release before issue 30 (5f3facb)
+    added, judged when taken: an environment without policies is of Unknown compliance, one
+    with policies is judged by them."""
+    cli.snapshot("prod", "app-1", "tool")  # #4 Unknown
+    (cli.work / "rules.yml").write_text(
+        "_schema: https://kosli.com/schemas/policy/environment/v1\n"
+        "artifacts:\n  provenance:\n    required: true\n  trail-compliance:\n    required: true\n")
+    cli.run("create", "policy", "house-rules", cli.file("rules.yml"))
+    cli.run("create", "environment", "governed", "--type", "server")
+    cli.run("attach-policy", "house-rules", "--environment", "governed")
+    cli.snapshot("governed", "app-1")  # #1 compliant
+    cli.snapshot("governed", "app-1", "app-2")  # #2 non-compliant
+    cli.run("begin", "trail", "r3", "--flow", "shop")
+    cli.artifact("app-3", "shop", "r3")
+    cli.generic("review", "shop", "r3", True)
+    cli.snapshot("governed", "app-3")  # #3 incomplete trail: non-compliant
+
+
+# Each release's evidence, in order: a fixture holds the evidence of its release and of every
+# release before it, each written by its own code.
+WRITERS: dict[str, Callable[[Cli], None]] = {
+    "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28}
+# What the reads cover: environments and how many snapshots each has, flows and their trails.
+SNAPSHOTS = {"2026-11-23": {"prod": 3, "edge": 2},
+             "2026-11-28": {"prod": 4, "edge": 2, "governed": 3}}
+TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
+          "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]}}
+
+
+def reads(cli: Cli, release: str) -> dict[str, Any]:
+    """Every read of the evidence written up to `release`, by name: REST answers (status and
+    JSON) and what `kosli assert snapshot` says of each snapshot (exit code)."""
+    found: dict[str, Any] = {}
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {KEY}"
+
+    def get(path: str) -> None:
+        answer = session.get(cli.host + path, timeout=30)
+        body = answer.json()
+        if path.startswith("/api/v2/snapshots/") and path.count("/") == 5 and answer.ok:
+            for item in body:  # the latest snapshot lasts until the read: not a stored fact
+                if not item["to"]:
+                    del item["duration"]
+        found[f"GET {path}"] = {"status": answer.status_code, "body": body}
+
+    get(f"/api/v2/environments/{ORG}")
+    for env, count in SNAPSHOTS[release].items():
+        get(f"/api/v2/environments/{ORG}/{env}")
+        get(f"/api/v2/snapshots/{ORG}/{env}")
+        get(f"/api/v2/environments/{ORG}/{env}/events")
+        for index in range(1, count + 1):
+            get(f"/api/v2/snapshots/{ORG}/{env}/{index}")
+            found[f"kosli assert snapshot {env}#{index}"] = cli.run(
+                "assert", "snapshot", f"{env}#{index}", check=False).returncode
+    get(f"/api/v2/flows/{ORG}")
+    for flow, trails in TRAILS[release].items():
+        for trail in trails:
+            get(f"/api/v2/trails/{ORG}/{flow}/{trail}")
+    for name in ("app-1", "app-2", "tool"):
+        get(f"/api/v2/artifacts/{ORG}/{'tools' if name == 'tool' else 'shop'}/fingerprint/"
+            f"{fingerprint(name)}")
+    return found
+
+
+def dump(answers: dict[str, Any]) -> str:
+    return json.dumps(answers, indent=1, sort_keys=True) + "\n"

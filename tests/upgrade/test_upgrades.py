@@ -1,0 +1,142 @@
+"""Upgrades keep history: a database written by an earlier release's own code (tests/upgrade/
+fixtures, made by `python -m tests.upgrade.make_fixture`), upgraded by this release, answers every
+read as that release answered it, on both engines and through the official CLI.
+
+What a later release shows in addition (new fields, new entries) is not a change; a fact the
+old release answered that this one answers otherwise is, unless listed below with its reason.
+The 2026-11-28 fixture holds snapshots of 2026-11-23 that its release, through migration 0011 of
+that day, showed as Unknown: those get back what 2026-11-23 showed (migration 0018)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import POSTGRES_URL, kosli_binary, start_server, stop_server
+from tests.upgrade.make_fixture import FIXTURES, postgres_copy
+from tests.upgrade.scenario import PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
+
+RELEASES = list(WRITERS)
+# Changes of a fact by design, by release: (read, fact path) patterns and why.
+BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
+    "2026-11-23": [
+        (r"GET /api/v2/snapshots/.*", r"/deployment_diff$",
+         "deployment diffs (2026-11-25): absent where an artifact replaced nothing"),
+        (r"GET /api/v2/artifacts/.*", r"^/body/(created_at|last_modified_at)$",
+         "an artifact's times as numeric text, as the published shapes have them (2026-11-24)"),
+        (r"GET /api/v2/artifacts/.*", r"^/body/history",
+         "an artifact's history dates every start and exit, as the published shapes (2026-11-24)"),
+    ],
+    "2026-11-28": [],
+}
+# The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
+VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
+                     r"|artifact_compliance_count/\w+|reasons_for_incompliance.*)$")
+# List items are told apart by these fields, not by position: a later release's extra entries
+# shift positions.
+IDENTITIES = (("snapshot_index", "type", "sha256"), ("index",), ("name", "fingerprint"),
+              ("name",), ("type", "timestamp"))
+
+
+def _identity(item: Any) -> str | None:
+    if isinstance(item, dict):
+        for keys in IDENTITIES:
+            if all(k in item for k in keys):
+                return ",".join(f"{k}={item[k]}" for k in keys)
+    return None
+
+
+def facts(value: Any, path: str = "") -> dict[str, Any]:
+    """Every scalar of an answer by its path (list items by identity where they have one, and
+    each list's length); booleans tagged, so that True is not the number 1."""
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in facts(item, f"{path}/{key}").items()}
+    if isinstance(value, list):
+        ids = [_identity(item) for item in value]
+        keyed = None not in ids and len(set(ids)) == len(ids)
+        found = {f"{path}#len": len(value)}
+        for i, item in enumerate(value):
+            found.update(facts(item, f"{path}[{ids[i] if keyed else i}]"))
+        return found
+    return {path: ("bool", value) if isinstance(value, bool) else value}
+
+
+def all_facts(answers: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    return {(read, path): value for read, answer in answers.items()
+            for path, value in facts(answer).items()}
+
+
+def answers_of(release: str, engine: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / release / f"answers-{engine}.json").read_text())
+
+
+@pytest.fixture
+def upgraded(request: pytest.FixtureRequest, engine: str, tmp_path: pathlib.Path
+             ) -> Iterator[tuple[str, Cli]]:
+    """(release, the CLI against this release serving that release's fixture database)."""
+    release = request.param
+    if engine == "sqlite":
+        shutil.copy(FIXTURES / release / "sqlite.db", tmp_path / "evidence.db")
+        database = f"sqlite:///{tmp_path / 'evidence.db'}"
+        restored = None
+    else:
+        restored = postgres_copy(POSTGRES_URL, FIXTURES / release / "postgresql.sql")
+        database = restored.__enter__()
+    try:
+        server = start_server(database, tmp_path, "--public-url", PUBLIC_URL, bootstrap_with=None)
+        try:
+            yield release, Cli(kosli_binary(), server.http_url, tmp_path / "files")
+        finally:
+            stop_server(server)
+    finally:
+        if restored is not None:
+            restored.__exit__(None, None, None)
+
+
+def _recorded(fact: tuple[str, str], older: str, release: str) -> bool:
+    """Whether `fact`, answered by `older`, is of a record that `release` made no newer: any
+    snapshot's or event's, but an environment's state only while its latest snapshot is the
+    same."""
+    read, path = fact
+    env = re.fullmatch(r"GET /api/v2/environments/[^/]+/([^/]+)", read)
+    listed = re.match(r"/body\[name=([^\]]+)\]", path) \
+        if re.fullmatch(r"GET /api/v2/environments/[^/]+", read) else None
+    name = env or listed
+    if name is None:
+        return True
+    return SNAPSHOTS[older].get(name.group(1)) == SNAPSHOTS[release].get(name.group(1))
+
+
+def _changed(expected: dict[tuple[str, str], Any], got: dict[tuple[str, str], Any]
+             ) -> dict[tuple[str, str], tuple[Any, Any]]:
+    return {fact: (value, got.get(fact, "<absent>")) for fact, value in expected.items()
+            if got.get(fact, "<absent>") != value}
+
+
+@pytest.mark.parametrize("upgraded", RELEASES, indirect=True)
+def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cli], engine: str
+                                                         ) -> None:
+    release, cli = upgraded
+    got = all_facts(reads(cli, release))
+    changed = _changed(all_facts(answers_of(release, engine)), got)
+
+    # Snapshots an earlier release took and judged answer as that release answered them.
+    earlier = RELEASES[:RELEASES.index(release)]
+    for older in earlier:
+        history = {fact: value for fact, value in all_facts(answers_of(older, engine)).items()
+                   if (VERDICT.search(fact[1]) or fact[0].startswith("kosli assert"))
+                   and fact in got and _recorded(fact, older, release)}
+        assert _changed(history, got) == {}, older
+        changed = {fact: change for fact, change in changed.items() if fact not in history}
+
+    unexplained = {fact: change for fact, change in changed.items()
+                   if not any(re.fullmatch(read, fact[0]) and re.search(path, fact[1])
+                              for read, path, _ in BY_DESIGN[release])}
+    assert unexplained == {}, "\n".join(f"{read} {path}: {was!r} -> {now!r}" for (read, path), (
+        was, now) in sorted(unexplained.items()))
