@@ -15,7 +15,16 @@ if [ ! -f .evidence-demo-key ]; then
 fi
 KEY=$(cat .evidence-demo-key)
 printf '{"organizations":[{"name":"demo","features":["controls"]}],"users":[{"name":"demo","organizations":["demo"],"api_keys":[{"key":"%s","description":"quick start"}]}]}' "$KEY" > .evidence-demo-bootstrap.json
-.venv/bin/evidence-server bootstrap .evidence-demo-bootstrap.json >/dev/null
+# bootstrap has no default database: give it the one serve will use (--database-url among the
+# arguments, else EVIDENCE_DATABASE_URL, else ./evidence.db).
+DATABASE_URL=${EVIDENCE_DATABASE_URL:-sqlite:///evidence.db}
+previous=""
+for arg in "$@"; do
+  case "$arg" in --database-url=*) DATABASE_URL=${arg#--database-url=} ;; esac
+  if [ "$previous" = "--database-url" ]; then DATABASE_URL=$arg; fi
+  previous=$arg
+done
+.venv/bin/evidence-server bootstrap .evidence-demo-bootstrap.json --database-url "$DATABASE_URL" >/dev/null
 echo "organization: demo   API key: $KEY"
 echo "try: kosli status --host http://127.0.0.1:8000 && kosli list flows --host http://127.0.0.1:8000 --org demo --api-token $KEY"
 exec .venv/bin/evidence-server serve "$@"

@@ -15,8 +15,8 @@ from typing import Any
 import grpc
 from google.api import annotations_pb2
 
-from ..storage.db import call_scope, retry_on_conflict, write_transaction
-from .base import PACKAGE_PREFIX, Behavior, UnaryInterceptor, method_descriptor
+from ..storage.db import call_scope, read_snapshot, retry_on_conflict, write_transaction
+from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
 @functools.cache
@@ -36,15 +36,13 @@ class ConnectionInterceptor(UnaryInterceptor):
 
 
 class TransactionInterceptor(UnaryInterceptor):
-    """A write method's servicer in one write transaction, run again on a unique-key race.
-    Read methods are not wrapped, nor servicers that own their transaction
-    (storage.db.owns_transaction); this interceptor is the innermost, so the handler it wraps
-    is the servicer's method itself."""
+    """A write method's servicer in one write transaction, run again on a unique-key race or
+    when PostgreSQL rolled it back for a concurrent one; a read method's in one read snapshot
+    (storage.db.read_snapshot). Servicers that own their transaction
+    (storage.db.owns_transaction) are not wrapped; this interceptor is the innermost, so the
+    handler it wraps is the servicer's method itself."""
 
     def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
-        method = handler_call_details.method
-        if method.startswith(PACKAGE_PREFIX) and not is_write(method):
-            return continuation(handler_call_details)
         handler = continuation(handler_call_details)
         if handler is not None and getattr(handler.unary_unary, "owns_transaction", False):
             return handler
@@ -52,6 +50,10 @@ class TransactionInterceptor(UnaryInterceptor):
 
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
+        if not is_write(method):
+            with read_snapshot():
+                return behavior(request, context)
+
         def transaction() -> Any:
             with write_transaction():
                 return behavior(request, context)

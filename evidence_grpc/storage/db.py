@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import fcntl
 import itertools
 import logging
 import os
 import pathlib
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +23,7 @@ from playhouse.pool import PooledPostgresqlDatabase
 
 database = peewee.DatabaseProxy()
 _peewee_log = logging.getLogger("peewee")
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = pathlib.Path(__file__).parent / "migrations"
 SQLITE_PRAGMAS = {
@@ -91,12 +94,74 @@ def pool_state() -> tuple[int, int] | None:
     return len(db._in_use), len(db._connections)
 
 
+class UnknownMigrations(Exception):
+    """The database has migrations this release does not know: a newer release migrated it,
+    and this one cannot tell what they changed, so it must not use the database."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__(f"the database has migrations this release does not know: "
+                         f"{', '.join(names)}; it was upgraded by a newer release: run that "
+                         "release, or restore a backup taken before the upgrade")
+
+
+class PendingMigrations(Exception):
+    """The database lacks migrations of this release, and the process does not migrate."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__(f"the database lacks migrations of this release: {', '.join(names)}; "
+                         "run `evidence-server migrate` first")
+
+
+@dataclasses.dataclass(frozen=True)
+class MigrationStatus:
+    pending: list[str]  # this release's migrations the database has not had, in order
+    unknown: list[str]  # the database's migrations this release has no file of
+
+
 def migrate() -> list[str]:
-    """Apply pending schema migrations; several processes may call this at once."""
+    """Apply pending schema migrations; several processes may call this at once. Raises
+    UnknownMigrations, applying nothing, on a database a newer release migrated."""
     db = database.obj
     with database.connection_context():
         with _migration_lock(db):
-            return Runner(db, directory=str(MIGRATIONS_DIR)).up()
+            # Checked in the lock: a newer release's process may be migrating right now.
+            runner = Runner(db, directory=str(MIGRATIONS_DIR))
+            unknown = _status(runner).unknown
+            if unknown:
+                raise UnknownMigrations(unknown)
+            return runner.up()
+
+
+def migration_status() -> MigrationStatus:
+    """What migrate() would do, changing nothing: no history table is made, and a SQLite file
+    that does not exist yet is not created (everything is pending for it)."""
+    db = database.obj
+    runner = Runner(db, directory=str(MIGRATIONS_DIR))
+    if isinstance(db, peewee.SqliteDatabase) and db.database != ":memory:" \
+            and not os.path.exists(db.database):
+        return MigrationStatus([m.name for m in runner.migrations()], [])  # connecting creates it
+    with database.connection_context():
+        with _migration_lock(db):  # not halfway through another process's migrations
+            return _status(runner)
+
+
+def require_current_schema() -> None:
+    """For a process that opens the database without migrating it (the WSGI app): refuse a
+    database a newer release migrated, or one this release has not migrated yet."""
+    status = migration_status()
+    if status.unknown:
+        raise UnknownMigrations(status.unknown)
+    if status.pending:
+        raise PendingMigrations(status.pending)
+
+
+def _status(runner: Runner) -> MigrationStatus:
+    rows = runner.status()  # a history row whose file is gone has path None
+    return MigrationStatus(
+        pending=[m.name for m in rows if m.path is not None and m.applied is None],
+        unknown=[m.name for m in rows if m.path is None])
 
 
 @contextlib.contextmanager
@@ -193,6 +258,19 @@ def write_transaction() -> Iterator[None]:
             _at_end.reset(token)
 
 
+@contextlib.contextmanager
+def read_snapshot() -> Iterator[None]:
+    """The reads of one call in one snapshot of the database, so that an answer built from
+    several statements (a trail's events and its evidence) never mixes what was committed
+    between them. PostgreSQL: a REPEATABLE READ, READ ONLY transaction (a write in it fails);
+    SQLite (WAL): a deferred transaction, whose snapshot is taken at its first read and which
+    blocks no writer."""
+    with database.atomic():
+        if isinstance(database.obj, peewee.PostgresqlDatabase):
+            database.execute_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -235,8 +313,15 @@ def call_scope() -> Iterator[None]:
             yield
 
 
-def retry_on_conflict(fn: Callable[[], T], attempts: int = 5) -> T:
-    """Run `fn` (one write transaction) again when a concurrent writer won a unique-key race."""
+# PostgreSQL's answers to a transaction that lost to a concurrent one, which it rolled back:
+# serialization_failure and deadlock_detected. Run again, it succeeds.
+RETRIED_SQLSTATES = ("40001", "40P01")
+
+
+def retry_on_conflict(fn: Callable[[], T], attempts: int = 6) -> T:
+    """Run `fn` (one write transaction) again when a concurrent writer won a unique-key race,
+    or PostgreSQL rolled it back as a deadlock's victim or a serialization failure; the waits
+    grow and are jittered, so that the writers that collided do not collide again."""
     for attempt in range(attempts):
         try:
             return fn()
@@ -244,7 +329,19 @@ def retry_on_conflict(fn: Callable[[], T], attempts: int = 5) -> T:
             if attempt == attempts - 1:
                 raise
             time.sleep(0.005 * (attempt + 1))
+        except peewee.OperationalError as exc:
+            if attempt == attempts - 1 or not lost_to_concurrent_writer(exc):
+                raise
+            log.info("transaction rolled back (%s), attempt %d: retrying",
+                     getattr(exc, "orig", exc), attempt + 1)
+            time.sleep(min(0.5, 0.01 * 2 ** attempt) * random.uniform(0.5, 1.5))
     raise AssertionError("unreachable")
+
+
+def lost_to_concurrent_writer(exc: peewee.OperationalError) -> bool:
+    """Whether PostgreSQL rolled the transaction back because of a concurrent one."""
+    # peewee keeps the driver's exception, whose pgcode is the SQLSTATE, as `orig`
+    return getattr(getattr(exc, "orig", None), "pgcode", None) in RETRIED_SQLSTATES
 
 
 def contains(field: peewee.Field, text: str, case_sensitive: bool) -> peewee.Expression:

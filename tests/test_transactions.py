@@ -1,0 +1,160 @@
+"""Transactions: on the one write path a transaction PostgreSQL rolls back because of a
+concurrent one (a deadlock's victim, a serialization failure) runs again instead of answering
+500, and writers of one policy take turns on its row; a read call sees one snapshot of the
+database however many statements it runs (both engines)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import peewee
+import pytest
+
+from evidence_grpc.domain.policies import upsert_policy
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Organization, Policy, PolicyEvent, PolicyVersion
+from tests.conftest import POSTGRES_URL, bearer
+
+RULES = "_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n  provenance:\n" \
+        "    required: {}\n"
+
+
+class _Rolled(Exception):
+    def __init__(self, pgcode: str) -> None:
+        self.pgcode = pgcode
+
+
+def _failing(code: str, times: int) -> tuple[list[str], object]:
+    """A transaction rolled back with `code` `times` times, then done; the list of its runs."""
+    calls: list[str] = []
+
+    def fn() -> str:
+        calls.append(code)
+        if len(calls) <= times:
+            raise peewee.OperationalError(_Rolled(code))
+        return "done"
+
+    return calls, fn
+
+
+@pytest.mark.parametrize(("code", "retried"), [("40001", True), ("40P01", True),
+                                               ("42P01", False), ("57014", False)])
+def test_only_transactions_lost_to_a_concurrent_one_are_run_again(code: str, retried: bool
+                                                                  ) -> None:
+    calls, fn = _failing(code, 2)
+    if retried:
+        assert storage.retry_on_conflict(fn) == "done"
+        assert len(calls) == 3
+    else:
+        with pytest.raises(peewee.OperationalError):
+            storage.retry_on_conflict(fn)
+        assert len(calls) == 1
+
+
+def test_retries_end() -> None:
+    calls, fn = _failing("40P01", 5)
+    with pytest.raises(peewee.OperationalError):
+        storage.retry_on_conflict(fn, attempts=3)
+    assert len(calls) == 3
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="deadlocks are PostgreSQL's")
+@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+def test_a_deadlock_victim_is_run_again(db: str) -> None:
+    """Two transactions update two rows in opposite orders: PostgreSQL aborts one as the
+    deadlock's victim, and it runs again after the other commits."""
+    one, two = [o.id for o in Organization.select().order_by(Organization.id).limit(2)]
+    meet = threading.Barrier(2, timeout=10)
+    attempts: list[int] = []
+
+    def cross(first: int, second: int) -> int:
+        def transaction() -> int:
+            attempts.append(first)
+            with storage.write_transaction():
+                Organization.update(last_modified_at=1).where(Organization.id == first).execute()
+                if attempts.count(first) == 1:  # both hold their first row: now cross
+                    meet.wait()
+                Organization.update(last_modified_at=2).where(Organization.id == second).execute()
+            return first
+
+        with storage.call_scope():
+            return storage.retry_on_conflict(transaction)
+
+    with ThreadPoolExecutor(2) as pool:
+        done = sorted(pool.map(cross, (one, two), (two, one)))
+    assert done == sorted((one, two))
+    assert len(attempts) == 3  # the victim ran twice
+    # The victim committed last: its first row holds 1, its second 2.
+    victim = max(set(attempts), key=attempts.count)
+    assert {o.id: o.last_modified_at for o in Organization.select().where(
+        Organization.id.in_((one, two)))} == {victim: 1, ({one, two} - {victim}).pop(): 2}
+
+
+def test_concurrent_writers_of_one_policy_take_turns(db: str) -> None:
+    """Eight writers of one new policy at once: one creates it, each other adds its version;
+    the versions are numbered without gaps and each is recorded once."""
+    org = Organization.get(Organization.name == "acme")
+
+    def write(n: int) -> bool:
+        with storage.call_scope():
+            return upsert_policy(org, "alice", "rules", description=f"by writer {n}", comment="",
+                                 policy_type=None, policy_yaml=RULES.format(
+                                     "true" if n % 2 else "false") + f"# {n}\n")[1]
+
+    with ThreadPoolExecutor(8) as pool:
+        created = list(pool.map(write, range(8)))
+    assert created.count(True) == 1
+    policy = Policy.get(Policy.name == "rules")
+    assert sorted(v.version for v in PolicyVersion.select().where(PolicyVersion.policy == policy)
+                  ) == list(range(1, 9))
+    kinds = [e.type for e in PolicyEvent.select().where(PolicyEvent.policy == policy)]
+    assert (kinds.count("creation"), kinds.count("new_version")) == (1, 7)
+    assert policy.description.startswith("by writer ")
+
+
+def _other_writer(database_url: str, name: str) -> None:
+    """A commit by another connection (a thread has its own)."""
+    def write() -> None:
+        with storage.call_scope(), storage.write_transaction():
+            Organization.create(name=name, created_at=1, last_modified_at=1)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    thread.join(10)
+
+
+def test_a_read_call_sees_one_snapshot(db: str) -> None:
+    with storage.read_snapshot():
+        before = Organization.select().count()
+        _other_writer(db, "committed-meanwhile")
+        assert Organization.select().count() == before
+    assert Organization.select().count() == before + 1
+
+
+def test_a_read_call_reads_in_one_snapshot(client, db: str,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A read RPC's statements run in the snapshot its first one took: a commit between two
+    of them (here, after the caller's key is checked) is not seen by the second."""
+    from evidence_grpc.domain import flows
+
+    found, seen = flows.list_flows, []
+
+    def list_flows_with_a_commit_between(*args: object, **kwargs: object) -> object:
+        Organization.select().count()  # the call's snapshot is taken by now
+        _other_writer(db, "flow-org")
+        seen.append(Organization.select().where(Organization.name == "flow-org").count())
+        return found(*args, **kwargs)
+
+    monkeypatch.setattr(flows, "list_flows", list_flows_with_a_commit_between)
+    assert client.get("/api/v2/flows/acme", headers=bearer()).status_code == 200
+    assert seen == [0]
+    assert Organization.select().where(Organization.name == "flow-org").count() == 1
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="READ ONLY is PostgreSQL's")
+@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+def test_a_read_call_cannot_write_on_postgresql(db: str) -> None:
+    with pytest.raises(peewee.InternalError, match="read-only"), storage.read_snapshot():
+        Organization.update(last_modified_at=3).execute()
