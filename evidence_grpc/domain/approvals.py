@@ -22,7 +22,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
-from . import actions
+from . import actions, references
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
 from .errors import InvalidArgument, NotFound
 from .flows import find_flow
@@ -107,6 +107,10 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
     def write() -> Approval:
         with write_transaction():
             _number_lock(flow)
+            # Kept by id: the approval follows the environment's renames, not its old name.
+            env = (Environment.get_or_none((Environment.organization == org)
+                                           & (Environment.name == environment))
+                   if environment else None)
             artifact = (Artifact.select(Artifact.name)
                         .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint))
                         .order_by(Artifact.id.desc()).first())
@@ -122,12 +126,13 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
             approval = Approval.create(
                 organization=org, flow=flow, number=last.number + 1 if last else 1,
                 fingerprint=fingerprint, artifact_name=artifact.name, environment=environment,
+                environment_ref=env,
                 description=description or "", commits=commits, oldest_commit=oldest_commit,
                 reviews=stored, state=stored[-1]["state"] if stored else PENDING,
                 user_data=user_data, created_by=user.name, created_at=stamp,
                 last_modified_at=stamp)
             _report_to_trails(org, flow, approval)
-            actions.flow_event(org, flow.name, "ON_APPROVAL", approval_number=approval.number,
+            actions.flow_event(org, flow, "ON_APPROVAL", approval_number=approval.number,
                                fingerprint=fingerprint, artifact_name=artifact.name,
                                state=approval.state, user=user.name)
             return approval
@@ -136,9 +141,6 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
 
 
 def _report_to_trails(org: Organization, flow: Flow, approval: Approval) -> None:
-    env = (Environment.get_or_none((Environment.organization == org)
-                                   & (Environment.name == approval.environment))
-           if approval.environment else None)
     reviewer = approval.reviews[-1]["approved_by"] if approval.reviews else None
     add_events([{"trail": trail_id, "timestamp": approval.created_at,
                  "type": "artifact_approval_reported",
@@ -146,26 +148,34 @@ def _report_to_trails(org: Organization, flow: Flow, approval: Approval) -> None
                              "artifact_fingerprint": approval.fingerprint,
                              "approval_id": str(approval.id),
                              "approval_number": approval.number,
-                             "environment_id": str(env.id) if env else None,
+                             "environment_id": (str(approval.environment_id)
+                                                if approval.environment_id else None),
                              "state": approval.state, "reviewer": reviewer}}
                 for trail_id, _, _ in reports_of(Artifact.flow == flow, [approval.fingerprint])])
 
 
 # ---- reads ---------------------------------------------------------------------------------
 
+def _approvals(flow: Flow) -> peewee.ModelSelect:
+    """The flow's approvals with the current name of the environment each names, in the same
+    query."""
+    return (Approval.select(Approval, Environment.id, Environment.name)
+            .join(Environment, peewee.JOIN.LEFT_OUTER).where(Approval.flow == flow))
+
+
 def list_approvals(org: Organization, flow_name: str, page: int | None, per_page: int | None
                    ) -> list[Approval]:
     """A page of the flow's approvals, newest first."""
     flow = find_flow(org, flow_name)
     paging = page_of(page, per_page)
-    return list(Approval.select().where(Approval.flow == flow)
-                .order_by(Approval.number.desc()).paginate(paging.number, paging.size))
+    return list(_approvals(flow).order_by(Approval.number.desc())
+                .paginate(paging.number, paging.size))
 
 
 def get_approval(org: Organization, flow_name: str, number: int) -> Approval:
     """Approval `number` of the flow; a negative number counts back from the newest (-1)."""
     flow = find_flow(org, flow_name)
-    query = Approval.select().where(Approval.flow == flow)
+    query = _approvals(flow)
     if number < 0:
         found = query.order_by(Approval.number.desc()).offset(-number - 1).first()
     else:
@@ -187,8 +197,7 @@ def artifact_approvals(org: Organization, flow_name: str, fingerprint: str) -> l
                                    & (Artifact.fingerprint == fingerprint)).exists():
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in flow "
                        f"'{flow.name}' belonging to organization '{org.name}'")
-    return list(Approval.select().where((Approval.flow == flow)
-                                        & (Approval.fingerprint == fingerprint))
+    return list(_approvals(flow).where(Approval.fingerprint == fingerprint)
                 .order_by(Approval.number))
 
 
@@ -199,9 +208,8 @@ def running_artifact_commit(org: Organization, flow_name: str, env_name: str) ->
     env = find_environment(org, env_name)
     envs = [env]
     if env.type == LOGICAL:
-        members = env.included_environments or []
-        envs = list(Environment.select().where((Environment.organization == org)
-                                               & Environment.name.in_(members))) if members else []
+        members = references.ids_of(env.included_environments or [])
+        envs = list(Environment.select().where(Environment.id.in_(members))) if members else []
     running = sorted({a["fingerprint"] for s in latest_snapshots(envs).values()
                       for a in s.artifacts})
     newest: tuple[int, str] | None = None
@@ -258,7 +266,8 @@ def approval_view(approval: Approval, with_artifacts: bool = False) -> dict[str,
         "base_artifact": approval.fingerprint,
         "artifact_name": approval.artifact_name,
         "target_artifact": approval.fingerprint,
-        "environment": approval.environment,
+        "environment": (approval.environment_ref.name if approval.environment_id
+                        else approval.environment),
         "description": approval.description,
         "src_commit_list": commits,
         "created_at": approval.created_at,

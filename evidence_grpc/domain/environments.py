@@ -21,7 +21,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
-from . import actions, env_audit
+from . import actions, env_audit, references
 from .contract import SchemaCheck
 from .errors import (
     AlreadyExists,
@@ -32,6 +32,7 @@ from .errors import (
 )
 from .names import check_name, whole_string_patterns
 from .pages import page_of
+from .policy_eval import MAX_ENVIRONMENT_POLICIES
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
 LOGICAL = "logical"
@@ -101,7 +102,7 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
                 raise FailedPrecondition(
                     f"Environment '{name}' is of type '{env.type}', not '{env_type}'")
             if included:
-                env.included_environments = _physical_names(org, included)
+                env.included_environments = _physical_ids(org, included)
             env.description = data.get("description", "")
             if data.get("require_provenance") is not None:
                 env.require_provenance = bool(data["require_provenance"])
@@ -119,8 +120,11 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
     return retry_on_conflict(write)
 
 
-def _physical_names(org: Organization, names: list[str]) -> list[str]:
-    found = {e.name: e for e in Environment.select().where(
+def _physical_ids(org: Organization, names: list[str]) -> list[int]:
+    """The ids of the named physical environments, each once: a logical environment's members
+    are kept by id, so renaming one keeps it a member (and its old name does not)."""
+    found = {e.name: e for e in Environment.select(Environment.id, Environment.name,
+                                                   Environment.type).where(
         (Environment.organization == org) & (Environment.name.in_(names)))}
     for name in names:
         env = found.get(name)
@@ -129,7 +133,7 @@ def _physical_names(org: Organization, names: list[str]) -> list[str]:
         if env.type == LOGICAL:
             raise validation_error("included_environments",
                                    f"'{name}' is a logical environment; only physical ones join")
-    return sorted(set(names))
+    return sorted({found[name].id for name in names})
 
 
 def known_policies(org: Organization, names: list[str]) -> list[str]:
@@ -146,19 +150,31 @@ def known_policies(org: Organization, names: list[str]) -> list[str]:
     return names
 
 
-def set_policies(org: Organization, env: Environment, names: list[str]) -> None:
-    """Attach exactly the policies `names` (all known, or NotFound); when that changes what the
-    environment requires, what runs there is judged again in a new snapshot. In the caller's
-    write transaction with `env` locked (the caller saves it)."""
+def set_policies(org: Organization, env: Environment, names: list[str], *,
+                 field: str = "policies", judged: dict[str, Any] | None = None) -> None:
+    """Attach exactly the policies `names` (all known, or NotFound; at most
+    MAX_ENVIRONMENT_POLICIES, else InvalidArgument on `field`); when that changes what the
+    environment requires, what runs there is judged again in a new snapshot (`judged`: as
+    snapshots.rejudge_latest takes it). In the caller's write transaction with `env` locked
+    (the caller saves it)."""
     from .snapshots import rejudge_latest  # snapshots reads environments: imported when used
 
     names = known_policies(org, names)
+    check_policy_count(names, field)
     if names != list(env.policies or []):
         if env.id is not None:
             env_audit.record(env, "policies_changed", before=list(env.policies or []),
                              after=names)
         env.policies = names
-        rejudge_latest(org, env)
+        rejudge_latest(org, env, judged, field)
+
+
+def check_policy_count(names: list[str], field: str) -> None:
+    """InvalidArgument on `field` when `names` (distinct) are more policies than an
+    environment may have attached."""
+    if len(names) > MAX_ENVIRONMENT_POLICIES:
+        raise validation_error(field, f"An environment has at most {MAX_ENVIRONMENT_POLICIES} "
+                                      f"policies attached; this would attach {len(names)}")
 
 
 def update_environment(org: Organization, name: str, data: dict[str, Any]) -> Environment:
@@ -176,7 +192,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
             if env.type != LOGICAL and data["included_environments"]:
                 raise validation_error("included_environments",
                                        "Only logical environments include others")
-            env.included_environments = _physical_names(org, list(data["included_environments"] or []))
+            env.included_environments = _physical_ids(org, list(data["included_environments"] or []))
         env.last_modified_at = now()
         env.save()
         env_audit.record(env, "environment_updated", **data)
@@ -196,20 +212,11 @@ def archive_environment(org: Organization, name: str) -> Environment:
 def rename_environment(org: Organization, name: str, new_name: str) -> Environment:
     check_env_name("new_name", new_name)
     with write_transaction():
-        # Logical environments name their members: lock them all first, in one order (two
-        # renames then queue instead of deadlocking), and keep them pointing at this one.
-        logicals = list(for_update(Environment.select().where(
-            (Environment.organization == org) & (Environment.type == LOGICAL)
-        ).order_by(Environment.id)))
+        # Nothing else changes: what points at an environment holds its id (references.py).
         env = locked(find_environment(org, name))
         if Environment.select().where((Environment.organization == org)
                                       & (Environment.name == new_name)).exists():
             raise AlreadyExists(f"An environment named '{new_name}' already exists")
-        for logical in logicals:
-            if name in (logical.included_environments or []):
-                logical.included_environments = sorted(
-                    new_name if n == name else n for n in logical.included_environments)
-                logical.save()
         env.name = new_name
         env.last_modified_at = now()
         env.save()
@@ -224,8 +231,9 @@ def join_environment(org: Organization, logical_name: str, physical_name: str) -
         logical = locked(find_environment(org, logical_name))
         if logical.type != LOGICAL:
             raise FailedPrecondition(f"Environment '{logical_name}' is not a logical environment")
-        names = _physical_names(org, [physical_name])
-        logical.included_environments = sorted(set(logical.included_environments or []) | set(names))
+        joining = _physical_ids(org, [physical_name])
+        logical.included_environments = list(dict.fromkeys(
+            [*(logical.included_environments or []), *joining]))
         logical.last_modified_at = now()
         logical.save()
         env_audit.record(logical, "environment_joined", physical_env_name=physical_name)
@@ -249,7 +257,7 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
             entry.user_name = user.name
             entry.created_at = now()
             entry.save()
-            actions.artifact_allowed(org, env.name, allowlist_view(entry, env.name))
+            actions.artifact_allowed(org, env, allowlist_view(entry, env.name))
             env_audit.record(env, "artifact_allowed", artifact_name=entry.artifact_name,
                              fingerprint=entry.fingerprint, description=entry.description)
             return entry
@@ -322,7 +330,26 @@ def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
             for s in newest.where(Environment.id.in_(chunk))}
 
 
-def environment_view(env: Environment, org_name: str, state: bool | None) -> dict[str, Any]:
+def _members(env: Environment, names: dict[int, str]) -> list[str]:
+    return sorted(references.labels(env.included_environments or [], names))
+
+
+def member_names(env: Environment) -> list[str]:
+    """The names of a logical environment's members, in name order."""
+    return _members(env, references.names_by_id(Environment, env.included_environments or []))
+
+
+def environment_views(envs: list[Environment], org_name: str, states: dict[int, bool | None]
+                      ) -> list[dict[str, Any]]:
+    """The environments as the contract answers them (`states` by environment id), their
+    members by current name, read in one query however many environments."""
+    names = references.names_by_id(
+        Environment, [m for env in envs for m in env.included_environments or []])
+    return [_view(env, org_name, states.get(env.id), _members(env, names)) for env in envs]
+
+
+def _view(env: Environment, org_name: str, state: bool | None, members: list[str]
+          ) -> dict[str, Any]:
     return {
         "org": org_name,
         "name": env.name,
@@ -335,7 +362,7 @@ def environment_view(env: Environment, org_name: str, state: bool | None) -> dic
         "include_scaling": env.include_scaling,
         "tags": {k: str(v) for k, v in (env.tags or {}).items()},
         "policies": list(env.policies or []),
-        "included_environments": list(env.included_environments or []),
+        "included_environments": members,
         "archived": env.archived,
         "created_at": env.created_at,
     }

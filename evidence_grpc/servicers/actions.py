@@ -20,8 +20,12 @@ def _data(request: Any) -> dict[str, Any]:
     return json_format.MessageToDict(request, preserving_proto_field_name=True)
 
 
+def _actions(rows: list[Action]) -> list[pb.Action]:
+    return [to_message(view, pb.Action) for view in actions.action_views(rows)]
+
+
 def _action(action: Action) -> pb.Action:
-    return to_message(actions.action_view(action), pb.Action)
+    return _actions([action])[0]
 
 
 def _put(data: pb.ActionInput, kind: str) -> pb.PutActionResponse:
@@ -42,7 +46,7 @@ class ActionServicer(pb_grpc.ActionServiceServicer):
     def ListActions(self, request: pb.ListActionsRequest, context: grpc.ServicerContext
                     ) -> pb.ListActionsResponse:
         return pb.ListActionsResponse(
-            actions=[_action(a) for a in actions.list_actions(current_caller().org)])
+            actions=_actions(actions.list_actions(current_caller().org)))
 
     def GetAction(self, request: pb.GetActionRequest, context: grpc.ServicerContext
                   ) -> pb.Action:
@@ -60,7 +64,7 @@ class ActionServicer(pb_grpc.ActionServiceServicer):
     def ListEnvironmentNotifications(self, request: pb.ListEnvironmentNotificationsRequest,
                                      context: grpc.ServicerContext) -> pb.ListActionsResponse:
         return pb.ListActionsResponse(
-            actions=[_action(a) for a in actions.list_actions(current_caller().org, "env")])
+            actions=_actions(actions.list_actions(current_caller().org, "env")))
 
     def GetEnvironmentNotification(self, request: pb.GetEnvironmentNotificationRequest,
                                    context: grpc.ServicerContext) -> pb.Action:

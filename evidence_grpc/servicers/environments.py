@@ -11,13 +11,13 @@ from ..config import Settings
 from ..convert import optional, plain_data, present_fields, to_message
 from ..domain import env_audit, environments, snapshots
 from ..domain.organizations import current_caller
+from ..storage.db import owns_transaction
 from ..storage.models import Environment, Organization
 
 
 def _environments(org: Organization, rows: list[Environment]) -> list[pb.Environment]:
-    states = snapshots.environment_states(rows)
-    return [to_message(environments.environment_view(e, org.name, states.get(e.id)), pb.Environment)
-            for e in rows]
+    views = environments.environment_views(rows, org.name, snapshots.environment_states(rows))
+    return [to_message(view, pb.Environment) for view in views]
 
 
 class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
@@ -87,6 +87,7 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
         return pb.EnvironmentMessage(message=f"environment '{request.physical_env_name}' "
                                              f"joined logical environment '{env.name}'")
 
+    @owns_transaction  # judges before its write transaction
     def ReportEnvironment(self, request: pb.ReportEnvironmentRequest,
                           context: grpc.ServicerContext) -> pb.EnvironmentMessage:
         report = plain_data(request.report, "report")
