@@ -1,6 +1,8 @@
 """Schema migrations on a database holding rows of the schema before them: 0006 learns the
-repos of existing evidence and links artifacts and deployments to them; 0011 judges the
-snapshots made before verdicts were kept (both engines)."""
+repos of existing evidence and links artifacts and deployments to them; 0015, 0017; 0019 turns
+names into ids; 0020 leaves notifications claimed before it to the claims of its own (both
+engines). 0011 and 0018, the verdicts of old snapshots, are tested in
+tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
 
@@ -8,13 +10,14 @@ import math
 import pathlib
 from collections.abc import Iterator
 
-import peewee
 import pytest
 from playhouse.migrations import Runner
 
-from evidence_grpc.domain import deployments
+from evidence_grpc.domain import actions, approvals, deployments, environments
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
+    Action,
+    Approval,
     Artifact,
     Deployment,
     DeploymentSeries,
@@ -22,10 +25,10 @@ from evidence_grpc.storage.models import (
     EnvironmentAuditEvent,
     EnvironmentEvent,
     Flow,
-    JSONField,
+    FlowAlias,
     Organization,
+    OutboxMessage,
     Repo,
-    Snapshot,
     Trail,
 )
 from tests.conftest import _close_shared_database, postgres_database
@@ -69,63 +72,6 @@ def test_0006_links_existing_evidence_to_repos(empty_database: str):
         linked = {d.fingerprint: (d.repo_id, d.lead_time_seconds)
                   for d in Deployment.select()}
         assert linked == {"a" * 64: (repo.id, 160.0), "b" * 64: (None, None)}
-    _close_shared_database()
-
-
-class _SnapshotBefore0011(peewee.Model):
-    """A snapshot row as the schema before 0011 has it (no verdict columns)."""
-
-    environment_id = peewee.IntegerField()
-    index = peewee.IntegerField()
-    type = peewee.CharField()
-    artifacts = JSONField()
-    created_at = peewee.DoubleField()
-
-    class Meta:
-        table_name = "snapshot"
-
-
-def test_0011_judges_the_snapshots_made_before_verdicts_were_kept(empty_database: str):
-    db = storage.init_database(empty_database)
-    with storage.database.connection_context():
-        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0009_policies")
-        stamp = 1_700_000_000.0
-        times = {"created_at": stamp, "last_modified_at": stamp}
-        org = Organization.insert(name="acme", **times).execute()
-        flow = Flow.insert(organization=org, name="ci", **times).execute()
-        trail = Trail.insert(flow=flow, name="t", **times).execute()
-        Artifact.insert(organization=org, flow=flow, trail=trail, fingerprint="a" * 64,
-                        name="app", **times).execute()
-        governed = Environment.insert(organization=org, name="prod", type="server",
-                                      policies=["rules"], latest_index=2, **times).execute()
-        free = Environment.insert(organization=org, name="dev", type="server", latest_index=1,
-                                  **times).execute()
-
-        def running(*fingerprints: str) -> list[dict]:
-            return [{"name": f"app-{fp[0]}", "fingerprint": fp, "instance_count": 1,
-                     "creationTimestamp": [1], "pods": None, "context": []}
-                    for fp in fingerprints]
-
-        with db.bind_ctx([_SnapshotBefore0011]):
-            _SnapshotBefore0011.insert_many([
-                {"environment_id": governed, "index": 1, "type": "server",
-                 "artifacts": running("a" * 64), "created_at": stamp},
-                {"environment_id": governed, "index": 2, "type": "server",
-                 "artifacts": running("a" * 64, "b" * 64), "created_at": stamp + 1},
-                {"environment_id": free, "index": 1, "type": "server",
-                 "artifacts": running("a" * 64), "created_at": stamp}]).execute()
-
-        assert "0011_snapshot_verdicts" in storage.migrate()
-
-        kept = {(s.environment_id, s.index): s for s in Snapshot.select()}
-        one, two, dev = kept[(governed, 1)], kept[(governed, 2)], kept[(free, 1)]
-        assert (one.compliant, two.compliant, dev.compliant) == (True, False, None)
-        assert [(v["name"], v["compliant"], [r["type"] for r in v["reasons_for_incompliance"]])
-                for v in two.verdicts] == [("app-a", True, []), ("app-b", False, ["no_provenance"])]
-        assert [f["flow_name"] for f in two.verdicts[0]["flows"]] == ["ci"]
-        assert [(v["compliant"], v["reasons_for_incompliance"]) for v in dev.verdicts] == [
-            (None, [])]
-        assert one.applied_policies == []
     _close_shared_database()
 
 
@@ -174,7 +120,7 @@ def test_0017_packs_the_deployments_made_before_it(empty_database: str):
                               artifact_name="app", fingerprint=f"{index:064x}", deployed_at=at,
                               repo=repo, lead_time_seconds=lead).execute()
 
-        assert storage.migrate() == ["0017_packed_deployment_series"]
+        assert "0017_packed_deployment_series" in storage.migrate()
 
         assert set(DeploymentSeries.select(DeploymentSeries.repo, DeploymentSeries.day).tuples()) \
             == {(repos[0], 19_999), (repos[0], 20_000), (repos[1], 19_999)}
@@ -184,4 +130,85 @@ def test_0017_packs_the_deployments_made_before_it(empty_database: str):
             ([math.nextafter(midnight, 0), midnight, midnight + 100], [5.0, 7.5])
         [second] = deployments.deployment_statistics(acme, "r-2", start_ts=0).environments
         assert (second.deployed_at, second.lead_times) == ([midnight - 3600], [1.0])
+    _close_shared_database()
+
+
+def test_0019_turns_the_names_that_point_at_environments_and_flows_into_ids(empty_database: str):
+    """Actions, a logical environment and approvals naming environments and flows: each name
+    becomes the id of what has it (a renamed flow's former name: that flow); a name of nothing
+    stays, answered as it was."""
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(
+            target="0017_packed_deployment_series")
+        stamp = 1_700_000_000.0
+        times = {"created_at": stamp, "last_modified_at": stamp}
+        org = Organization.insert(name="acme", **times).execute()
+        other = Organization.insert(name="other", **times).execute()
+        prod, stage = (Environment.insert(organization=org, name=name, type="server", **times)
+                       .execute() for name in ("prod", "stage"))
+        Environment.insert(organization=other, name="gone", type="server", **times).execute()
+        logical = Environment.insert(organization=org, name="all", type="logical",
+                                     included_environments=["prod", "gone", "stage"],
+                                     **times).execute()
+        ci, build = (Flow.insert(organization=org, name=name, **times).execute()
+                     for name in ("ci", "build"))
+        FlowAlias.insert(organization=org, name="old-build", flow=build).execute()
+        rule = {"organization": org, "targets": [], "created_by": "alice", **times}
+        Action.insert(number=1, name="envs", type="env", scopes=["stage", "gone", "prod"],
+                      triggers=["ON_STARTED_ARTIFACT"], **rule).execute()
+        Action.insert(number=2, name="flows", type="flow", scopes=["old-build", "nowhere", "ci"],
+                      triggers=["ON_STARTED_TRAIL"], **rule).execute()
+        for number, env_name in enumerate(("prod", "gone", None), 1):
+            Approval.insert(organization=org, flow=ci, number=number, fingerprint="a" * 64,
+                            artifact_name="app", environment=env_name, state="PENDING",
+                            **times).execute()
+
+        assert "0019_references_by_id" in storage.migrate()
+
+        assert {a.name: a.scopes for a in Action.select()} == {
+            "envs": [stage, "gone", prod], "flows": [build, "nowhere", ci]}
+        assert Environment.get_by_id(logical).included_environments == [prod, "gone", stage]
+        assert [(a.environment_id, a.environment) for a in Approval.select().order_by(
+            Approval.number)] == [(prod, "prod"), (None, "gone"), (None, None)]
+        # Answered by name as before, the names of nothing included.
+        assert [a["environments" if a["type"] == "env" else "flows"]
+                for a in actions.action_views(actions.list_actions(Organization.get_by_id(org)))
+                ] == [["stage", "gone", "prod"], ["build", "nowhere", "ci"]]
+        assert environments.member_names(Environment.get_by_id(logical)) == [
+            "gone", "prod", "stage"]
+        assert [approvals.approval_view(a)["environment"] for a in approvals.list_approvals(
+            Organization.get_by_id(org), "ci", None, None)] == [None, "gone", "prod"]
+    _close_shared_database()
+
+
+def test_0020_gives_notifications_claimed_before_it_to_the_next_claim_when_their_lease_ends(
+        empty_database: str):
+    """Outbox rows of the release before have no lease token: one whose lease is still running
+    (an old worker may be sending it) is not taken; one whose lease ended is claimed with a
+    token, and its outcome recorded by that claim only."""
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0019_references_by_id")
+        stamp = storage.now()
+        times = {"created_at": stamp, "last_modified_at": stamp}
+        org = Organization.insert(name="acme", **times).execute()
+        action = Action.insert(organization=org, number=1, name="watch", type="env", targets=[],
+                               scopes=[], triggers=["ON_STARTED_ARTIFACT"], created_by="alice",
+                               **times).execute()
+        ended, running = (OutboxMessage.insert(
+            action=action, target_index=0, trigger="ON_STARTED_ARTIFACT", payload={},
+            created_at=stamp, next_attempt_at=stamp, claimed_until=until).execute()
+            for until in (stamp - 1, stamp + 60))
+
+        assert storage.migrate() == ["0020_outbox_lease_tokens"]
+
+        assert [m.lease_token for m in OutboxMessage.select()] == [None, None]
+        [claimed] = actions.claim()
+        assert claimed.id == ended and claimed.lease_token is not None
+        assert actions.record_outcome(claimed, None)
+        stale = OutboxMessage.get_by_id(running)
+        assert not actions.still_held(stale) and not actions.record_outcome(stale, None)
+        assert OutboxMessage.get_by_id(ended).delivered_at is not None
+        assert OutboxMessage.get_by_id(running).delivered_at is None
     _close_shared_database()

@@ -1,10 +1,11 @@
 """Actions: an organization's outbound notification rules, the notifications their triggers
 put in the outbox (in the transaction of the change that causes them), and their delivery.
 
-Environment actions watch environments by name for ON_STARTED_ARTIFACT, ON_EXITED_ARTIFACT,
+Environment actions watch environments (by id: renaming one keeps its actions, a new one
+given an old name has none) for ON_STARTED_ARTIFACT, ON_EXITED_ARTIFACT,
 ON_SCALED_ARTIFACT (a snapshot's changes), ON_ALLOWED_ARTIFACT (an allowlist entry) and
 ON_NON_COMPLIANT_ENV / ON_COMPLIANT_ENV (a change of the environment's stored verdict). Flow
-actions watch flows by name for ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE (an artifact
+actions watch flows (by id too) for ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE (an artifact
 reported), ON_ATTESTATION, ON_APPROVAL and ON_RELEASE (an artifact of the flow starting to run
 in an environment)."""
 
@@ -14,7 +15,10 @@ import json
 import logging
 import random
 import re
+import secrets
 import smtplib
+import time
+from collections.abc import Mapping
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +27,7 @@ import peewee
 
 from ..storage.db import Prepared, database, for_update, now, write_transaction
 from ..storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
-from . import outbound
+from . import outbound, references
 from .errors import AlreadyExists, InvalidArgument, NotFound, validation_error
 from .names import pattern_mismatch
 
@@ -104,19 +108,22 @@ def _target(index: int, target: Any) -> dict[str, Any]:
     return saved
 
 
-def _scopes(org: Organization, kind: str, names: list[str]) -> list[str]:
+def _scopes(org: Organization, kind: str, names: list[str]) -> list[int]:
+    """The ids of the named environments or flows, in the order named."""
     field = "environments" if kind == "env" else "flows"
     if len(names) > MAX_SCOPES:
         raise validation_error(field, f"At most {MAX_SCOPES} names")
-    model = Environment if kind == "env" else Flow
-    known = {row.name for row in model.select(model.name).where(
-        (model.organization == org) & (model.name.in_(names or [""])))}
+    known = references.ids_by_name(_scope_model(kind), org, names)
     missing = [name for name in names if name not in known]
     if missing:
         noun = "Environment" if kind == "env" else "Flow"
         raise NotFound(f"{noun}(s) not found in organization '{org.name}': "
                        f"{', '.join(sorted(set(missing)))}", {field: ", ".join(missing)})
-    return list(dict.fromkeys(names))
+    return [known[name] for name in dict.fromkeys(names)]
+
+
+def _scope_model(kind: str) -> references.Named:
+    return Environment if kind == "env" else Flow
 
 
 def _triggers(kind: str, triggers: list[str]) -> list[str]:
@@ -195,7 +202,16 @@ def delete_action(org: Organization, number: int, kind: str | None = None) -> Ac
     return action
 
 
-def action_view(action: Action) -> dict[str, Any]:
+def action_views(actions: list[Action]) -> list[dict[str, Any]]:
+    """The actions as the contract answers them, their environments and flows by current name:
+    one read of the names per kind, however many actions."""
+    names = {kind: references.names_by_id(_scope_model(kind), [
+        scope for a in actions if a.type == kind for scope in a.scopes])
+        for kind in {a.type for a in actions}}
+    return [_view(a, references.labels(a.scopes, names[a.type])) for a in actions]
+
+
+def _view(action: Action, scopes: list[str]) -> dict[str, Any]:
     failing = None
     if action.last_failure_at or action.last_success_at:
         failing = (action.last_failure_at or 0) > (action.last_success_at or 0)
@@ -207,7 +223,7 @@ def action_view(action: Action) -> dict[str, Any]:
             "last_success_timestamp": action.last_success_at,
             "last_failure_timestamp": action.last_failure_at,
             "created_at": action.created_at, "last_modified_at": action.last_modified_at,
-            "flows" if action.type == "flow" else "environments": action.scopes}
+            "flows" if action.type == "flow" else "environments": scopes}
     return {k: v for k, v in view.items() if v is not None}
 
 
@@ -222,9 +238,10 @@ def _actions(org: Organization, kind: str) -> list[Action]:
     return _OF_KIND.models(Action, org=org.id, kind=kind)
 
 
-def _watching(org: Organization, kind: str, scope: str, trigger: str,
+def _watching(org: Organization, kind: str, scope: int, trigger: str,
               among: list[Action] | None = None) -> list[Action]:
-    """The actions of `org` (or `among` them) watching `scope` for `trigger` (few per
+    """The actions of `org` (or `among` them) watching the environment or flow of id `scope`
+    for `trigger` (few per
     organization: filtered here rather than by JSON queries, which the engines spell
     differently)."""
     return [a for a in (_actions(org, kind) if among is None else among)
@@ -254,7 +271,7 @@ def environment_changed(org: Organization, env: Environment, snapshot_index: int
     env_actions = _actions(org, "env")
     for change in changes if env_actions else ():
         trigger = _CHANGE_TRIGGERS[change["type"]]
-        watching = _watching(org, "env", env.name, trigger, env_actions)
+        watching = _watching(org, "env", env.id, trigger, env_actions)
         if watching:
             _enqueue(watching, trigger, _event(
                 org, trigger, environment=env.name, snapshot_index=snapshot_index,
@@ -264,11 +281,11 @@ def environment_changed(org: Organization, env: Environment, snapshot_index: int
     flow_actions = _actions(org, "flow") if started else []
     if not flow_actions:
         return
-    releases = (Artifact.select(Artifact.fingerprint, Flow.name).join(Flow)
+    releases = (Artifact.select(Artifact.fingerprint, Flow.id, Flow.name).join(Flow)
                 .where((Flow.organization == org) & Artifact.fingerprint.in_(list(started)))
                 .distinct().tuples())
-    for fingerprint, flow_name in releases:
-        watching = _watching(org, "flow", flow_name, "ON_RELEASE", flow_actions)
+    for fingerprint, flow_id, flow_name in releases:
+        watching = _watching(org, "flow", flow_id, "ON_RELEASE", flow_actions)
         if watching:
             _enqueue(watching, "ON_RELEASE", _event(
                 org, "ON_RELEASE", flow=flow_name, environment=env.name,
@@ -282,52 +299,97 @@ def compliance_changed(org: Organization, env: Environment, snapshot_index: int,
     if after is None or before == after:
         return
     trigger = "ON_COMPLIANT_ENV" if after else "ON_NON_COMPLIANT_ENV"
-    watching = _watching(org, "env", env.name, trigger)
+    watching = _watching(org, "env", env.id, trigger)
     if watching:
         _enqueue(watching, trigger, _event(org, trigger, environment=env.name,
                                            snapshot_index=snapshot_index, compliant=after,
                                            previously_compliant=before))
 
 
-def artifact_allowed(org: Organization, env_name: str, entry: dict[str, Any]) -> None:
-    watching = _watching(org, "env", env_name, "ON_ALLOWED_ARTIFACT")
+def artifact_allowed(org: Organization, env: Environment, entry: dict[str, Any]) -> None:
+    watching = _watching(org, "env", env.id, "ON_ALLOWED_ARTIFACT")
     if watching:
         _enqueue(watching, "ON_ALLOWED_ARTIFACT",
-                 _event(org, "ON_ALLOWED_ARTIFACT", environment=env_name, allowlist_entry=entry))
+                 _event(org, "ON_ALLOWED_ARTIFACT", environment=env.name, allowlist_entry=entry))
 
 
-def flow_event(org: Organization, flow_name: str, trigger: str, **data: Any) -> None:
+def flow_event(org: Organization, flow: Flow, trigger: str, **data: Any) -> None:
     """ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE, ON_ATTESTATION, ON_APPROVAL of a flow."""
-    watching = _watching(org, "flow", flow_name, trigger)
+    watching = _watching(org, "flow", flow.id, trigger)
     if watching:
-        _enqueue(watching, trigger, _event(org, trigger, flow=flow_name, **data))
+        _enqueue(watching, trigger, _event(org, trigger, flow=flow.name, **data))
 
 
 # ---- delivery -----------------------------------------------------------------------------
 
 LEASE_SECONDS = 60.0
+# What a lease must still have when its notification is sent, beyond the delivery deadline:
+# time to record the outcome, and for the clocks of workers on different hosts to disagree.
+LEASE_MARGIN_SECONDS = 10.0
 
 
-def claim(batch: int = 50) -> list[OutboxMessage]:
-    """Take up to `batch` due notifications for `LEASE_SECONDS`: a worker that dies holding
-    them lets the lease run out and another (or its successor) takes them again. Concurrent
-    workers never take the same rows (SKIP LOCKED on PostgreSQL, one writer on SQLite)."""
+def _time_to_send() -> float:
+    """Seconds a lease must have left for its notification to be sent."""
+    return outbound.current_policy().timeout_seconds + LEASE_MARGIN_SECONDS
+
+
+def claim(batch: int = 50, busy: Mapping[int, int] | None = None) -> list[OutboxMessage]:
+    """Take up to `batch` due notifications under a lease: a token of this claim's own written
+    with the lease's end (`claimed_until`), so that only this claim sends them and records
+    their outcomes. A worker that dies holding them lets the lease run out and another (or its
+    successor) takes them again. Concurrent workers never take the same rows (SKIP LOCKED on
+    PostgreSQL, one writer on SQLite).
+
+    Organizations take turns: each one's oldest due notification first, then each one's second
+    ...; one with `busy[organization id]` notifications in flight in this worker waits that
+    many turns more. So one organization's backlog or slow receiver never starves another's."""
     stamp = now()
-    query = (OutboxMessage.select()
-             .where(OutboxMessage.delivered_at.is_null() & OutboxMessage.abandoned_at.is_null()
-                    & (OutboxMessage.next_attempt_at <= stamp)
-                    & (OutboxMessage.claimed_until < stamp))
-             .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id).limit(batch))
-    if not query.exists():  # an idle poll takes no write lock
+    due = (OutboxMessage.delivered_at.is_null() & OutboxMessage.abandoned_at.is_null()
+           & (OutboxMessage.next_attempt_at <= stamp) & (OutboxMessage.claimed_until < stamp))
+    if not OutboxMessage.select().where(due).exists():  # an idle poll takes no write lock
         return []
+    organization = Action.organization
+    turn = peewee.fn.ROW_NUMBER().over(partition_by=[organization], order_by=[
+        OutboxMessage.next_attempt_at, OutboxMessage.id])
+    if busy:
+        turn = turn + peewee.Case(organization, list(busy.items()), 0)
+    ranked = (OutboxMessage.select(OutboxMessage.id, OutboxMessage.next_attempt_at,
+                                   turn.alias("turn"))
+              .join(Action).where(due).alias("ranked"))
+    in_turn = (OutboxMessage.select(ranked.c.id).from_(ranked)
+               .order_by(ranked.c.turn, ranked.c.next_attempt_at, ranked.c.id).limit(batch))
     with write_transaction():
+        order = {row_id: position for position, (row_id,) in enumerate(in_turn.tuples())}
+        # Taken by another worker since it was ranked: skipped (locked) or no longer due.
+        query = OutboxMessage.select().where(OutboxMessage.id.in_(list(order)) & due)
         if isinstance(database.obj, peewee.PostgresqlDatabase):
             query = query.for_update("FOR UPDATE SKIP LOCKED")
-        rows = list(query)
+        rows = sorted(query, key=lambda row: order[row.id])
         if rows:
-            OutboxMessage.update(claimed_until=stamp + LEASE_SECONDS).where(
+            token = secrets.token_hex(16)
+            # Long enough to wait a little for a free sender and still be sendable.
+            until = stamp + max(LEASE_SECONDS, 2 * _time_to_send())
+            OutboxMessage.update(claimed_until=until, lease_token=token).where(
                 OutboxMessage.id.in_([r.id for r in rows])).execute()
+            for row in rows:
+                row.claimed_until, row.lease_token = until, token
     return rows
+
+
+def _held(message: OutboxMessage) -> peewee.Expression:
+    """`message`'s row while the lease of the claim that took it is the latest. A row without
+    a token (claimed before migration 0020, or never) is nobody's: `== None` would match it."""
+    return ((OutboxMessage.id == message.id) & OutboxMessage.lease_token.is_null(False)
+            & (OutboxMessage.lease_token == message.lease_token))
+
+
+def still_held(message: OutboxMessage) -> bool:
+    """Whether `message` may be sent now: no other claim took it over, and its lease lasts
+    beyond the delivery deadline (plus a margin), so no other worker can take it while it is
+    being sent. Checked right before sending: a worker that waited past its lease sends
+    nothing."""
+    until = OutboxMessage.select(OutboxMessage.claimed_until).where(_held(message)).scalar()
+    return until is not None and until - now() >= _time_to_send()
 
 
 def outbox_counts() -> dict[str, int]:
@@ -354,9 +416,22 @@ def send(target: dict[str, Any], payload: dict[str, Any]) -> None:
     outbound.post_json(target["webhook"], json.dumps(body).encode())
 
 
+class _BoundedSMTP(smtplib.SMTP):
+    """SMTP on a connection that gives up at a deadline, as a webhook's POST does: a server
+    answering a byte at a time cannot hold a delivery longer than the timeout."""
+
+    def __init__(self, host: str, port: int, deadline: float) -> None:
+        self._deadline = deadline
+        super().__init__(host, port)  # connects
+
+    def _get_socket(self, host: str, port: int, timeout: object) -> outbound.DeadlineSocket:
+        return outbound.open_connection(host, port, self._deadline)
+
+
 def _send_email(recipients: list[str], payload: dict[str, Any]) -> None:
     if not _smtp_url:
         raise outbound.OutboundRefused("no SMTP server is configured")
+    deadline = time.monotonic() + outbound.current_policy().timeout_seconds
     parts = urlsplit(_smtp_url)
     message = EmailMessage()
     message["From"] = parts.username or "evidence-server@localhost"
@@ -364,8 +439,7 @@ def _send_email(recipients: list[str], payload: dict[str, Any]) -> None:
     message["Subject"] = _slack_text(payload)
     message.set_content(json.dumps(payload, indent=2))
     try:
-        with smtplib.SMTP(parts.hostname or "127.0.0.1", parts.port or 25,
-                          timeout=outbound.current_policy().timeout_seconds) as smtp:
+        with _BoundedSMTP(parts.hostname or "127.0.0.1", parts.port or 25, deadline) as smtp:
             smtp.send_message(message)
     except (OSError, smtplib.SMTPException) as exc:
         raise outbound.OutboundRefused(f"SMTP delivery failed: {exc}") from None
@@ -395,28 +469,32 @@ def actions_of(messages: list[OutboxMessage]) -> dict[int, Action]:
     return {a.id: a for a in Action.select().where(Action.id.in_(list(ids) or [0]))}
 
 
-def record_outcomes(outcomes: list[tuple[OutboxMessage, str | None]]) -> None:
-    """Keep what became of a batch of attempts, in one transaction: delivered, or due again
-    after a backoff, or abandoned after the last attempt; and each action's last success and
-    failure."""
+def record_outcome(message: OutboxMessage, error: str | None) -> bool:
+    """Keep what became of one attempt, in one transaction: delivered, or due again after a
+    backoff, or abandoned after the last attempt; and the action's last success or failure.
+    Only while the claim that sent it holds the latest lease (False, nothing recorded, when
+    another worker took it over: that worker's outcome counts). A lease that ran out and was
+    taken by nobody is still the latest: its outcome is the truth, and keeping it spares the
+    receiver a second delivery."""
     stamp = now()
+    attempts = message.attempts + 1
+    give_up = error is not None and attempts >= MAX_ATTEMPTS
     with write_transaction():
-        delivered = [m.id for m, error in outcomes if error is None]
-        if delivered:
-            OutboxMessage.update(delivered_at=stamp, attempts=OutboxMessage.attempts + 1,
-                                 last_error=None).where(OutboxMessage.id.in_(delivered)).execute()
-            Action.update(last_success_at=stamp).where(Action.id.in_(
-                list({m.action_id for m, error in outcomes if error is None}))).execute()
-        for message, error in outcomes:
-            if error is None:
-                continue
-            attempts = message.attempts + 1
-            give_up = attempts >= MAX_ATTEMPTS
-            OutboxMessage.update(
+        if error is None:
+            changed = OutboxMessage.update(delivered_at=stamp, attempts=attempts,
+                                           last_error=None).where(_held(message)).execute()
+        else:
+            changed = OutboxMessage.update(
                 attempts=attempts, last_error=error[:2000], claimed_until=0,
                 next_attempt_at=stamp + backoff(attempts),
-                abandoned_at=stamp if give_up else None).where(
-                OutboxMessage.id == message.id).execute()
-            Action.update(last_failure_at=stamp).where(Action.id == message.action_id).execute()
-            log.warning("notification %s not delivered (attempt %d%s): %s", message.id, attempts,
-                        ", abandoned" if give_up else "", error)
+                abandoned_at=stamp if give_up else None).where(_held(message)).execute()
+        if not changed:
+            log.warning("notification %s: another worker took it over; this attempt's outcome "
+                        "is not recorded", message.id)
+            return False
+        Action.update({Action.last_success_at if error is None else Action.last_failure_at: stamp}
+                      ).where(Action.id == message.action_id).execute()
+    if error is not None:
+        log.warning("notification %s not delivered (attempt %d%s): %s", message.id, attempts,
+                    ", abandoned" if give_up else "", error)
+    return True

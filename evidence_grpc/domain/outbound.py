@@ -16,10 +16,12 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
+from typing import Any
 
 from .errors import validation_error
+from .urls import not_a_url, parsed_url
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
@@ -107,11 +109,10 @@ def destination(url: str, field: str = "webhook") -> Destination:
     """The parts of an http(s) URL, or a 400 naming `field`."""
     if not isinstance(url, str) or len(url) > 2048 or any(ord(c) < 33 for c in url):
         raise validation_error(field, "Must be an http or https URL without spaces")
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        raise validation_error(field, "Has an invalid port") from None
+    parts = parsed_url(url)
+    if parts is None:
+        raise validation_error(field, not_a_url(url))
+    port = parts.port
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise validation_error(field, "Must be an http or https URL with a host")
     if parts.username or parts.password:
@@ -164,29 +165,80 @@ class OutboundRefused(Exception):
     """A POST that was not made (refused address) or failed (network, status, time)."""
 
 
-class _VettedHTTPS(http.client.HTTPSConnection):
-    """HTTPS to a vetted address, with the name for SNI and certificate checks."""
+class DeadlineSocket(socket.socket):
+    """A socket that gives up at a deadline (time.monotonic()) however its peer trickles:
+    before every read and write its timeout becomes the time left, so a receiver answering a
+    byte at a time cannot hold a delivery longer than the whole request may take (a plain
+    socket timeout bounds each read, not the request)."""
 
-    def __init__(self, address: str, port: int, server_name: str, timeout: float) -> None:
-        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+    deadline = 0.0  # set right after creation; until then every read and write fails
+
+    def arm(self) -> None:
+        """Set the timeout to the time left; TimeoutError when none is."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out: the delivery deadline passed")
+        self.settimeout(left)
+
+    def recv_into(self, *args: Any, **kwargs: Any) -> int:
+        self.arm()
+        return super().recv_into(*args, **kwargs)
+
+    def send(self, *args: Any, **kwargs: Any) -> int:  # TLS's sendall loops over send
+        self.arm()
+        return super().send(*args, **kwargs)
+
+    def sendall(self, *args: Any, **kwargs: Any) -> None:
+        self.arm()
+        super().sendall(*args, **kwargs)
+
+
+class _DeadlineTLSSocket(DeadlineSocket, ssl.SSLSocket):
+    """The same over TLS: its reads and writes go through the methods above first."""
+
+
+def open_connection(host: str, port: int, deadline: float) -> DeadlineSocket:
+    """A TCP connection to `host` made, and then used, within `deadline` (time.monotonic())."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out: the delivery deadline passed")
+    connected = socket.create_connection((host, port), timeout=left)
+    sock = DeadlineSocket(fileno=connected.detach())
+    sock.deadline = deadline
+    return sock
+
+
+class _VettedConnection(http.client.HTTPConnection):
+    """HTTP to a vetted address within a deadline; over TLS when `server_name` is given,
+    which SNI and the certificate check use."""
+
+    def __init__(self, address: str, port: int, deadline: float, server_name: str | None) -> None:
+        super().__init__(address, port)
+        self._deadline = deadline
         self._server_name = server_name
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.host, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self._server_name)
+        plain = open_connection(self.host, self.port, self._deadline)
+        if self._server_name is None:
+            self.sock = plain
+            return
+        context = ssl.create_default_context()
+        context.sslsocket_class = _DeadlineTLSSocket
+        plain.arm()  # the handshake is one call, bounded by the socket's timeout
+        tls = context.wrap_socket(plain, server_hostname=self._server_name)
+        tls.deadline = self._deadline
+        self.sock = tls
 
 
 def post_json(url: str, body: bytes, policy: Policy | None = None) -> int:
     """POST `body` (JSON) to `url` through the checks above; the status code on 2xx, else
-    OutboundRefused. Redirects are failures (never followed)."""
+    OutboundRefused. Redirects are failures (never followed). Resolving, connecting, TLS,
+    sending and reading the answer together take at most the policy's timeout."""
     policy = policy or _policy
+    deadline = time.monotonic() + policy.timeout_seconds
     target, address = vet(url, policy)
-    connection: http.client.HTTPConnection
-    if target.scheme == "https":
-        connection = _VettedHTTPS(address, target.port, target.host, policy.timeout_seconds)
-    else:
-        connection = http.client.HTTPConnection(address, target.port,
-                                                timeout=policy.timeout_seconds)
+    connection = _VettedConnection(address, target.port, deadline,
+                                   target.host if target.scheme == "https" else None)
     host_header = target.host if ":" not in target.host else f"[{target.host}]"
     default_port = 443 if target.scheme == "https" else 80
     if target.port != default_port:

@@ -281,7 +281,9 @@ class Environment(BaseModel):
     require_provenance = peewee.BooleanField(default=False)
     tags = JSONField(default=dict)
     policies = JSONField(default=list)
-    included_environments = JSONField(default=list)  # names of physical envs (logical type)
+    # The ids of a logical environment's physical members (and, as strings, names that named
+    # none when migrations/0019 turned names into ids: domain/references.py).
+    included_environments = JSONField(default=list)
     archived = peewee.BooleanField(default=False)
     latest_index = peewee.IntegerField(default=0)
     created_at = peewee.DoubleField()
@@ -429,7 +431,9 @@ ALL_MODELS += [Policy, PolicyVersion, PolicyEvent]
 
 class Approval(BaseModel):
     """A (deprecated) approval of an artifact of a flow, numbered per flow. `reviews` are the
-    individual verdicts [{state, comment, approved_by, approval_url, timestamp}]; none: pending."""
+    individual verdicts [{state, comment, approved_by, approval_url, timestamp}]; none: pending.
+    `environment_ref` is the environment named when it was made (shown by its current name),
+    `environment` the name as given (shown when it named no environment)."""
 
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
@@ -437,6 +441,8 @@ class Approval(BaseModel):
     fingerprint = peewee.CharField()
     artifact_name = peewee.TextField()
     environment = peewee.CharField(null=True)
+    environment_ref = peewee.ForeignKeyField(Environment, null=True, on_delete="SET NULL",
+                                             column_name="environment_id")
     description = peewee.TextField(default="")
     commits = JSONField(default=list)
     oldest_commit = peewee.CharField(null=True)
@@ -549,7 +555,8 @@ ALL_MODELS += [ServiceAccount, ServiceAccountKey, MembershipAuditEvent]
 
 class Action(BaseModel):
     """An outbound notification rule of an organization: which events (`triggers`) of which
-    environments or flows (`scopes`, by name) go to which `targets`."""
+    environments or flows (`scopes`: their ids, and labels as in
+    `Environment.included_environments`) go to which `targets`."""
 
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     number = peewee.IntegerField()
@@ -570,8 +577,9 @@ class Action(BaseModel):
 
 class OutboxMessage(BaseModel):
     """One notification to one target, committed with the change that caused it and delivered
-    by the delivery worker: claimed with a lease (`claimed_until`), retried with backoff until
-    `delivered_at` or `abandoned_at`."""
+    by the delivery worker: claimed with a lease (`claimed_until`, and the claim's own
+    `lease_token`: only the latest claim sends it and records its outcome), retried with
+    backoff until `delivered_at` or `abandoned_at`."""
 
     action = peewee.ForeignKeyField(Action, on_delete="CASCADE")
     target_index = peewee.IntegerField()
@@ -581,6 +589,7 @@ class OutboxMessage(BaseModel):
     attempts = peewee.IntegerField(default=0)
     next_attempt_at = peewee.DoubleField()
     claimed_until = peewee.DoubleField(default=0)
+    lease_token = peewee.CharField(null=True)  # none until first claimed
     delivered_at = peewee.DoubleField(null=True)
     abandoned_at = peewee.DoubleField(null=True)
     last_error = peewee.TextField(null=True)
