@@ -35,7 +35,8 @@ from .names import check_name
 from .numbers import timestamp_text
 from .pages import Page
 from .presence import presence
-from .repos import remember, repos_named
+from .repos import check_repo_info, remember, repos_named
+from .urls import check_reported_urls
 
 HEX = re.compile(r"[a-f0-9]+")  # fullmatch: `$` would also take a final newline
 MIN_PREFIX, FINGERPRINT_LENGTH, COMMIT_LENGTH = 5, 64, 40
@@ -71,6 +72,8 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     does not exist. Without a trail name (the legacy `report artifact`), the trail is named
     after the commit or the fingerprint."""
     contract.validate("create_artifact", data)
+    check_reported_urls(data)
+    check_repo_info(data.get("repo_info"))
     fingerprint = data["fingerprint"]
     if len(fingerprint) != FINGERPRINT_LENGTH or not HEX.fullmatch(fingerprint):
         raise validation_error("fingerprint", "Must be 64 lowercase hexadecimal characters")
@@ -119,7 +122,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
                             {"artifact_name": artifact.name, "fingerprint": fingerprint,
                              "template_reference_name": template_name,
                              "git_commit_info": artifact.git_commit_info, "user": user.name})
-            actions.flow_event(org, flow.name, "ON_ATTESTED_PROVENANCE", trail_name=trail.name,
+            actions.flow_event(org, flow, "ON_ATTESTED_PROVENANCE", trail_name=trail.name,
                                artifact_name=artifact.name, fingerprint=fingerprint,
                                git_commit=git_commit, user=user.name)
             return artifact

@@ -7,6 +7,7 @@ earlier attestation as a new row, so the history keeps both."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import mimetypes
 import uuid
 from collections.abc import Callable, Iterable
@@ -38,8 +39,9 @@ from .artifacts import is_commit, resolve_fingerprint
 from .errors import NotFound, artifact_not_in_trail, validation_error
 from .flows import find_flow, flow_to_report_to
 from .pages import Page
-from .repos import remember
+from .repos import check_repo_info, remember
 from .trails import find_trail, trail_to_report_to
+from .urls import check_reported_urls
 
 Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
 MAX_CURSOR_PAGE = 100
@@ -203,7 +205,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                  "template_reference_name": data["attestation_name"],
                  "target_artifact": target, "is_compliant": compliant,
                  "git_commit_info": data.get("git_commit_info"), "user": user.name})
-            actions.flow_event(org, trail.flow.name, "ON_ATTESTATION", trail_name=trail.name,
+            actions.flow_event(org, trail.flow, "ON_ATTESTATION", trail_name=trail.name,
                                attestation_name=data["attestation_name"],
                                attestation_type=type_name, is_compliant=compliant,
                                target_artifact=target, user=user.name)
@@ -219,6 +221,8 @@ def create_attestation(org: Organization, user: User, flow_name: str, trail_name
         raise NotFound(f"Unknown attestation kind '{kind}': use one of {sorted(KINDS)}")
     operation, judge = KINDS[kind]
     contract.validate(operation, data)
+    check_reported_urls(data)
+    check_repo_info(data.get("repo_info"))
     judgement = judge(org, data)
     return _record(org, user, lambda: trail_to_report_to(
         org, flow_to_report_to(org, flow_name), trail_name, user), data, judgement, attachment)
@@ -228,6 +232,7 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
                          data: dict[str, Any]) -> Attestation:
     """A new verdict on the newest attestation of that name and type in the trail."""
     contract.validate("post_override_attestation", data)
+    check_reported_urls(data)
     trail = find_trail(org, flow_name, trail_name)
     target, _, _ = _target(org, trail, data)
     query = Attestation.select().where((Attestation.trail == trail)
@@ -385,7 +390,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
         "origin_url": data.get("origin_url"),
         "description": data.get("description"),
         "user_data": data.get("user_data") or {},
-        "annotations": data.get("annotations") or {},
+        "annotations": _annotations(data.get("annotations")),
         "external_urls": data.get("external_urls") or {},
         "summary": a.summary,
         "evidence": evidence,
@@ -398,6 +403,15 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
         "_links": {"self": {"href": links.self_href}, **(
             {"evidence": {"href": links.evidence_url}} if evidence else {})},
     }
+
+
+def _annotations(stored: Any) -> dict[str, str]:
+    """Annotations as their message's map of string to string: a value stored before the door
+    refused all but strings (null, a number, a list, an object) is shown as its JSON text."""
+    if not isinstance(stored, dict):
+        return {}
+    return {str(key): value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            for key, value in stored.items()}
 
 
 def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:

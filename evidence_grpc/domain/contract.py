@@ -5,7 +5,6 @@ catalog by `scripts/extract_contract_schemas.py`."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import pathlib
@@ -17,6 +16,7 @@ import jsonschema
 
 from .errors import InvalidArgument
 from .names import schema_error_message, whole_string_patterns
+from .numbers import bounded_integers
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("contract-schemas.json")
 
@@ -26,6 +26,10 @@ _FINDINGS = {"anyOf": [{"type": "array", "items": {
     "properties": {"id": {"type": "string"}, "message": {"type": "string"},
                    "locations": {"type": "array"},
                    "priority_score": {"type": ["number", "null"]}}}}, {"type": "null"}]}
+
+# An attestation's annotations are a map of string to string (its message's, and what the CLI's
+# `--annotate key=value` sends); the catalog types only the values of keys its pattern matches.
+ANNOTATIONS: dict[str, Any] = {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
 
 # The scanner attestation of SPEC.md ("Scan attestation data"), which the catalog lacks.
 SCANNER_SCHEMA: dict[str, Any] = {
@@ -59,7 +63,7 @@ SCANNER_SCHEMA: dict[str, Any] = {
         "git_commit_info": _GIT_COMMIT,
         "repo_info": {"type": ["object", "null"]},
         "external_urls": {"type": ["object", "null"]},
-        "annotations": {"type": ["object", "null"]},
+        "annotations": ANNOTATIONS,
         "user_data": {"type": ["object", "array", "null"]},
     },
 }
@@ -69,6 +73,9 @@ SCANNER_SCHEMA: dict[str, Any] = {
 def _schemas() -> dict[str, Any]:
     schemas = json.loads(SCHEMAS_PATH.read_text())
     schemas["scanner"] = SCANNER_SCHEMA
+    for op, schema in schemas.items():  # (an artifact's annotations are free-form)
+        if op != "create_artifact" and "annotations" in schema["properties"]:
+            schema["properties"]["annotations"] = ANNOTATIONS
     # The CLI sends custom and system attestation data as a JSON object; the catalog
     # declares a JSON-encoded string. Both are accepted.
     for op in ("post_custom_attestation", "post_system_attestation"):
@@ -105,16 +112,19 @@ class SchemaCheck:
         never fills in `default` values."""
         check = self._fast.get(key)
         if check is None:
-            check = self._fast[key] = fastjsonschema.compile(self._schemas()[key],
+            check = self._fast[key] = fastjsonschema.compile(self._schema(key),
                                                              use_default=False)
         return check
 
     def full(self, key: str) -> jsonschema.protocols.Validator:
         validator = self._full.get(key)
         if validator is None:
-            validator = self._full[key] = jsonschema.Draft202012Validator(
-                copy.deepcopy(self._schemas()[key]))
+            validator = self._full[key] = jsonschema.Draft202012Validator(self._schema(key))
         return validator
+
+    def _schema(self, key: str) -> dict[str, Any]:
+        """The schema of `key` as checked: its integers bounded (numbers.bounded_integers)."""
+        return bounded_integers(self._schemas()[key])
 
     def validate(self, key: str, payload: Any) -> None:
         try:

@@ -26,6 +26,7 @@ from .names import check_name
 from .organizations import sees_flow
 from .pages import Page
 from .templates import EMPTY_TEMPLATE_YAML, parse_template
+from .urls import check_reported_urls
 
 VISIBILITIES = ("private", "public")
 
@@ -42,6 +43,7 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
     """Create the flow, or update it (and bring it back from the archive). Returns (flow, created)."""
     check_name("name", name)
     _check_visibility(visibility)
+    check_reported_urls({"repo_url": repo_url})
     if template_yaml is not None:
         parse_template(template_yaml)
     if legacy_template is not None:

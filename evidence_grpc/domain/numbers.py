@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from .errors import validation_error
 
@@ -14,6 +15,12 @@ COLUMN_MAX = 2**31 - 1  # peewee IntegerField and AutoField: INTEGER (32 bits) o
 # Every number of the API is a count, an index, a page or a timestamp: a double beyond the
 # int64 range is a mistake (and 1e300 seconds is no time any clock or datetime can hold).
 DOUBLE_LIMIT = 2.0**63
+# Free-form data (a report, an attestation's data) holds numbers as doubles, exact for whole
+# numbers up to 2^53, and the REST shim refuses larger integer literals. A schema's "integer"
+# also takes a whole double such as 1e19, which no int64 field (creationTimestamp, a test count)
+# can render: schema checks bound their integers by this too (`bounded_integers`).
+INTEGER_LIMIT = 2**53 - 1
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 _DIGITS = re.compile(r"[0-9]+")
 
 
@@ -48,3 +55,24 @@ def timestamp_text(stamp: float | None) -> str | None:
     """A time in seconds as the published artifact and repo answers carry it: the number as
     text ("1795510373.59"), which the CLI reads back as a number."""
     return None if stamp is None else repr(float(stamp))
+
+
+def bounded_integers(schema: Any) -> Any:
+    """A JSON Schema whose integers lie within ±INTEGER_LIMIT (where it sets no bound of its
+    own), built anew: the schema given is left as it is."""
+    if isinstance(schema, list):
+        return [bounded_integers(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bounded = {key: bounded_integers(value) for key, value in schema.items()}
+    kind = schema.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        bounded.setdefault("minimum", -INTEGER_LIMIT)
+        bounded.setdefault("maximum", INTEGER_LIMIT)
+    return bounded
+
+
+def as_int64(number: float) -> int:
+    """A whole number stored before the door bounded it, as an int64 field can carry it: the
+    nearest int64 (a read shows what it can rather than fail)."""
+    return min(max(int(number), INT64_MIN), INT64_MAX)

@@ -7,7 +7,6 @@ renamed repository keeps its id) and its latest activity."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlparse
 
 import peewee
 
@@ -16,6 +15,7 @@ from .environments import has_tag
 from .errors import InvalidArgument, NotFound, validation_error
 from .numbers import timestamp_text
 from .pages import page_of
+from .urls import parsed_url
 
 MAX_PER_PAGE = 50
 SORT_DIRECTIONS = ("asc", "desc")
@@ -24,6 +24,20 @@ AMBIGUITY_SHOWN = 20
 # A repo's latest activity moves in steps of this much: reports of an unchanged repo within it
 # do not rewrite its row (every attestation of a busy pipeline would otherwise).
 ACTIVITY_RESOLUTION_SECONDS = 60.0
+# The longest repo id, name or provider kept (their columns are VARCHAR(255) on PostgreSQL).
+REPO_TEXT_MAX = 255
+
+
+def check_repo_info(info: Any) -> None:
+    """A repo_info's id, name and provider fit the repo's columns (a longer one would fail its
+    write on PostgreSQL): the contract's 400 naming each that does not."""
+    if not isinstance(info, dict):
+        return
+    problems = {f"repo_info.{key}": f"At most {REPO_TEXT_MAX} characters"
+                for key in ("id", "name", "provider")
+                if info.get(key) is not None and len(str(info[key])) > REPO_TEXT_MAX}
+    if problems:
+        raise InvalidArgument("Input payload validation failed", problems)
 
 
 def repo_key(info: Any) -> str | None:
@@ -100,8 +114,10 @@ def built_from(org: Organization, keys: list[str]) -> peewee.ModelSelect:
 
 
 def vcs_instance(repo: Repo) -> str | None:
-    """The host of the repo's URL (github.com, gitlab.example.org, ...)."""
-    return urlparse(repo.url).hostname if repo.url else None
+    """The host of the repo's URL (github.com, gitlab.example.org, ...); None without one, also
+    for a URL stored before the door refused what urllib.parse cannot read."""
+    parts = parsed_url(repo.url) if repo.url else None
+    return parts.hostname if parts is not None else None
 
 
 def _under(repo: Repo, namespace: str) -> bool:

@@ -27,8 +27,9 @@ from .flows import find_flow
 from .names import check_name
 from .organizations import sees_flow
 from .pages import Page
-from .repos import remember
+from .repos import check_repo_info, remember
 from .templates import legacy_template_view, parse_template, template_view
+from .urls import check_reported_urls
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
 TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
@@ -40,6 +41,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
     """Create the trail or update the given fields of an existing one. Returns (trail, created).
     Concurrent begins of one trail race on the (flow, name) key; the loser retries as an update."""
     name = check_name("name", data.get("name", ""))
+    check_reported_urls(data)
+    check_repo_info(data.get("repo_info"))
     if template_yaml is not None:
         parse_template(template_yaml)
     flow = find_flow(org, flow_name)
@@ -66,7 +69,7 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                           type="trail_reported" if created else "trail_updated",
                           payload=_event_payload(data, user))
             if created:
-                actions.flow_event(org, flow.name, "ON_STARTED_TRAIL", trail_name=name,
+                actions.flow_event(org, flow, "ON_STARTED_TRAIL", trail_name=name,
                                    user=user.name)
             return trail, created
 

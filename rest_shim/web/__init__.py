@@ -32,6 +32,7 @@ from flask import (
 from flask.sessions import SecureCookieSessionInterface
 from google.protobuf import descriptor_pool
 from google.protobuf.message import Message
+from markupsafe import Markup, escape
 
 from evidence_grpc.api.v2 import approval_service_pb2 as approval_pb
 from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
@@ -44,6 +45,7 @@ from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
+from evidence_grpc.domain.urls import parsed_url
 
 from ..backend import Backend
 from ..codec import message_to_json
@@ -391,16 +393,32 @@ def _duration(seconds: Any) -> str:
     return " ".join(parts[:2]) or f"{left}s"
 
 
-def _safe_url(value: Any) -> str:
-    """A reported URL as a link target only when it is http(s): never `javascript:` or `data:`."""
+def _link_target(value: Any) -> str | None:
+    """A reported URL as a link target only when it is http(s) and urllib.parse reads it: never
+    `javascript:` or `data:`, nor a URL stored before the door refused what it cannot read."""
     text = str(value or "").strip()
-    return text if urlsplit(text).scheme in ("http", "https") else "#"
+    parts = parsed_url(text)
+    return text if parts is not None and parts.scheme in ("http", "https") else None
+
+
+def _safe_url(value: Any) -> str:
+    """A link target for a URL the service made (html_url): '#' when it is none."""
+    return _link_target(value) or "#"
+
+
+def _link(value: Any, label: str | None = None) -> Markup:
+    """A reported URL as a link (named `label`, else itself), or as plain text (after its label)
+    when it is no link target."""
+    target = _link_target(value)
+    if target is None:
+        return escape(" ".join(filter(None, (label, str(value or "")))))
+    return Markup('<a href="{}" rel="noopener">{}</a>').format(target, label or target)
 
 
 def _filters(web: Blueprint) -> None:
     helpers: dict[str, Callable[..., Any]] = {
         "when": when, "duration": _duration, "pretty": pretty, "short": lambda s: (s or "")[:12],
-        "seg": segment, "safe_url": _safe_url}
+        "seg": segment, "safe_url": _safe_url, "link": _link}
     for name, helper in helpers.items():
         web.add_app_template_filter(helper, name)
     web.add_app_template_global(csrf_token, "csrf_token")
