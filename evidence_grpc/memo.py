@@ -1,12 +1,15 @@
-"""Answers kept for the inputs seen last, with a bound on memory: what a pure function made of
-inputs up to `most_bytes` is kept (an lru of `items`); bigger inputs are worked out every time,
-so `items` times `most_bytes` bounds what a process keeps, whatever the callers send."""
+"""Answers kept for the inputs seen last, with a bound on memory. `small_lru`: what a pure
+function made of inputs up to `most_bytes` is kept (an lru of `items`); bigger inputs are worked
+out every time, so `items` times `most_bytes` bounds what a process keeps, whatever the callers
+send. `BytesLru` and `bytes_lru`: bounded by the total bytes kept, for answers whose size varies
+widely (parsed documents of up to 1 MiB)."""
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 
@@ -53,3 +56,67 @@ def small_lru(items: int, most_bytes: int, size: Callable[..., int]
               ) -> Callable[[Callable[..., Any]], SmallLru]:
     """Decorates a pure function of hashable arguments; `size` tells how big its arguments are."""
     return lambda function: SmallLru(function, items, most_bytes, size)
+
+
+class BytesLru:
+    """Values by key, least recently used first out, bounded by the bytes of what is kept (the
+    size each `put` declares: a parsed document is proportional to its text). A value bigger
+    than the whole bound is not kept: it would push everything else out and then itself."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
+
+    def put(self, key: Hashable, value: Any, size: int) -> None:
+        with self._lock:
+            if key in self._entries or size > self.max_bytes:
+                return
+            self._entries[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _, (_, evicted) = self._entries.popitem(last=False)
+                self.bytes -= evicted
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+
+class BytesLruFunction:
+    """A pure function of hashable arguments whose answers a BytesLru keeps, each counted as
+    `size(*args)` bytes."""
+
+    def __init__(self, function: Callable[..., Any], max_bytes: int,
+                 size: Callable[..., int]) -> None:
+        self._function = function
+        self._size = size
+        self.kept = BytesLru(max_bytes)
+        functools.update_wrapper(self, function)
+
+    def __call__(self, *args: Any) -> Any:
+        answer = self.kept.get(args)
+        if answer is None:
+            answer = self._function(*args)
+            self.kept.put(args, answer, self._size(*args))
+        return answer
+
+    def cache_clear(self) -> None:
+        self.kept.clear()
+
+
+def bytes_lru(max_bytes: int, size: Callable[..., int]
+              ) -> Callable[[Callable[..., Any]], BytesLruFunction]:
+    """Decorates a pure function (whose answers are never None) of hashable arguments; `size`
+    tells how many bytes its answer for them counts against `max_bytes`."""
+    return lambda function: BytesLruFunction(function, max_bytes, size)

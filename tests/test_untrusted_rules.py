@@ -26,6 +26,7 @@ from evidence_grpc.api.v2 import attestation_type_service_pb2_grpc as type_grpc
 from evidence_grpc.api.v2 import common_pb2
 from evidence_grpc.domain import policies, rules, sandbox, templates
 from evidence_grpc.domain.errors import InvalidArgument
+from evidence_grpc.memo import BytesLru
 from tests.conftest import ALICE_KEY, RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, create_type, custom
 
@@ -106,7 +107,7 @@ def test_aliases_within_the_bound_still_work():
 
 def test_template_cache_is_bounded_by_bytes(monkeypatch):
     assert templates.CACHE_BYTES <= 64 * templates.MAX_TEMPLATE_BYTES
-    monkeypatch.setattr(templates, "_CACHE", templates.ParsedTemplates(max_bytes=4096))
+    monkeypatch.setattr(templates, "_CACHE", BytesLru(max_bytes=4096))
     padding = "#" * 1000
     for n in range(12):
         text = f"version: 1\n# {n}\n{padding}\n"

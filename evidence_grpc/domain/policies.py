@@ -8,10 +8,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlparse
 
-from ..storage.db import in_chunks, locked, now, retry_on_conflict, write_transaction
+from ..memo import BytesLru
+from ..storage.db import for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ..storage.models import (
     Control,
     Environment,
@@ -20,10 +21,12 @@ from ..storage.models import (
     PolicyEvent,
     PolicyVersion,
 )
-from .environments import find_environment, known_policies, set_policies
+from .environments import check_policy_count, known_policies, set_policies
 from .errors import InvalidArgument, NotFound, validation_error
 from .names import check_name
 from .policy_eval import normalize_conditions, rule_problems
+from .snapshots import judged_fields, judged_write, latest_running
+from .urls import not_a_url, parsed_url
 from .yaml_documents import load_mapping, schema_violations
 
 SCHEMA_FILE = "environment-policy-v1.json"
@@ -42,8 +45,11 @@ def check_policy_yaml(text: str) -> dict[str, Any]:
     violations.update(expressions)
     schema_url = document.get("_schema")
     if isinstance(schema_url, str) and "_schema" not in violations:
-        major = _MAJOR_VERSION.search(urlparse(schema_url).path)
-        if major is None:
+        parts = parsed_url(schema_url)
+        major = _MAJOR_VERSION.search(parts.path) if parts is not None else None
+        if parts is None:
+            violations["_schema"] = not_a_url(schema_url)
+        elif major is None:
             violations["_schema"] = f"'{schema_url}' must end with /v{{n}}, the major version"
         elif major.group(1) != "1":
             violations["_schema"] = f"Version {major.group(1)} is not supported; use v1"
@@ -59,21 +65,24 @@ def _control_references(document: dict[str, Any]) -> list[tuple[str, str]]:
             for i, rule in enumerate(rules) if rule.get("for_control") is not None]
 
 
-_REFERENCES: dict[bytes, frozenset[str]] = {}  # sha256 of a policy YAML -> its controls
-_MAX_REFERENCES = 4096
+# sha256 of a policy YAML -> the controls it references, counted as the identifiers' bytes:
+# keyed by digests, the cache never holds the (up to 1 MiB) texts themselves.
+_REFERENCES = BytesLru(1024 * 1024)
+_DIGEST_BYTES = 32
 
 
 def _controls_of(policy_yaml: str) -> frozenset[str]:
-    """The controls a stored (valid) policy YAML references, parsed once per text; the cache
-    keys on digests so it never holds the (up to 1 MiB) texts themselves."""
+    """The controls a stored (valid) policy YAML references, parsed once per text. A text
+    without `for_control` (nor an escape that could spell it) references none: parsing one of
+    the largest texts takes seconds, and every control answer reads every policy's."""
+    if "for_control" not in policy_yaml and "\\" not in policy_yaml:
+        return frozenset()
     key = hashlib.sha256(policy_yaml.encode()).digest()
     found = _REFERENCES.get(key)
     if found is None:
         found = frozenset(c for _, c in _control_references(
             load_mapping(policy_yaml, "policy_file", "policy")))
-        if len(_REFERENCES) >= _MAX_REFERENCES:
-            _REFERENCES.clear()
-        _REFERENCES[key] = found
+        _REFERENCES.put(key, found, _DIGEST_BYTES + sum(len(c.encode()) for c in found))
     return found
 
 
@@ -125,7 +134,10 @@ def upsert_policy(org: Organization, user_name: str, name: str, *, description: 
     def write() -> tuple[Policy, bool]:
         with write_transaction():
             stamp = now()
-            policy = Policy.get_or_none((Policy.organization == org) & (Policy.name == name))
+            # Locked: concurrent writers of one policy take turns (its next version number,
+            # its description) instead of each writing back the row it read.
+            policy = for_update(Policy.select().where((Policy.organization == org)
+                                                      & (Policy.name == name))).first()
             created = policy is None
             if created:
                 if policy_yaml is None:
@@ -148,7 +160,8 @@ def upsert_policy(org: Organization, user_name: str, name: str, *, description: 
                 if not created:
                     _event(policy, "new_version", user_name, stamp, {"version": version})
                 policy.last_modified_at = stamp
-            policy.save()
+            if policy.dirty_fields:
+                policy.save(only=policy.dirty_fields)
             return policy, created
 
     return retry_on_conflict(write)
@@ -181,25 +194,43 @@ def _requested_names(names: list[str]) -> list[str]:
 def attach_policies(org: Organization, env_name: str, names: list[str]) -> Environment:
     """Attach every named policy, or none when one of them (or the environment) is unknown."""
     names = _requested_names(names)
-    with write_transaction():
-        env = locked(find_environment(org, env_name))
-        attached = list(env.policies or [])
-        set_policies(org, env, attached + [n for n in names if n not in attached])
-        env.last_modified_at = now()
-        env.save()
-        return env
+    return _change_policies(org, env_name, lambda attached: attached + [
+        n for n in known_policies(org, names) if n not in attached])
 
 
 def detach_policies(org: Organization, env_name: str, names: list[str]) -> Environment:
     """Detach the named policies; naming one that is not attached is no error."""
     names = _requested_names(names)
-    with write_transaction():
-        env = locked(find_environment(org, env_name))
-        known_policies(org, names)
-        set_policies(org, env, [n for n in env.policies or [] if n not in names])
+
+    def detached(attached: list[str]) -> list[str]:
+        known_policies(org, names)  # an unknown name is refused (404), as attaching it is
+        return [n for n in attached if n not in names]
+
+    return _change_policies(org, env_name, detached)
+
+
+def _change_policies(org: Organization, env_name: str,
+                     change: Callable[[list[str]], list[str]]) -> Environment:
+    """Attach the policies `change` makes of those attached, what runs judged again by them
+    before the write transaction (snapshots.judged_write)."""
+
+    def prepare(env: Environment) -> tuple[list[str], dict[str, Any] | None]:
+        wanted = change(list(env.policies or []))
+        check_policy_count(wanted, "policy_names")
+        latest = latest_running(env)
+        if latest is None or wanted == list(env.policies or []):
+            return wanted, None
+        return wanted, judged_fields(org, env, latest.artifacts, wanted, "policy_names")
+
+    def write(env: Environment, prepared: tuple[list[str], dict[str, Any] | None]
+              ) -> Environment:
+        wanted, judged = prepared
+        set_policies(org, env, wanted, field="policy_names", judged=judged)
         env.last_modified_at = now()
         env.save()
         return env
+
+    return judged_write(org, env_name, prepare, write)
 
 
 def _consuming_envs(org: Organization) -> dict[str, list[str]]:

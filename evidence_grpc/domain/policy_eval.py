@@ -11,7 +11,12 @@ ignore is satisfied. The decisions have the hosted shape (`policy_decisions`, an
 
 Everything about the artifacts is read in a few set-based queries for all of them: provenance
 (snapshots.provenance_of) and, when a policy requires attestations, the attestations of their
-trails; parsed policies are cached by their YAML text (a version never changes)."""
+trails; parsed policies are cached by their YAML text (a version never changes), in a cache
+bounded by the bytes of the texts it keeps.
+
+What judging costs is bounded where policies are written and attached (policies.py: rules per
+policy, policies per environment) and where a snapshot is judged (`judged_resolutions`: each
+rule of each policy, for each report of each artifact)."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from typing import Any
 
 from peewee import Tuple, fn
 
+from ..memo import bytes_lru
 from ..storage.db import in_chunks
 from ..storage.models import Attestation, Organization, Policy, PolicyVersion
 from .compliance import COMPLIANT
@@ -38,6 +44,20 @@ NON_COMPLIANT_ATTESTATION = "non_compliant_attestation"
 NON_COMPLIANT_IN_TRAIL = "non_compliant_in_trail"
 NON_COMPLIANT = "NON-COMPLIANT"
 _PASSING = (SATISFIED, NOT_APPLICABLE)
+# Compiled policies kept per process, counted as their YAML's bytes (the compiled rules are
+# proportional to it): a few of the largest storable texts (1 MiB), thousands of usual ones.
+COMPILED_POLICY_BYTES = 8 * 1024 * 1024
+
+# What judging may cost. Hosted policies have a handful of rules and environments a few
+# policies; these leave room for an order of magnitude more while keeping a snapshot's judging
+# well under a second and its answer (every rule's decision for every artifact) a few MB.
+MAX_ATTESTATION_RULES = 100  # per policy, besides its provenance and trail-compliance rules
+MAX_EXCEPTIONS = 20  # per provenance or trail-compliance rule
+MAX_ENVIRONMENT_POLICIES = 20  # attached to one environment
+# Per snapshot: each rule of each attached policy, for each report of each running artifact
+# (one for an artifact without provenance), e.g. 1,000 artifacts under 3 policies of 6 rules
+# or 240 under one at MAX_ATTESTATION_RULES; its answer renders a decision for each.
+MAX_JUDGED_RESOLUTIONS = 25_000
 
 
 # ---- policies --------------------------------------------------------------------------------
@@ -116,9 +136,23 @@ def normalize_conditions(document: dict[str, Any]) -> dict[str, str]:
 
 
 def rule_problems(document: dict[str, Any]) -> dict[str, str]:
-    """What the schema cannot say about attestation rules: {dotted path: problem}."""
+    """What the schema cannot say about rules (their number included): {dotted path:
+    problem}."""
     problems = {}
-    for i, rule in enumerate((document.get("artifacts") or {}).get("attestations") or []):
+    artifacts = document.get("artifacts") or {}
+    attestations = artifacts.get("attestations") or []
+    if len(attestations) > MAX_ATTESTATION_RULES:
+        problems["artifacts.attestations"] = (
+            f"A policy has at most {MAX_ATTESTATION_RULES} attestation rules; this one has "
+            f"{len(attestations)}")
+    for key in (PROVENANCE, TRAIL_COMPLIANCE):
+        exceptions = (artifacts.get(key) or {}).get("exceptions") or []
+        if len(exceptions) > MAX_EXCEPTIONS:
+            problems[f"artifacts.{key}.exceptions"] = (
+                f"A rule has at most {MAX_EXCEPTIONS} exceptions; this one has {len(exceptions)}")
+    if problems:  # judging each of thousands of rules would only repeat the count
+        return problems
+    for i, rule in enumerate(attestations):
         if rule.get("name", "*") == "*" and rule.get("type") == "*":
             problems[f"artifacts.attestations.{i}"] = "name and type must not both be '*'"
         if rule.get("for_control") is not None and rule.get("type") != "decision":
@@ -149,7 +183,7 @@ def _attestation_rule(raw: dict[str, Any]) -> tuple[Rule, dict[str, Any]]:
     return rule, {**({"if_condition": condition} if text else {}), **fields}
 
 
-@functools.lru_cache(maxsize=512)
+@bytes_lru(max_bytes=COMPILED_POLICY_BYTES, size=lambda policy_yaml: len(policy_yaml.encode()))
 def compile_policy(policy_yaml: str) -> tuple[tuple[Rule, ...], dict[str, Any]]:
     """(rules, policy_dump) of a stored (already validated) policy document."""
     document = load_mapping(policy_yaml, "policy_file", "policy")
@@ -519,22 +553,27 @@ def attestations_for(provenance: dict[str, list[dict[str, Any]]],
     return trail_attestations(r["_trail_id"] for reports in provenance.values() for r in reports)
 
 
+def judged_resolutions(policies: list[LoadedPolicy], provenance: dict[str, list[Any]],
+                       fingerprints: Iterable[str]) -> int:
+    """How many rule resolutions judging `fingerprints` by `policies` takes: every rule, for
+    each report of each artifact (one for an artifact without provenance). Judging time, the
+    outcome codes a snapshot keeps and its answer's policy decisions grow with it."""
+    rules = sum(len(p.rules) for p in policies)
+    return rules * sum(max(1, len(provenance.get(f, ()))) for f in fingerprints)
+
+
 def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[LoadedPolicy], *,
              provenance: dict[str, list[dict[str, Any]]] | None = None,
-             names: dict[str, str] | None = None,
-             attestations: dict[int, list[dict[str, Any]]] | None = None
-             ) -> dict[str, ArtifactVerdict]:
+             names: dict[str, str] | None = None) -> dict[str, ArtifactVerdict]:
     """{fingerprint: verdict of `policies`} for many artifacts at once, in a few set-based
-    queries. `provenance` (as snapshots.provenance_of builds it) and `attestations` (as
-    attestations_for reads them) are read when not given; `names` are the names the artifacts
-    run under (else their reported names)."""
+    queries. `provenance` (as snapshots.provenance_of builds it) is read when not given; `names`
+    are the names the artifacts run under (else their reported names)."""
     wanted = sorted({f for f in fingerprints if f})
     if provenance is None:
         from .snapshots import provenance_of  # snapshots judges with this module
 
         provenance = provenance_of(org, wanted, "")
-    if attestations is None:
-        attestations = attestations_for(provenance, policies)
+    attestations = attestations_for(provenance, policies)
     names, batch = names or {}, Batch(policies)
     return {f: batch.decide(f, names.get(f), provenance.get(f, []), attestations)
             for f in wanted}

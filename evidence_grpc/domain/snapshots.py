@@ -24,9 +24,19 @@ import functools
 import re
 import time
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from ..storage.db import Prepared, in_chunks, locked, now, retry_on_conflict, write_transaction
+from ..storage.db import (
+    Prepared,
+    database,
+    in_chunks,
+    locked,
+    now,
+    read_snapshot,
+    retry_on_conflict,
+    write_transaction,
+)
 from ..storage.models import (
     AllowlistEntry,
     Artifact,
@@ -42,17 +52,18 @@ from .artifacts import states_of
 from .compliance import COMPLIANT
 from .deployment_diffs import add_deployment_diffs
 from .deployments import record
-from .environments import LOGICAL, find_environment, has_schema, validate
+from .environments import LOGICAL, find_environment, has_schema, member_names, validate
 from .errors import FailedPrecondition, NotFound, validation_error
-from .numbers import whole_number
+from .numbers import as_int64, whole_number
 from .pages import page_of
 from .policy_eval import (
+    MAX_JUDGED_RESOLUTIONS,
     ArtifactVerdict,
     LoadedPolicy,
     applied_policies,
-    attestations_for,
     evaluate,
     fails,
+    judged_resolutions,
     kept_outcomes,
     latest_policies,
     policies_applied,
@@ -63,6 +74,9 @@ from .repos import built_from
 from .trail_events import record_running
 
 NO_NEW_SNAPSHOT = "Report processed, no new snapshot was created"
+# An artifact's reasons_for_incompliance shown in a snapshot, then one saying how many more.
+MAX_SHOWN_REASONS = 20
+MORE_REASONS = "more_reasons"
 MAX_EVENTS_PER_PAGE = 100
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400,
           "month": 30 * 86400, "year": 365 * 86400}
@@ -101,71 +115,158 @@ def _running(entries: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
 
 def report_environment(org: Organization, env_name: str, env_type: str,
                        report: dict[str, Any]) -> Snapshot | None:
-    """Record a report; the new snapshot, or None when what runs did not change."""
+    """Record a report; the new snapshot, or None when what runs did not change. Judged before
+    the write transaction (`judged_write`)."""
     if not has_schema(f"report:{env_type}"):
         raise validation_error("type", f"'{env_type}' is not a report type")
     validate(f"report:{env_type}", report)
     entries = _entries(env_type, report["artifacts"])
 
-    def write() -> Snapshot | None:
-        with write_transaction():
-            env = locked(find_environment(org, env_name))
-            if env.archived:
-                raise FailedPrecondition(f"Environment '{env.name}' is archived")
-            if env.type == LOGICAL:
-                raise FailedPrecondition(f"Environment '{env.name}' is logical: report to "
-                                         "its physical environments")
-            if env.type != env_type:
-                raise FailedPrecondition(f"Environment '{env.name}' is of type '{env.type}', "
-                                         f"not '{env_type}'")
-            stamp = now()
-            env.last_reported_at = stamp
-            # only what ran: its verdicts (hundreds of KB with policies) are not needed here
-            previous = (Snapshot.select(Snapshot.artifacts)
-                        .where((Snapshot.environment == env)
-                               & (Snapshot.index == env.latest_index)).get_or_none()
-                        if env.latest_index else None)
-            before = _running(previous.artifacts) if previous else {}
-            after = _running(entries)
-            unchanged = set(before) == set(after) and (not env.include_scaling or before == after)
-            if previous is not None and unchanged:
-                env.save()
-                return None
-            snapshot = _new_snapshot(org, env, env_type, entries, stamp)
-            _record_changes(org, env, snapshot.index, before, after, stamp)
-            env.last_changed_at = stamp
-            env.save()
-            return snapshot
+    def previous_running(env: Environment) -> dict[tuple[str, str], int] | None:
+        """What ran in the latest snapshot (None before the first); its verdicts (hundreds of
+        KB with policies) are not read."""
+        previous = (Snapshot.select(Snapshot.artifacts)
+                    .where((Snapshot.environment == env)
+                           & (Snapshot.index == env.latest_index)).get_or_none()
+                    if env.latest_index else None)
+        return _running(previous.artifacts) if previous else None
 
-    return retry_on_conflict(write)
+    def unchanged(env: Environment, before: dict[tuple[str, str], int] | None) -> bool:
+        after = _running(entries)
+        return before is not None and set(before) == set(after) and (
+            not env.include_scaling or before == after)
+
+    def prepare(env: Environment) -> dict[str, Any] | None:
+        _check_reportable(env, env_type)
+        if unchanged(env, previous_running(env)):
+            return None
+        return judged_fields(org, env, entries, env.policies or [], "artifacts")
+
+    def write(env: Environment, judged: dict[str, Any] | None) -> Snapshot | None:
+        _check_reportable(env, env_type)
+        stamp = now()
+        env.last_reported_at = stamp
+        before = previous_running(env)
+        if unchanged(env, before):
+            env.save()
+            return None
+        assert judged is not None  # the environment is as `prepare` found it
+        snapshot = _new_snapshot(org, env, env_type, entries, stamp, judged)
+        _record_changes(org, env, snapshot.index, before or {}, _running(entries), stamp)
+        env.last_changed_at = stamp
+        env.save()
+        return snapshot
+
+    return judged_write(org, env_name, prepare, write)
+
+
+def _check_reportable(env: Environment, env_type: str) -> None:
+    if env.archived:
+        raise FailedPrecondition(f"Environment '{env.name}' is archived")
+    if env.type == LOGICAL:
+        raise FailedPrecondition(f"Environment '{env.name}' is logical: report to "
+                                 "its physical environments")
+    if env.type != env_type:
+        raise FailedPrecondition(f"Environment '{env.name}' is of type '{env.type}', "
+                                 f"not '{env_type}'")
+
+
+Judged = TypeVar("Judged")
+Written = TypeVar("Written")
+# Tries at judging outside the write transaction before judging inside it, which a writer
+# that keeps changing the environment in between cannot make fail.
+_JUDGING_TRIES = 3
+
+
+def _basis(env: Environment) -> tuple[Any, ...]:
+    """What a judgement made for an environment depends on in the environment itself."""
+    return (env.latest_index, list(env.policies or []), env.include_scaling, env.archived,
+            env.type)
+
+
+def judged_write(org: Organization, env_name: str,
+                 prepare: Callable[[Environment], Judged],
+                 write: Callable[[Environment, Judged], Written]) -> Written:
+    """`write(env, prepare(env))` in one write transaction with the environment locked, where
+    `prepare` judges: it runs before the transaction, in a read snapshot (every read it makes
+    sees one state of the evidence, which the judgement and the flows a snapshot keeps share),
+    so that the writer's lock (on SQLite every organization's) is held for the writes alone.
+    The judgement is written when the environment is still as it was judged for (its latest
+    snapshot, policies and report settings); else it is judged again, inside the transaction
+    at the last try. Outside a transaction of the caller's; inside one, everything runs in it."""
+    if database.in_transaction():
+        env = locked(find_environment(org, env_name))
+        return write(env, prepare(env))
+    stale = object()
+    for attempt in range(_JUDGING_TRIES):
+        with read_snapshot():
+            env = find_environment(org, env_name)
+            basis, prepared = _basis(env), prepare(env)
+
+        def once(basis: tuple[Any, ...] = basis, prepared: Judged = prepared,
+                 last: bool = attempt == _JUDGING_TRIES - 1) -> Written | object:
+            with write_transaction():
+                env = locked(find_environment(org, env_name))
+                if _basis(env) == basis:
+                    return write(env, prepared)
+                return write(env, prepare(env)) if last else stale
+
+        written = retry_on_conflict(once)
+        if written is not stale:
+            return written  # type: ignore[return-value]
+    raise AssertionError("unreachable: the last try judges in the transaction")
 
 
 def _new_snapshot(org: Organization, env: Environment, env_type: str,
-                  entries: list[dict[str, Any]], stamp: float) -> Snapshot:
-    """The environment's next snapshot of `entries`, judged now, in the caller's write
-    transaction with `env` locked (the caller saves `env`)."""
-    judgement = judge(org, env, {e["fingerprint"] for e in entries},
-                      names={e["fingerprint"]: e["name"] for e in entries})
+                  entries: list[dict[str, Any]], stamp: float, judged: dict[str, Any]
+                  ) -> Snapshot:
+    """The environment's next snapshot of `entries` with the Snapshot fields `judged_fields`
+    made for them, in the caller's write transaction with `env` locked (the caller saves
+    `env`)."""
     before = (Snapshot.select(Snapshot.compliant)
               .where((Snapshot.environment == env) & (Snapshot.index == env.latest_index))
               .scalar() if env.latest_index else None)
     snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
-                               artifacts=entries, created_at=stamp,
-                               **_verdicts(env, judgement, entries))
+                               artifacts=entries, created_at=stamp, **judged)
     env.latest_index = snapshot.index
     actions.compliance_changed(org, env, snapshot.index, before, snapshot.compliant)
     return snapshot
 
 
-def rejudge_latest(org: Organization, env: Environment) -> Snapshot | None:
+def judged_fields(org: Organization, env: Environment, entries: list[dict[str, Any]],
+                  policy_names: list[str], field: str) -> dict[str, Any]:
+    """The Snapshot fields of the verdict on `entries` (running artifacts) in `env` under the
+    policies `policy_names`; InvalidArgument on `field` when judging them would take more than
+    MAX_JUDGED_RESOLUTIONS."""
+    judgement = judge(org, env, {e["fingerprint"] for e in entries},
+                      names={e["fingerprint"]: e["name"] for e in entries},
+                      policy_names=policy_names, field=field)
+    return _verdicts(bool(policy_names), judgement, entries)
+
+
+def latest_running(env: Environment) -> Snapshot | None:
+    """The type and running artifacts of the environment's latest snapshot (None before the
+    first)."""
+    if not env.latest_index:
+        return None
+    return (Snapshot.select(Snapshot.type, Snapshot.artifacts)
+            .where((Snapshot.environment == env) & (Snapshot.index == env.latest_index)).get())
+
+
+def rejudge_latest(org: Organization, env: Environment, judged: dict[str, Any] | None = None,
+                   field: str = "policies") -> Snapshot | None:
     """When the policies of an environment change, what it runs is judged again as a new
     snapshot of the same artifacts (the hosted docs: attaching or detaching a policy creates
     a snapshot with the updated compliance); earlier snapshots keep theirs. In the caller's
-    write transaction with `env` locked; None before the first snapshot."""
-    if not env.latest_index:
+    write transaction with `env` locked; None before the first snapshot. `judged`: the fields
+    `judged_fields` made for the latest snapshot's artifacts under `env.policies` before the
+    transaction (else they are judged here)."""
+    latest = latest_running(env)
+    if latest is None:
         return None
-    latest = Snapshot.get((Snapshot.environment == env) & (Snapshot.index == env.latest_index))
-    return _new_snapshot(org, env, latest.type, latest.artifacts, now())
+    if judged is None:
+        judged = judged_fields(org, env, latest.artifacts, env.policies or [], field)
+    return _new_snapshot(org, env, latest.type, latest.artifacts, now(), judged)
 
 
 def _record_changes(org: Organization, env: Environment, index: int,
@@ -250,60 +351,34 @@ _ALLOWED = Prepared(lambda env, fingerprints: AllowlistEntry.select(AllowlistEnt
     env=int, fingerprints=list[str])
 
 
-def _with_policies(org: Organization, policy_names: list[str], judgement: Judgement,
-                   fingerprints: set[str], names: dict[str, str],
-                   attestations: dict[int, list[dict[str, Any]]] | None = None) -> Judgement:
-    """`judgement` decided by the attached policies (when there are any)."""
-    policies = latest_policies(org, policy_names)
-    if not policies:
-        return judgement
-    verdicts = evaluate(org, fingerprints, policies, provenance=judgement.provenance,
-                        names=names, attestations=attestations)
-    return dataclasses.replace(judgement, verdicts=verdicts,
-                               applied_policies=applied_policies(policies))
-
-
 def judge(org: Organization, env: Environment, fingerprints: set[str], html_base: str = "",
-          names: dict[str, str] | None = None) -> Judgement:
+          names: dict[str, str] | None = None, *, policy_names: list[str] | None = None,
+          field: str = "artifacts") -> Judgement:
     """Provenance, trail compliance and allowlisting of the given fingerprints, decided by the
-    environment's attached policies when it has any. `names`: the name each fingerprint runs
-    under (policy expressions read it as artifact.name; else its reported name)."""
+    environment's attached policies (or `policy_names`) when there are any. `names`: the name
+    each fingerprint runs under (policy expressions read it as artifact.name; else its
+    reported name). InvalidArgument on `field` when the policies would take more than
+    MAX_JUDGED_RESOLUTIONS to judge them."""
     wanted = sorted(f for f in fingerprints if f)
     allowed = {row[0] for row in _ALLOWED.rows(env=env.id, fingerprints=wanted)} \
         if wanted else set()
     judgement = Judgement(provenance_of(org, wanted, html_base), allowed)
-    if not env.policies:
+    policies = latest_policies(org, env.policies or [] if policy_names is None
+                               else policy_names)
+    if not policies:
         return judgement
-    return _with_policies(org, env.policies, judgement, set(wanted), names or {})
-
-
-def judge_each(org: Organization, fingerprints: dict[int, set[str]], html_base: str = "",
-               names: dict[str, str] | None = None) -> dict[int, Judgement]:
-    """`judge` for many environments (by id) at once: one provenance read for all their
-    fingerprints, one allowlist read and one read of their policies, however many
-    environments."""
-    wanted = sorted({f for fps in fingerprints.values() for f in fps if f})
-    provenance = provenance_of(org, wanted, html_base)
-    allowed: dict[int, set[str]] = defaultdict(set)
-    attached: dict[int, list[str]] = {}
-    for ids in in_chunks(sorted(fingerprints) if wanted else []):
-        for env_id, fingerprint in (AllowlistEntry
-                                    .select(AllowlistEntry.environment, AllowlistEntry.fingerprint)
-                                    .where(AllowlistEntry.environment.in_(ids)).tuples()):
-            allowed[env_id].add(fingerprint)
-        for env_id, policy_names in (Environment.select(Environment.id, Environment.policies)
-                                     .where(Environment.id.in_(ids)).tuples()):
-            if policy_names:
-                attached[env_id] = policy_names
-    judgements = {env_id: Judgement(provenance, allowed[env_id] & fps)
-                  for env_id, fps in fingerprints.items()}
-    if attached:
-        every = latest_policies(org, {n for listed in attached.values() for n in listed})
-        attestations = attestations_for(provenance, every)
-        for env_id, policy_names in attached.items():
-            judgements[env_id] = _with_policies(org, policy_names, judgements[env_id],
-                                                fingerprints[env_id], names or {}, attestations)
-    return judgements
+    resolutions = judged_resolutions(policies, judgement.provenance, wanted)
+    if resolutions > MAX_JUDGED_RESOLUTIONS:
+        rules = sum(len(p.rules) for p in policies)
+        raise validation_error(field, (
+            f"Judging these {len(wanted)} artifacts by the {rules} rules of environment "
+            f"'{env.name}'s policies takes {resolutions} rule resolutions (each rule, for each "
+            f"report of each artifact); at most {MAX_JUDGED_RESOLUTIONS} per snapshot: attach "
+            "fewer or smaller policies, or split the environment"))
+    verdicts = evaluate(org, wanted, policies, provenance=judgement.provenance,
+                        names=names or {})
+    return dataclasses.replace(judgement, verdicts=verdicts,
+                               applied_policies=applied_policies(policies))
 
 
 def provenance_of(org: Organization, wanted: list[str], html_base: str
@@ -342,11 +417,11 @@ def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
     return kept
 
 
-def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, Any]]
+def _verdicts(governed: bool, judgement: Judgement, entries: list[dict[str, Any]]
               ) -> dict[str, Any]:
-    """The Snapshot fields of a verdict on `entries` (running artifacts). Without policies the
-    environment has no requirements: every artifact and the snapshot are Unknown (None)."""
-    governed = bool(env.policies)
+    """The Snapshot fields of a verdict on `entries` (running artifacts). Without policies
+    (not `governed`) the environment has no requirements: every artifact and the snapshot are
+    Unknown (None)."""
     verdicts = []
     for entry in entries:
         verdict = _verdict(judgement, entry["fingerprint"])
@@ -356,28 +431,6 @@ def _verdicts(env: Environment, judgement: Judgement, entries: list[dict[str, An
     return {"verdicts": verdicts,
             "compliant": all(v["compliant"] for v in verdicts) if governed else None,
             "applied_policies": judgement.applied_policies}
-
-
-def judge_recorded_snapshots() -> None:
-    """Judge every snapshot now and keep the verdicts, for the snapshots made before verdicts
-    were kept (migrations/0011): one `judge_each` per organization over the fingerprints of all
-    its snapshots."""
-    pending = (Snapshot.select(Snapshot, Environment).join(Environment)
-               .order_by(Environment.organization, Snapshot.id))
-    by_org: dict[int, list[Snapshot]] = defaultdict(list)
-    for snapshot in pending:
-        by_org[snapshot.environment.organization_id].append(snapshot)
-    for org_id, rows in by_org.items():
-        fingerprints: dict[int, set[str]] = defaultdict(set)
-        names: dict[str, str] = {}
-        for snapshot in rows:
-            fingerprints[snapshot.environment_id] |= {e["fingerprint"] for e in snapshot.artifacts}
-            names.update((e["fingerprint"], e["name"]) for e in snapshot.artifacts)
-        judgements = judge_each(Organization.get_by_id(org_id), fingerprints, names=names)
-        for snapshot in rows:
-            fields = _verdicts(snapshot.environment, judgements[snapshot.environment_id],
-                               snapshot.artifacts)
-            Snapshot.update(**fields).where(Snapshot.id == snapshot.id).execute()
 
 
 def verdicts_of(snapshot: Snapshot | None, html_base: str
@@ -416,8 +469,16 @@ def reasons_of(verdict: dict[str, Any]) -> list[dict[str, str]]:
     if verdict["compliant"] is not False:
         return []
     policies = verdict["_applied"].policies
-    return render_reasons(policies, kept_outcomes(policies, verdict["decided"]),
-                          verdict["flows"] or [None])
+    reasons = render_reasons(policies, kept_outcomes(policies, verdict["decided"]),
+                             verdict["flows"] or [None])
+    if len(reasons) <= MAX_SHOWN_REASONS:
+        return reasons
+    # Every failed rule is in policy_decisions already: the reasons are a summary, which
+    # beyond a few only repeats them (a quarter of the answer at the limits).
+    rest = len(reasons) - MAX_SHOWN_REASONS
+    return [*reasons[:MAX_SHOWN_REASONS], {
+        "type": MORE_REASONS,
+        "message": f"{rest} more reasons: see policy_decisions for every failed rule"}]
 
 
 def policy_decisions_of(verdict: dict[str, Any]) -> list[dict[str, Any]]:
@@ -504,7 +565,7 @@ def _snapshots_around(env: Environment, expression: str, reach: int
         Snapshot, env=env.id, low=index - reach, high=index + reach)} if index >= 1 else {}
     if index not in found:
         if env.type == LOGICAL:
-            members = ", ".join(env.included_environments or []) or "none yet"
+            members = ", ".join(member_names(env)) or "none yet"
             raise NotFound(f"Environment '{env.name}' is logical and has no snapshots of its "
                            f"own: ask the environments it includes ({members})")
         # The hosted wording, which `kosli assert snapshot` and `get snapshot` print as is.
@@ -658,7 +719,7 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "deployments": [],
         "policy_decisions": policy_decisions_of(verdict),
         "reasons_for_incompliance": reasons_of(verdict),
-        "creationTimestamp": entry["creationTimestamp"],
+        "creationTimestamp": [as_int64(stamp) for stamp in entry["creationTimestamp"]],
         "pods": _pods(entry),
         "instance_count": count,
         "context": entry.get("context") or [],
@@ -727,7 +788,7 @@ def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[
         "fingerprint": entry["fingerprint"],
         "flow": first["flow_name"] if first else None,
         "commit_url": first["commit_url"] if first else None,
-        "most_recent_timestamp": max(stamps),
+        "most_recent_timestamp": as_int64(max(stamps)),
         "instance_count": entry["instance_count"],
         "s1_instance_count": one["instance_count"] if one else 0,
         "s2_instance_count": two["instance_count"] if two else 0,

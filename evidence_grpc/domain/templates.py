@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import collections
 import copy
-import functools
-import threading
 from typing import Any
 
 import yaml
 
+from ..memo import BytesLru, bytes_lru
 from .errors import InvalidArgument
 from .yaml_documents import MAX_DOCUMENT_BYTES, load_mapping, schema_violations
 
@@ -19,38 +17,9 @@ MAX_TEMPLATE_BYTES = MAX_DOCUMENT_BYTES
 CACHE_BYTES = 16 * 1024 * 1024
 
 
-class ParsedTemplates:
-    """Parsed templates by their text, least recently used first out, bounded by the UTF-8
-    bytes of the texts kept (a parsed template is proportional to its text)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._entries: collections.OrderedDict[str, tuple[dict[str, Any], int]] = \
-            collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> dict[str, Any] | None:
-        with self._lock:
-            entry = self._entries.get(text)
-            if entry is None:
-                return None
-            self._entries.move_to_end(text)
-            return entry[0]
-
-    def put(self, text: str, parsed: dict[str, Any]) -> None:
-        size = len(text.encode())
-        with self._lock:
-            if text in self._entries:
-                return
-            self._entries[text] = (parsed, size)
-            self.bytes += size
-            while self.bytes > self.max_bytes:
-                _, (_, evicted) = self._entries.popitem(last=False)
-                self.bytes -= evicted
-
-
-_CACHE = ParsedTemplates(CACHE_BYTES)
+# Parsed templates by their text, counted as the text's UTF-8 bytes (a parsed template is
+# proportional to its text).
+_CACHE = BytesLru(CACHE_BYTES)
 
 
 def cached_bytes() -> int:
@@ -68,7 +37,7 @@ def _parsed(text: str) -> dict[str, Any]:
     parsed = _CACHE.get(text)
     if parsed is None:
         parsed = _parse_template(text)
-        _CACHE.put(text, parsed)
+        _CACHE.put(text, parsed, len(text.encode()))
     return parsed
 
 
@@ -111,7 +80,9 @@ def _legacy_parsed(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> di
         {"name": key, "attestations": [dict(r) for r in required]} for key in artifact_keys]}}
 
 
-@functools.lru_cache(maxsize=1024)
+@bytes_lru(max_bytes=CACHE_BYTES // 4,
+           size=lambda names, keys: sum(len(n) + 16 for n in names) * (len(keys) + 1)
+           + sum(len(k) + 16 for k in keys))
 def _legacy_yaml(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> str:
     """The YAML of a legacy template; emitting it costs more than the rest of a get trail."""
     return yaml.safe_dump(_legacy_parsed(names, artifact_keys), sort_keys=False)

@@ -12,6 +12,7 @@ from ..domain import policies
 from ..domain.errors import validation_error
 from ..domain.organizations import current_caller
 from ..domain.yaml_documents import published_schema
+from ..storage.db import owns_transaction
 from ..storage.models import Organization, Policy
 
 
@@ -42,6 +43,7 @@ class PolicyServicer(pb_grpc.PolicyServiceServicer):
         org = current_caller().org
         return pb.ListPoliciesResponse(data=_policies(org, policies.list_policies(org)))
 
+    @owns_transaction  # judges before its write transaction
     def AttachPolicies(self, request: pb.AttachPoliciesRequest, context: grpc.ServicerContext
                        ) -> pb.AttachPoliciesResponse:
         env = policies.attach_policies(current_caller().org, request.env_name,
@@ -49,6 +51,7 @@ class PolicyServicer(pb_grpc.PolicyServiceServicer):
         return pb.AttachPoliciesResponse(
             message=f"policies {list(request.policy_names)} attached to environment '{env.name}'")
 
+    @owns_transaction  # judges before its write transaction
     def DetachPolicies(self, request: pb.DetachPoliciesRequest, context: grpc.ServicerContext
                        ) -> pb.DetachPoliciesResponse:
         env = policies.detach_policies(current_caller().org, request.env_name,
