@@ -16,14 +16,29 @@ import subprocess
 import sys
 import time
 from typing import Any
+from urllib.parse import urlparse
 
 import yaml
 
 from . import observability
 from .config import Settings
-from .storage.db import database, init_database, migrate, release_connections
+from .storage.db import (
+    UnknownMigrations,
+    database,
+    init_database,
+    migrate,
+    migration_status,
+    release_connections,
+)
 
 log = logging.getLogger("evidence-server")
+# The exit status of a command refused a database that a newer release migrated.
+REFUSED = 2
+# Seconds a serving process has, after SIGTERM, to answer what it received (REST requests, gRPC
+# calls) before what is left is cut off: gunicorn's graceful_timeout, the gRPC server's stop
+# grace. `serve` gives its processes that and STOP_MARGIN to exit before it kills them.
+GRACE = 10
+STOP_MARGIN = 5
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -38,6 +53,15 @@ def _settings(args: argparse.Namespace) -> Settings:
         grpc_workers=getattr(args, "grpc_workers", None),
         grpc_threads=getattr(args, "grpc_threads", None),
     )
+
+
+def masked(url: str) -> str:
+    """`url` with its password, if any, as `***`: fit for logs and the terminal."""
+    parsed = urlparse(url)
+    if parsed.password is None:
+        return url
+    credentials, _, host = parsed.netloc.rpartition("@")
+    return parsed._replace(netloc=f"{credentials.partition(':')[0]}:***@{host}").geturl()
 
 
 def _prepare_database(settings: Settings) -> None:
@@ -76,11 +100,13 @@ def _grpc_process(settings: Settings) -> int:
     gc.freeze()
     server.start()
     log.info("gRPC server process %d on %s", os.getpid(), settings.grpc_addr)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop(5))
+    # stop(GRACE) refuses new calls and connections at once and lets the calls in flight run
+    # for up to GRACE seconds; wait_for_termination returns when the last one ended.
+    signal.signal(signal.SIGTERM, lambda *_: server.stop(GRACE))
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:
-        server.stop(5).wait()
+        server.stop(GRACE).wait()
     return 0
 
 
@@ -149,6 +175,11 @@ def cmd_shim(args: argparse.Namespace) -> int:
             self.cfg.set("threads", settings.http_threads)
             self.cfg.set("timeout", 120)
             self.cfg.set("keepalive", 30)
+            # on SIGTERM, the workers answer what they received for up to GRACE seconds
+            # (rest_shim.worker: the drain)
+            self.cfg.set("graceful_timeout", GRACE)
+            # gunicorn's lines in the form of every other line (rest_shim.gunicorn_log)
+            self.cfg.set("logger_class", "rest_shim.gunicorn_log.Logger")
             # gunicorn's control socket has one fixed path per user: several shims on a host
             # would take each other's.
             self.cfg.set("control_socket_disable", True)
@@ -194,7 +225,7 @@ def cmd_deliver(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    log.info("delivery worker on %s", settings.database_url)
+    log.info("delivery worker on %s", masked(settings.database_url))
     delivery.run(stop)
     return 0
 
@@ -228,14 +259,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    print(f"evidence-server: REST on http://{settings.http_addr}, gRPC on {settings.grpc_addr}, "
-          f"database {settings.database_url}", flush=True)
+    log.info("REST on http://%s, gRPC on %s, database %s", settings.http_addr, settings.grpc_addr,
+             masked(settings.database_url))
     while not stopping and all(c.poll() is None for c in children):
         time.sleep(0.2)
     stop()
+    # Each process drains within GRACE seconds of the signal (all of them at once): one that
+    # has not ended by then and STOP_MARGIN more is killed.
+    deadline = time.monotonic() + GRACE + STOP_MARGIN
     for child in children:
         try:
-            child.wait(10)
+            child.wait(max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
             child.kill()
     return 0 if stopping else 1
@@ -246,7 +280,14 @@ def cmd_bootstrap(args: argparse.Namespace) -> int:
     from .domain.errors import DomainError
     from .domain.organizations import bootstrap
 
+    # A default would write the organizations and keys to ./evidence.db of whatever directory
+    # bootstrap runs in, which need not be the server's database.
+    if not (args.database_url or os.environ.get("EVIDENCE_DATABASE_URL")):
+        print("evidence-server bootstrap: which database? give --database-url or set "
+              "EVIDENCE_DATABASE_URL (bootstrap has no default database)", file=sys.stderr)
+        return 2
     settings = _settings(args)
+    print(f"evidence-server bootstrap: database {masked(settings.database_url)}", file=sys.stderr)
     _prepare_database(settings)
     try:
         with open(args.file, encoding="utf-8") as handle:
@@ -261,10 +302,16 @@ def cmd_bootstrap(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
+    """Apply pending migrations; with --check, say what would happen (exit 0 nothing, 1 pending
+    migrations, 2 migrations this release does not know) and change nothing."""
     settings = _settings(args)
     init_database(settings.database_url)
-    print(json.dumps({"applied": migrate()}))
-    return 0
+    if not args.check:
+        print(json.dumps({"applied": migrate()}))
+        return 0
+    status = migration_status()
+    print(json.dumps({"pending": status.pending, "unknown": status.unknown}))
+    return REFUSED if status.unknown else 1 if status.pending else 0
 
 
 def _at_least_one(text: str) -> int:
@@ -288,11 +335,13 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, func: Any, help_text: str, *, http: bool = False,
-                grpc: bool = False, target: bool = False) -> argparse.ArgumentParser:
+                grpc: bool = False, target: bool = False,
+                database_default: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         p.set_defaults(func=func)
-        p.add_argument("--database-url", help=f"env EVIDENCE_DATABASE_URL "
-                                              f"(default {defaults.database_url})")
+        p.add_argument("--database-url", help=f"env EVIDENCE_DATABASE_URL (default "
+                                              f"{defaults.database_url})" if database_default
+                       else "required, or env EVIDENCE_DATABASE_URL")
         if http:
             p.add_argument("--http-addr", help=f"env EVIDENCE_HTTP_ADDR (default {defaults.http_addr})")
             _counts(p, ("--workers", "HTTP worker processes", "HTTP_WORKERS", "two per core"),
@@ -315,9 +364,12 @@ def parser() -> argparse.ArgumentParser:
         "--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
     command("shim", cmd_shim, "the REST shim alone", http=True, target=True)
     command("deliver", cmd_deliver, "the delivery worker of actions' notifications alone")
-    command("bootstrap", cmd_bootstrap, "create organizations, users and API keys").add_argument(
-        "file", help="JSON or YAML file")
-    command("migrate", cmd_migrate, "apply pending database migrations")
+    command("bootstrap", cmd_bootstrap, "create organizations, users and API keys",
+            database_default=False).add_argument("file", help="JSON or YAML file")
+    command("migrate", cmd_migrate, "apply pending database migrations").add_argument(
+        "--check", action="store_true",
+        help='print {"pending": [...], "unknown": [...]} and change nothing: exit 0 when up to '
+             "date, 1 with pending migrations, 2 with migrations this release does not know")
     return top
 
 
@@ -327,6 +379,14 @@ SERVING = ("serve", "grpc", "shim", "deliver")
 def main(argv: list[str] | None = None) -> int:
     observability.configure_logging(os.environ.get("EVIDENCE_LOG_FORMAT", "json"))
     args = parser().parse_args(argv)
+    try:
+        return _run(args)
+    except UnknownMigrations as refused:
+        print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
+        return REFUSED
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command not in SERVING or os.environ.get(observability.MULTIPROC_ENV):
         return args.func(args)  # a tool, or a process of a server whose metrics are set up
     # The server's processes (and those they start) write their metrics to one directory,

@@ -7,8 +7,8 @@ the command line before anything else); `/metrics` then adds up every process's 
 
 A request id names one call from the shim into the servicer: the shim takes the caller's
 `x-request-id` (or makes one), answers it back, forwards it to gRPC as metadata, and every log
-record written while the call runs carries it. Log records are JSON lines; no header, body or
-key is ever logged."""
+record written while the call runs carries it. Log records are JSON lines (or the same fields as
+`key=value` text); no header, body or key is ever logged."""
 
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any
 
 import grpc
@@ -194,12 +196,13 @@ def exposition() -> tuple[bytes, str]:
 
 # ---- logs ----------------------------------------------------------------------------------
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, the request id of the call it
-    was written in (stamped on every record when it is made), and the fields a caller passed
-    as `extra={"fields": {...}}`."""
+class FieldsFormatter(logging.Formatter):
+    """A record as its fields: time, level, logger, message, the request id of the call it
+    was written in (stamped on every record when it is made), the fields a caller passed as
+    `extra={"fields": {...}}`, and `error` (the traceback) when it has one. The two log forms
+    write the same fields, each on one line."""
 
-    def format(self, record: logging.LogRecord) -> str:
+    def fields(self, record: logging.LogRecord) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
                     + f".{int(record.msecs):03d}Z",
@@ -213,10 +216,34 @@ class JsonFormatter(logging.Formatter):
         entry.update(getattr(record, "fields", {}))
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
+        return entry
+
+
+class JsonFormatter(FieldsFormatter):
+    """One JSON object per line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = self.fields(record)
         try:
             return orjson.dumps(entry, default=str).decode()
         except TypeError:  # what orjson refuses (integers past 64 bits)
             return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+# A text value written bare: anything else (spaces, quotes, `=`, line breaks, an empty string)
+# is quoted as a JSON string, so that a line splits into its pairs again and a traceback stays
+# on its record's line.
+_BARE = re.compile(r'[^\s"=\\]+')
+
+
+class TextFormatter(FieldsFormatter):
+    """One line of `key=value` pairs (logfmt): the JSON form's fields, in its order."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return " ".join(
+            f"{key}={value}" if isinstance(value, str) and _BARE.fullmatch(value)
+            else f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+            for key, value in self.fields(record).items())
 
 
 def _stamped(make: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
@@ -255,25 +282,39 @@ class LineHandler(logging.StreamHandler):
 
 
 def configure_logging(form: str) -> None:
-    """Logs to stderr as JSON lines (`json`, the default) or as plain text (`text`)."""
+    """Logs to stderr as JSON lines (`json`, the default) or as `key=value` text (`text`): every
+    line the process writes through Python, its own records and those of the libraries it runs
+    (gunicorn's, through rest_shim.gunicorn_log; grpc's), a warning and an uncaught exception."""
     handler = LineHandler()
-    handler.setFormatter(JsonFormatter() if form == "json" else logging.Formatter(
-        "%(asctime)s %(name)s %(levelname)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if form == "json" else TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
-    # No form here (nor gunicorn's, which shows the pid) shows a record's thread, process name
-    # or source line: not working them out for every record saves a good part of a log line's
-    # cost (there is an access line per gRPC call).
+    # No form here shows a record's thread, process name or source line: not working them out
+    # for every record saves a good part of a log line's cost (there is an access line per
+    # request and per servicer call).
     logging.logThreads = logging.logMultiprocessing = False
     logging._srcfile = None  # type: ignore[attr-defined]
+    # Python writes warnings and the traceback of an exception nothing caught straight to
+    # stderr, in lines of its own: they become records (logger py.warnings, uncaught).
+    logging.captureWarnings(True)
+    sys.excepthook = _log_uncaught
+    threading.excepthook = lambda hook: _log_uncaught(
+        hook.exc_type, hook.exc_value, hook.exc_traceback)
+
+
+def _log_uncaught(kind: type[BaseException], value: BaseException | None,
+                  traceback: TracebackType | None) -> None:
+    logging.getLogger("uncaught").critical(
+        "uncaught %s", kind.__name__, exc_info=(kind, value, traceback))  # type: ignore[arg-type]
 
 
 class ObservingInterceptor(grpc.ServerInterceptor):
     """Outermost on every evidence.v2 method: takes the call's request id from its metadata (or
     makes one), answers it back as trailing metadata, records the call's metrics under
-    `transport` (network: a gRPC client; in-process: the REST shim's call) and logs network
-    calls (the shim logs its own requests)."""
+    `transport` (network: a gRPC client; in-process: the REST shim's call) and logs the call
+    through either door: the shim's line tells of an HTTP request, this one of each call the
+    request made (a page makes several) and the code it answered."""
 
     def __init__(self, transport: str) -> None:
         self.transport = transport
@@ -285,7 +326,6 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         behavior = handler.unary_unary
         method = handler_call_details.method
         transport = self.transport
-        logged = transport == "network"
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
             sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
@@ -308,10 +348,9 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 pool = pool_state()
                 if pool is not None:
                     observe_pool(*pool)
-                if logged:  # the shim's own line already tells of an in-process call
-                    access_log.info("rpc", extra={"fields": {
-                        "request_id": request_id.get(), "rpc": method, "transport": transport,
-                        "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
+                access_log.info("rpc", extra={"fields": {
+                    "request_id": request_id.get(), "rpc": method, "transport": transport,
+                    "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
                 request_id.reset(token)
 
         return handler._replace(unary_unary=observed)

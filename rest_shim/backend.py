@@ -99,10 +99,14 @@ class LocalContext(grpc.ServicerContext):
     def invocation_metadata(self) -> Metadata:
         return self._metadata
 
+    # An aborted call keeps its code, as grpc's own context does: the interceptors around the
+    # servicer (ObservingInterceptor's metrics and line) read it while the error passes them.
     def abort(self, code: grpc.StatusCode, details: str) -> None:
+        self._code, self._details = code, details
         raise LocalRpcError(code, details, self._trailing)
 
     def abort_with_status(self, status: Any) -> None:
+        self._code, self._details = status.code, status.details
         raise LocalRpcError(status.code, status.details, status.trailing_metadata)
 
     def set_code(self, code: grpc.StatusCode) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 
 import grpc
 import pytest
@@ -114,12 +116,16 @@ def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog
     formatter = observability.JsonFormatter()
     with caplog.at_level(logging.INFO, logger="evidence.access"):
         client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-1"})
-    [request] = [json.loads(formatter.format(r)) for r in caplog.records]
+    # the servicer's line of the shim's in-process call, then the shim's line of the request
+    call, request = [json.loads(formatter.format(r)) for r in caplog.records]
     assert request["request_id"] == "trace-1" and request["message"] == "request"
     assert (request["method"], request["route"], request["status"]) == \
         ("GET", "/api/v2/flows/<org>", 200)
     assert isinstance(request["duration_ms"], float) and request["bytes"] > 0
-    assert ALICE_KEY not in json.dumps(request) and "Bearer" not in json.dumps(request)
+    assert (call["request_id"], call["message"], call["rpc"], call["transport"], call["code"]) \
+        == ("trace-1", "rpc", "/evidence.v2.FlowService/ListFlows", "in-process", "OK")
+    for line in (call, request):
+        assert ALICE_KEY not in json.dumps(line) and "Bearer" not in json.dumps(line)
 
 
 def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog, monkeypatch):
@@ -208,3 +214,24 @@ def test_files_written_on_every_request_are_kept_in_memory(monkeypatch: pytest.M
         assert os.environ[observability.MULTIPROC_ENV] == directory
     finally:
         observability.remove_metrics_dir(directory)
+
+
+def test_warnings_and_uncaught_exceptions_are_log_lines_too():
+    """What Python itself writes to stderr (a warning, the traceback of an exception nothing
+    caught, in a thread or the main one) is a record in the chosen form, one line each."""
+    program = ("import threading, warnings\n"
+               "from evidence_grpc import observability\n"
+               "observability.configure_logging('json')\n"
+               "warnings.warn('careful')\n"
+               "thread = threading.Thread(target=lambda: 1 / 0)\n"
+               "thread.start(); thread.join()\n"
+               "raise KeyError('gone')\n")
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                           timeout=60)
+    assert ended.returncode == 1  # an uncaught exception still fails the process
+    lines = [json.loads(line) for line in ended.stderr.splitlines()]
+    assert [(line["level"], line["logger"], line["message"].split(":")[-1].strip())
+            for line in lines] == [("warning", "py.warnings", "careful"),
+                                   ("critical", "uncaught", "uncaught ZeroDivisionError"),
+                                   ("critical", "uncaught", "uncaught KeyError")]
+    assert "KeyError: 'gone'" in lines[-1]["error"]

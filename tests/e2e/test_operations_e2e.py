@@ -63,7 +63,9 @@ def test_metrics_logs_and_api_description_of_a_real_server(server: RunningServer
     lines = _log_lines(tmp_path)
     for i in range(6):
         mine = [line for line in lines if line.get("request_id") == f"rest-{i}"]
-        assert [(line["message"], line["status"]) for line in mine] == [("request", 200)], mine
+        # the servicer's line of the in-process call, then the shim's of the request
+        assert [(line["message"], line.get("status"), line.get("transport")) for line in mine] \
+            == [("rpc", None, "in-process"), ("request", 200, None)], mine
     assert {line["request_id"] for line in lines if line.get("transport") == "network"} == \
         {f"grpc-{i}" for i in range(4)}
     assert ALICE_KEY not in (tmp_path / "server.log").read_text()
