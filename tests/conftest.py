@@ -169,6 +169,17 @@ def database_url(engine: str, tmp_path: pathlib.Path, request: pytest.FixtureReq
         yield url
 
 
+@pytest.fixture
+def empty_database(engine: str, tmp_path: pathlib.Path) -> Iterator[str]:
+    """A new database of the engine under test with no tables at all (no file yet on SQLite;
+    the session's PostgreSQL template is migrated, so not a copy of it)."""
+    if engine == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    with postgres_database(None) as url:
+        yield url
+
+
 def _close_shared_database() -> None:
     storage.database.close()
     if hasattr(storage.database.obj, "close_all"):

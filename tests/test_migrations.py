@@ -7,10 +7,7 @@ tests/upgrade/test_legacy_verdicts.py."""
 from __future__ import annotations
 
 import math
-import pathlib
-from collections.abc import Iterator
 
-import pytest
 from playhouse.migrations import Runner
 
 from evidence_grpc.domain import actions, approvals, deployments, environments
@@ -31,19 +28,9 @@ from evidence_grpc.storage.models import (
     Repo,
     Trail,
 )
-from tests.conftest import _close_shared_database, postgres_database
+from tests.conftest import _close_shared_database
 
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo"}
-
-
-@pytest.fixture
-def empty_database(engine: str, tmp_path: pathlib.Path) -> Iterator[str]:
-    """A database with no tables at all (the session template is already migrated)."""
-    if engine == "sqlite":
-        yield f"sqlite:///{tmp_path / 'old.db'}"
-        return
-    with postgres_database(None) as url:
-        yield url
 
 
 def test_0006_links_existing_evidence_to_repos(empty_database: str):

@@ -11,7 +11,6 @@ import pathlib
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import pytest
@@ -19,7 +18,7 @@ from playhouse.migrations import Runner
 from playhouse.pool import PooledPostgresqlDatabase
 
 from evidence_grpc.storage import db as storage
-from tests.conftest import BOOTSTRAP, _close_shared_database, free_port, postgres_database
+from tests.conftest import BOOTSTRAP, _close_shared_database, free_port
 
 CLI = [sys.executable, "-m", "evidence_grpc.cli"]
 # Every migration this release ships, in the order they run.
@@ -73,16 +72,6 @@ def tables(database_url: str) -> list[str] | None:
     if isinstance(db, PooledPostgresqlDatabase):
         db.close_all()
     return found
-
-
-@pytest.fixture
-def empty_database(engine: str, tmp_path: pathlib.Path) -> Iterator[str]:
-    """A database with no tables at all (the session's PostgreSQL template is migrated)."""
-    if engine == "sqlite":
-        yield f"sqlite:///{tmp_path / 'new.db'}"
-        return
-    with postgres_database(None) as url:
-        yield url
 
 
 def add_newer_migration(database_url: str) -> None:
