@@ -127,15 +127,6 @@ def _forked(workers: int, run: Any) -> int:
     """Run `run` in `workers` forked children until a signal stops them all (exit 0) or one
     ends by itself (the others are stopped, exit 1)."""
     pids = []
-    for _ in range(workers):
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                code = run()
-            finally:
-                os._exit(code)
-        pids.append(pid)
     stopping = False
 
     def stop(*_: Any) -> None:
@@ -145,8 +136,25 @@ def _forked(workers: int, run: Any) -> int:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    # A signal that arrives while the children are forked waits until every one of them is
+    # known to `stop` (the children start with the signals as they were, unblocked).
+    stopping_signals = {signal.SIGTERM, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stopping_signals)
+    try:
+        for _ in range(workers):
+            pid = os.fork()
+            if pid == 0:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping_signals)
+                code = 1
+                try:
+                    code = run()
+                finally:
+                    os._exit(code)
+            pids.append(pid)
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping_signals)
     ended, _ = os.waitpid(-1, 0)
     pids.remove(ended)
     if not stopping:
@@ -239,15 +247,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Both doors link to the same pages: the shim's address unless a public URL is given.
     links = ["--public-url", settings.html_base]
     me = [sys.executable, "-m", "evidence_grpc.cli"]
-    children = [
-        subprocess.Popen([*me, "grpc", "--grpc-addr", settings.grpc_addr, *database_args,
-                          *links, "--grpc-workers", str(settings.grpc_processes),
-                          "--grpc-threads", str(settings.grpc_threads)]),
-        subprocess.Popen([*me, "shim", "--http-addr", settings.http_addr,
-                          "--workers", str(settings.http_processes),
-                          "--http-threads", str(settings.http_threads), *database_args, *links]),
-        subprocess.Popen([*me, "deliver", *database_args]),
-    ]
+    children: list[subprocess.Popen] = []
     stopping = False
 
     def stop(*_: Any) -> None:
@@ -257,8 +257,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
             if child.poll() is None:
                 child.terminate()
 
+    # Before the children start: a signal while they do stops those started, and the loop
+    # below then stops the rest.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    for command in (
+            ["grpc", "--grpc-addr", settings.grpc_addr, *database_args, *links,
+             "--grpc-workers", str(settings.grpc_processes),
+             "--grpc-threads", str(settings.grpc_threads)],
+            ["shim", "--http-addr", settings.http_addr, "--workers", str(settings.http_processes),
+             "--http-threads", str(settings.http_threads), *database_args, *links],
+            ["deliver", *database_args]):
+        children.append(subprocess.Popen([*me, *command]))
     log.info("REST on http://%s, gRPC on %s, database %s", settings.http_addr, settings.grpc_addr,
              masked(settings.database_url))
     while not stopping and all(c.poll() is None for c in children):
