@@ -68,6 +68,32 @@ def _check_name(name: str) -> str:
     return name
 
 
+# What callers who may not manage actions get instead of a webhook URL's path, query, fragment,
+# userinfo and port: `scheme://host/***` (a Slack incoming-webhook URL is itself a credential).
+REDACTED = "***"
+
+
+def redacted_url(url: str) -> str:
+    """`url` without its secret parts: `https://hooks.slack.com/***` for
+    `https://hooks.slack.com/services/T0/B0/XXXX`; `***` when it is not a URL with a host."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return REDACTED
+    if not parts.scheme or not host:
+        return REDACTED
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}/{REDACTED}"
+
+
+def _is_redacted(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.path == f"/{REDACTED}" and not parts.query and not parts.fragment
+
+
 _TARGET_FIELDS = {"type", "webhook", "payload_version", "emails", "context", "last_success_at",
                   "last_failure_at"}
 
@@ -94,6 +120,9 @@ def _target(index: int, target: Any) -> dict[str, Any]:
     webhook = target.get("webhook")
     if not webhook:
         raise validation_error(f"{field}.webhook", "Field required")
+    if isinstance(webhook, str) and _is_redacted(webhook):
+        raise validation_error(f"{field}.webhook", "Is a redacted URL (as answered to callers "
+                               "who may not manage actions): send the full URL")
     outbound.check_when_saved(webhook, f"{field}.webhook")
     saved: dict[str, Any] = {"type": kind, "webhook": webhook}
     if kind == "WEBHOOK":
@@ -202,22 +231,30 @@ def delete_action(org: Organization, number: int, kind: str | None = None) -> Ac
     return action
 
 
-def action_views(actions: list[Action]) -> list[dict[str, Any]]:
+def action_views(actions: list[Action], *, reveal: bool = True) -> list[dict[str, Any]]:
     """The actions as the contract answers them, their environments and flows by current name:
-    one read of the names per kind, however many actions."""
+    one read of the names per kind, however many actions. Webhook URLs in full when `reveal`
+    (the server's own reads, or a caller who may manage actions: the servicer decides), else
+    redacted (`redacted_url`)."""
     names = {kind: references.names_by_id(_scope_model(kind), [
         scope for a in actions if a.type == kind for scope in a.scopes])
         for kind in {a.type for a in actions}}
-    return [_view(a, references.labels(a.scopes, names[a.type])) for a in actions]
+    return [_view(a, references.labels(a.scopes, names[a.type]), reveal) for a in actions]
 
 
-def _view(action: Action, scopes: list[str]) -> dict[str, Any]:
+def _target_view(target: dict[str, Any], reveal: bool) -> dict[str, Any]:
+    view = {k: v for k, v in target.items() if not k.startswith("_")}
+    if not reveal and isinstance(view.get("webhook"), str):
+        view["webhook"] = redacted_url(view["webhook"])
+    return view
+
+
+def _view(action: Action, scopes: list[str], reveal: bool) -> dict[str, Any]:
     failing = None
     if action.last_failure_at or action.last_success_at:
         failing = (action.last_failure_at or 0) > (action.last_success_at or 0)
     view = {"name": action.name, "type": action.type, "number": action.number,
-            "targets": [{k: v for k, v in t.items() if not k.startswith("_")}
-                        for t in action.targets],
+            "targets": [_target_view(t, reveal) for t in action.targets],
             "triggers": action.triggers, "created_by": action.created_by,
             "is_created_from_slack_app": False, "is_failing": failing,
             "last_success_timestamp": action.last_success_at,

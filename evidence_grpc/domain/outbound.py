@@ -2,10 +2,13 @@
 
 A target URL is checked when it is saved and its host resolved again right before each POST;
 the POST goes to the address that was vetted (no second lookup, so DNS rebinding cannot swap
-it), follows no redirect, and reads a bounded answer within a time limit. Refused: loopback,
-private, link-local (cloud metadata included), unique-local, multicast, unspecified, reserved
-and shared addresses, IPv4 embedded in IPv6 (mapped, NAT64, 6to4) when the IPv4 is refused, and
-the operator's own ranges. Numeric host forms (decimal, octal, hex) are resolved the way the C
+it), follows no redirect, and reads a bounded answer within a time limit. Refused: every
+address that is not globally reachable (loopback, private, link-local with cloud metadata,
+unique-local, site-local, multicast, unspecified, reserved, shared, documentation, benchmarking,
+the 6to4 relay anycast and the other special-purpose ranges of the IANA registries that are not
+globally reachable, whatever this Python's `ipaddress` thinks of them: `NOT_GLOBAL`), IPv4
+embedded in IPv6 (mapped, NAT64, 6to4) when the IPv4 is refused, and the operator's own ranges.
+Numeric host forms (decimal, octal, hex) are resolved the way the C
 library resolves them, so `2130706433` and `0177.0.0.1` are loopback too. Loopback may be
 allowed explicitly (tests and local receivers); nothing else can be."""
 
@@ -29,6 +32,17 @@ MAX_ANSWER_BYTES = 64 * 1024
 METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
             ipaddress.ip_address("100.100.100.200")}
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# The IANA IPv4 and IPv6 special-purpose address registries' ranges that are not globally
+# reachable, and the deprecated or relay ranges a receiver has no business in; checked besides
+# `is_global`, which depends on the Python version (3.11 deems fec0::/10, 192.88.99.0/24,
+# 64:ff9b:1::/48 and 3fff::/20 global, and newer versions some of 2001::/23). Embedded IPv4
+# (mapped, NAT64 64:ff9b::/96, 6to4 2002::/16) is unwrapped first and judged on its own.
+NOT_GLOBAL = tuple(ipaddress.ip_network(cidr) for cidr in (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+    "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+    "::/8", "64:ff9b:1::/48", "100::/8", "2001::/23", "2001:db8::/32", "3fff::/20",
+    "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"))
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -89,9 +103,13 @@ def refusal(address: Address, policy: Policy) -> str | None:
         return "is a cloud metadata address"
     for check, what in ((address.is_unspecified, "unspecified"), (address.is_multicast, "multicast"),
                         (address.is_link_local, "link-local"), (address.is_private, "private"),
-                        (address.is_reserved, "reserved")):
+                        (address.is_reserved, "reserved"),
+                        (getattr(address, "is_site_local", False), "site-local")):
         if check:
             return f"is a {what} address"
+    special = next((network for network in NOT_GLOBAL if address in network), None)
+    if special is not None:
+        return f"is in {special}, a special-purpose range that is not globally reachable"
     if not address.is_global:
         return "is not a public address"
     return None
@@ -107,7 +125,10 @@ class Destination:
 
 def destination(url: str, field: str = "webhook") -> Destination:
     """The parts of an http(s) URL, or a 400 naming `field`."""
-    if not isinstance(url, str) or len(url) > 2048 or any(ord(c) < 33 for c in url):
+    if isinstance(url, str) and len(url) > 2048:
+        raise validation_error(field, f"Must be at most 2048 characters long; this URL has "
+                                      f"{len(url)}")
+    if not isinstance(url, str) or any(ord(c) < 33 for c in url):
         raise validation_error(field, "Must be an http or https URL without spaces")
     parts = parsed_url(url)
     if parts is None:

@@ -10,6 +10,7 @@ from google.protobuf import json_format
 
 from ..api.v2 import action_service_pb2 as pb
 from ..api.v2 import action_service_pb2_grpc as pb_grpc
+from ..api.v2 import options_pb2
 from ..convert import to_message
 from ..domain import actions
 from ..domain.organizations import current_caller
@@ -20,8 +21,24 @@ def _data(request: Any) -> dict[str, Any]:
     return json_format.MessageToDict(request, preserving_proto_field_name=True)
 
 
+# The RPCs that change actions; the privilege they declare (`(privilege)` option) is the one
+# that sees webhook URLs in full.
+_WRITES = ("PutEnvironmentAction", "PutFlowAction", "DeleteAction", "PutEnvironmentNotification",
+           "UpdateEnvironmentNotification", "DeleteEnvironmentNotification")
+
+
+def _manage_privilege() -> int:
+    methods = pb.DESCRIPTOR.services_by_name["ActionService"].methods_by_name
+    return max(methods[name].GetOptions().Extensions[options_pb2.privilege]
+               or options_pb2.PRIVILEGE_ADMIN for name in _WRITES)
+
+
+MANAGE_PRIVILEGE = _manage_privilege()
+
+
 def _actions(rows: list[Action]) -> list[pb.Action]:
-    return [to_message(view, pb.Action) for view in actions.action_views(rows)]
+    reveal = current_caller().privilege >= MANAGE_PRIVILEGE
+    return [to_message(view, pb.Action) for view in actions.action_views(rows, reveal=reveal)]
 
 
 def _action(action: Action) -> pb.Action:

@@ -32,7 +32,10 @@ class ActionServiceStub:
     targets. A notification is written to a durable outbox in the transaction of the change that
     causes it and delivered by the delivery worker; webhook addresses are vetted when saved and
     again right before each POST (no loopback, private, link-local or metadata addresses).
-    Environment notifications are the environment actions under their other path.
+    Environment notifications are the environment actions under their other path. Webhook and
+    Slack URLs are credentials: they are answered in full only to callers who may manage actions
+    (admin, the privilege of the write RPCs); others get `scheme://host/***` (no userinfo, port,
+    path, query or fragment). A redacted URL sent back is refused (400).
     """
 
     def __init__(self, channel):
@@ -100,7 +103,10 @@ class ActionServiceServicer:
     targets. A notification is written to a durable outbox in the transaction of the change that
     causes it and delivered by the delivery worker; webhook addresses are vetted when saved and
     again right before each POST (no loopback, private, link-local or metadata addresses).
-    Environment notifications are the environment actions under their other path.
+    Environment notifications are the environment actions under their other path. Webhook and
+    Slack URLs are credentials: they are answered in full only to callers who may manage actions
+    (admin, the privilege of the write RPCs); others get `scheme://host/***` (no userinfo, port,
+    path, query or fragment). A redacted URL sent back is refused (400).
     """
 
     def PutEnvironmentAction(self, request, context):
@@ -118,14 +124,14 @@ class ActionServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListActions(self, request, context):
-        """The organization's actions by number.
+        """The organization's actions by number (webhook URLs as `scheme://host/***` below admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetAction(self, request, context):
-        """One action by its number.
+        """One action by its number (webhook URLs as `scheme://host/***` below admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -146,14 +152,16 @@ class ActionServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListEnvironmentNotifications(self, request, context):
-        """The organization's environment notifications by number.
+        """The organization's environment notifications by number (webhook URLs as
+        `scheme://host/***` below admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetEnvironmentNotification(self, request, context):
-        """One environment notification by its number.
+        """One environment notification by its number (webhook URLs as `scheme://host/***` below
+        admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -241,7 +249,10 @@ class ActionService:
     targets. A notification is written to a durable outbox in the transaction of the change that
     causes it and delivered by the delivery worker; webhook addresses are vetted when saved and
     again right before each POST (no loopback, private, link-local or metadata addresses).
-    Environment notifications are the environment actions under their other path.
+    Environment notifications are the environment actions under their other path. Webhook and
+    Slack URLs are credentials: they are answered in full only to callers who may manage actions
+    (admin, the privilege of the write RPCs); others get `scheme://host/***` (no userinfo, port,
+    path, query or fragment). A redacted URL sent back is refused (400).
     """
 
     @staticmethod
