@@ -42,8 +42,9 @@ class Settings:
     smtp_url: str = ""
     outbound_deny_cidrs: str = ""
     outbound_allow_loopback: bool = False
-    # Signs the web pages' session cookies; the same for every process of a server (the
-    # command line makes one per start when none is set, so sessions end at a restart).
+    # Signs the web pages' CSRF tokens (their sessions are kept in the database); the same for
+    # every process of a server (the command line makes one per start when none is set, so
+    # forms loaded before a restart must be loaded again).
     session_secret: str = ""
 
     @property

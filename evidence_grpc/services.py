@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 from google.protobuf import descriptor, message_factory
+from google.protobuf.message import DecodeError
 
 from .api.v2 import (
     action_service_pb2,
@@ -35,6 +36,7 @@ from .api.v2 import (
 from .config import Settings
 from .domain import actions, outbound, sandbox
 from .interceptors import interceptors
+from .interceptors.errors import Undecodable
 from .observability import ObservingInterceptor
 from .servicers.actions import ActionServicer
 from .servicers.approvals import ApprovalServicer
@@ -101,6 +103,19 @@ def configure_outbound(settings: Settings) -> None:
     actions.configure_smtp(settings.smtp_url)
 
 
+def request_deserializer(request_class: Any) -> Callable[[bytes], Any]:
+    """request_class.FromString, but undecodable bytes become an Undecodable."""
+    type_name = request_class.DESCRIPTOR.full_name
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return request_class.FromString(data)
+        except (DecodeError, RuntimeError, ValueError) as error:
+            return Undecodable(type_name, str(error))
+
+    return deserialize
+
+
 def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
     """Unary handlers keyed by method path, not yet intercepted."""
     sandbox.configure(sandbox.Limits(seconds=settings.rule_seconds,
@@ -114,7 +129,7 @@ def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
             response_class = message_factory.GetMessageClass(method.output_type)
             handlers[method_path(method)] = grpc.unary_unary_rpc_method_handler(
                 getattr(servicer, method.name),
-                request_deserializer=request_class.FromString,
+                request_deserializer=request_deserializer(request_class),
                 response_serializer=response_class.SerializeToString,
             )
     return handlers

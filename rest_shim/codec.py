@@ -199,6 +199,7 @@ def dumps(value: Any) -> bytes:
 
 
 _FIELD_IN_ERROR = re.compile(r"Failed to parse (\w+) field")
+_OUT_OF_RANGE = re.compile(r"Value out of range: (-?\d+)")
 _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 
 
@@ -302,6 +303,31 @@ def loads(text: str | bytes) -> Any:
                       parse_int=_double_sized_int)
 
 
+_INTEGER_RANGES = {
+    descriptor.FieldDescriptor.CPPTYPE_INT32: (-2**31, 2**31 - 1),
+    descriptor.FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
+    descriptor.FieldDescriptor.CPPTYPE_INT64: (-2**63, 2**63 - 1),
+    descriptor.FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
+}
+
+
+def _out_of_range(message: descriptor.Descriptor, name: str | None, value: str) -> str:
+    """What an integer too large (or small) for its field is told, with the field's range when
+    the field named is found in the message (or the messages it holds)."""
+    seen, pending = set(), [message]
+    while pending:
+        current = pending.pop()
+        if current.full_name in seen:
+            continue
+        seen.add(current.full_name)
+        field = current.fields_by_name.get(name or "")
+        if field is not None and field.cpp_type in _INTEGER_RANGES:
+            low, high = _INTEGER_RANGES[field.cpp_type]
+            return f"{value} is out of range: must be between {low} and {high}"
+        pending.extend(f.message_type for f in current.fields if f.message_type is not None)
+    return f"{value} is out of range for this integer field"
+
+
 def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
     """Merge a parsed JSON object into `message`; type mismatches raise BodyError."""
     if message.DESCRIPTOR.full_name == "google.protobuf.Struct":
@@ -317,4 +343,7 @@ def merge_json(data: dict[str, Any], message: Message, strict: bool) -> None:
         unknown = _UNKNOWN_FIELD.search(text)
         field = names[-1] if names else (unknown.group(1) if unknown else None)
         reason = "Unknown field" if unknown and not names else text.rsplit(": ", 1)[-1]
+        out_of_range = _OUT_OF_RANGE.search(text)
+        if out_of_range:  # protobuf says only "Value out of range: N."
+            reason = _out_of_range(message.DESCRIPTOR, field, out_of_range.group(1))
         raise BodyError(reason, field) from None

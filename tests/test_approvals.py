@@ -317,7 +317,7 @@ def test_concurrent_approvals_and_artifact_reports_number_every_approval_once(se
 
     def approve() -> requests.Response:
         return requests.post(f"{base}/approvals/acme/busy", headers=H, timeout=120,
-                             json=approval(src_commit_list=[]))
+                             json=approval(src_commit_list=[], environment=None))
 
     def report_to(n: int):
         return lambda: requests.post(f"{base}/artifacts/acme/busy", headers=H, timeout=120,

@@ -55,7 +55,8 @@ def test_changes_are_recorded_with_who_made_them(env):
     assert '"after": ["house-rules"]' in log[2]["details"]
     assert set(log[0]) == {"timestamp", "time", "event_type", "actor", "artifact_name",
                            "fingerprint", "snapshot_index", "flow_names", "repo_names",
-                           "details"}
+                           "details", "actor_type"}
+    assert {r["actor_type"] for r in log} == {"user"}
 
 
 def test_filters_by_time_type_flow_and_repo(env):

@@ -1,7 +1,7 @@
 """Schema migrations on a database holding rows of the schema before them: 0006 learns the
 repos of existing evidence and links artifacts and deployments to them; 0015, 0017; 0019 turns
-names into ids; 0020 leaves notifications claimed before it to the claims of its own (both
-engines). 0011 and 0018, the verdicts of old snapshots, are tested in
+names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
+adds the web pages' sessions (both engines). 0011 and 0018, the verdicts of old snapshots, are tested in
 tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from evidence_grpc.storage.models import (
     OutboxMessage,
     Repo,
     Trail,
+    WebSession,
 )
 from tests.conftest import _close_shared_database
 
@@ -188,7 +189,7 @@ def test_0020_gives_notifications_claimed_before_it_to_the_next_claim_when_their
             created_at=stamp, next_attempt_at=stamp, claimed_until=until).execute()
             for until in (stamp - 1, stamp + 60))
 
-        assert storage.migrate() == ["0020_outbox_lease_tokens"]
+        assert storage.migrate()[0] == "0020_outbox_lease_tokens"  # (and those after it)
 
         assert [m.lease_token for m in OutboxMessage.select()] == [None, None]
         [claimed] = actions.claim()
@@ -198,4 +199,29 @@ def test_0020_gives_notifications_claimed_before_it_to_the_next_claim_when_their
         assert not actions.still_held(stale) and not actions.record_outcome(stale, None)
         assert OutboxMessage.get_by_id(ended).delivered_at is not None
         assert OutboxMessage.get_by_id(running).delivered_at is None
+    _close_shared_database()
+
+
+def test_0021_adds_the_web_sessions_table_that_goes_with_its_organization(empty_database: str):
+    """A database of the release before has no sessions: after 0021 a session is stored (by
+    hashes only) and goes with its organization."""
+    from evidence_grpc.domain import web_sessions
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0020_outbox_lease_tokens")
+        assert "web_session" not in db.get_tables()
+        stamp = storage.now()
+        org = Organization.insert(name="acme", created_at=stamp, last_modified_at=stamp).execute()
+
+        assert "0021_web_sessions" in storage.migrate()
+
+        assert {c.name for c in db.get_columns("web_session")} == {
+            "id", "id_hash", "key_hash", "organization_id", "created_at", "last_seen_at"}
+        session_id = "s" * 43
+        web_sessions.open_session(session_id, "k" * 64, "acme")
+        assert web_sessions.key_hash_of(session_id) == "k" * 64
+        assert WebSession.get().id_hash == web_sessions.hash_id(session_id)
+        Organization.delete().where(Organization.id == org).execute()
+        assert WebSession.select().count() == 0
     _close_shared_database()

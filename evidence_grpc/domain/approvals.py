@@ -24,7 +24,7 @@ from ..storage.db import (
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
 from . import actions, references
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
-from .errors import InvalidArgument, NotFound
+from .errors import InvalidArgument, NotFound, environment_not_found
 from .flows import find_flow
 from .pages import page_of
 from .trail_events import add_events, reports_of
@@ -111,6 +111,8 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
             env = (Environment.get_or_none((Environment.organization == org)
                                            & (Environment.name == environment))
                    if environment else None)
+            if environment and env is None:
+                raise environment_not_found(org.name, environment)
             artifact = (Artifact.select(Artifact.name)
                         .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint))
                         .order_by(Artifact.id.desc()).first())

@@ -163,7 +163,8 @@ def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, di
     errors, failed, values = sandbox.run(
         rules.evaluate, latest.type_schema, (latest.evaluator or {}).get("rules", []),
         latest.summary or [], attestation_data,
-        first_step=("attestation_data", f"Custom attestation type '{name}'"))
+        first_step=("attestation_data", f"Custom attestation type '{name}'"),
+        organization=org.name)
     if errors:
         raise InvalidArgument("Attestation data does not match the type's schema", errors)
     return not failed, {"type_version": latest.version, "failed_rules": failed, **values}

@@ -22,7 +22,7 @@ EVENT_TYPES = ("environment_created", "environment_updated", "environment_archiv
                "environment_renamed", "environment_joined", "policies_changed",
                "artifact_allowed", "artifact_started", "artifact_exited", "artifact_scaled")
 COLUMNS = ("timestamp", "time", "event_type", "actor", "artifact_name", "fingerprint",
-           "snapshot_index", "flow_names", "repo_names", "details")
+           "snapshot_index", "flow_names", "repo_names", "details", "actor_type")
 MAX_ROWS = 100_000
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -36,11 +36,19 @@ def _actor() -> str:
         return ""
 
 
+def _actor_type(actor: str) -> str:
+    from .organizations import current_actor_type
+
+    return current_actor_type() if actor else ""
+
+
 def record(env: Environment, event_type: str, *, artifact_name: str | None = None,
            fingerprint: str | None = None, snapshot_index: int | None = None,
            **details: Any) -> None:
+    actor = _actor()
     EnvironmentAuditEvent.create(environment=env, timestamp=now(), event_type=event_type,
-                                 actor=_actor(), artifact_name=artifact_name,
+                                 actor=actor, actor_type=_actor_type(actor),
+                                 artifact_name=artifact_name,
                                  fingerprint=fingerprint, snapshot_index=snapshot_index,
                                  details=details)
 
@@ -50,9 +58,11 @@ def record_changes(env: Environment, snapshot_index: int, changes: list[dict[str
     if not changes:
         return
     actor, stamp = _actor(), now()
+    actor_type = _actor_type(actor)
     EnvironmentAuditEvent.insert_many([
         {"environment": env.id, "timestamp": stamp, "event_type": f"artifact_{c['type']}",
-         "actor": actor, "artifact_name": c["artifact_name"], "fingerprint": c["fingerprint"],
+         "actor": actor, "actor_type": actor_type, "artifact_name": c["artifact_name"],
+         "fingerprint": c["fingerprint"],
          "snapshot_index": snapshot_index, "details": {"was": c["was"], "now": c["now"]}}
         for c in changes]).execute()
 
@@ -131,5 +141,5 @@ def audit_log_csv(org: Organization, env: Environment, *, from_timestamp: float 
             f"{row.timestamp:.3f}", when.isoformat(timespec="seconds"), row.event_type,
             row.actor, row.artifact_name, row.fingerprint, row.snapshot_index,
             ";".join(row_flows), ";".join(row_repos),
-            json.dumps(row.details, sort_keys=True) if row.details else "")])
+            json.dumps(row.details, sort_keys=True) if row.details else "", row.actor_type)])
     return out.getvalue()

@@ -46,6 +46,11 @@ class PermissionDenied(DomainError):
     reason = "PERMISSION_DENIED"
 
 
+class ResourceExhausted(DomainError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    reason = "RESOURCE_EXHAUSTED"
+
+
 def authentication_required() -> Unauthenticated:
     """What a call without (usable) credentials is answered, wherever it is refused."""
     return Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")

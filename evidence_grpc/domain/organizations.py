@@ -21,8 +21,9 @@ from ..storage.models import (
     ServiceAccountKey,
     User,
 )
-from . import service_accounts
+from . import service_accounts, web_sessions
 from .errors import (
+    AlreadyExists,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -45,6 +46,13 @@ class Caller:
     privilege: int = 4
     # No credentials: a reader of the organization's public flows only (`anonymous_caller`).
     anonymous: bool = False
+    # The key is a service account's (its name stands in as `user`): audit logs say so.
+    service_account: bool = False
+
+    @property
+    def actor_type(self) -> str:
+        """Which kind of actor acts: `user` or `service_account`."""
+        return "service_account" if self.service_account else "user"
 
     @property
     def org(self) -> Organization:
@@ -79,6 +87,13 @@ def anonymous_caller(org_name: str) -> Caller:
     return Caller(user=User(name="anonymous"), organization=found, privilege=1, anonymous=True)
 
 
+def current_actor_type(default: str = "user") -> str:
+    """`user` or `service_account`: the kind of the current caller; `default` without one (a
+    migration, bootstrap or a test acting directly)."""
+    caller = _caller.get()
+    return default if caller is None else caller.actor_type
+
+
 def set_current_caller(caller: Caller | None) -> contextvars.Token:
     return _caller.set(caller)
 
@@ -110,6 +125,7 @@ def key_from_authorization(header: str | None) -> str:
     raise Unauthenticated("Unsupported Authorization header: use Bearer or Basic")
 
 
+READER = 1  # options_pb2.PRIVILEGE_READER
 _USER_COLUMNS = ("id", "name", "default_org", "created_at")
 _ORG_COLUMNS = ("id", "name", "kind", "features", "experimental_features_enabled", "created_at",
                 "last_modified_at")
@@ -137,7 +153,14 @@ def authenticate(header: str | None, org_name: str | None) -> Caller:
     """Resolve the key to its user (a personal key) or service account and, when the request
     names an organization, check the key may act there, with which privilege. An unknown
     organization and a foreign one answer alike."""
-    key_hash = hash_key(key_from_authorization(header))
+    session_id = web_sessions.session_id_of(header)
+    if session_id is not None:  # a web page's session: its key, as a reader at most
+        caller = _authenticate_key(web_sessions.key_hash_of(session_id), org_name)
+        return dataclasses.replace(caller, privilege=min(caller.privilege, READER))
+    return _authenticate_key(hash_key(key_from_authorization(header)), org_name)
+
+
+def _authenticate_key(key_hash: str, org_name: str | None) -> Caller:
     rows = _AUTHENTICATION.rows(org_name=org_name or "", key_hash=key_hash)
     row = rows[0] if rows else None
     if row is None:
@@ -188,7 +211,7 @@ def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller
         raise PermissionDenied(f"You do not have access to organization '{org_name}'")
     _note_use(key_id, key_hash, last_used_at)
     return Caller(user=User(name=account_name, default_org=org.name), organization=org,
-                  privilege=service_accounts.privilege_level(privilege))
+                  privilege=service_accounts.privilege_level(privilege), service_account=True)
 
 
 LAST_USED_RESOLUTION = 60.0  # seconds: last_used_at is written at most once a minute per key
@@ -298,6 +321,12 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
                 if org is None:
                     raise NotFound(f"Organization '{org_name}' is not in the bootstrap file "
                                    "nor in the database")
+                if service_accounts.named_in(org, user.name) and not Membership.select().where(
+                        (Membership.user == user) & (Membership.organization == org)).exists():
+                    raise AlreadyExists(
+                        f"Organization '{org_name}' has a service account named '{user.name}'",
+                        {f"users[{user_number}].name": f"A service account of '{org_name}' has "
+                                                       "this name: a member's cannot"})
                 row, created = Membership.get_or_create(user=user, organization=org,
                                                         defaults={"role": role})
                 if not created and row.role != role:

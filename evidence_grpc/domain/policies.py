@@ -168,7 +168,10 @@ def upsert_policy(org: Organization, user_name: str, name: str, *, description: 
 
 
 def _event(policy: Policy, kind: str, user_name: str, stamp: float, data: dict[str, Any]) -> None:
-    PolicyEvent.create(policy=policy, type=kind, user_name=user_name, data=data, created_at=stamp)
+    from .organizations import current_actor_type
+
+    PolicyEvent.create(policy=policy, type=kind, user_name=user_name,
+                       user_type=current_actor_type(), data=data, created_at=stamp)
 
 
 def find_policy(org: Organization, name: str) -> Policy:
@@ -258,7 +261,8 @@ def policy_views(org: Organization, policies: list[Policy]) -> list[dict[str, An
         for e in (PolicyEvent.select().where(PolicyEvent.policy.in_(chunk))
                   .order_by(PolicyEvent.created_at, PolicyEvent.id)):
             events[e.policy_id].append({"type": e.type, "timestamp": e.created_at,
-                                        "user": e.user_name, "data": e.data or {}})
+                                        "user": e.user_name, "user_type": e.user_type,
+                                        "data": e.data or {}})
     consumers = _consuming_envs(org) if policies else {}
     return [{
         "name": p.name,

@@ -155,6 +155,11 @@ def rule_problems(document: dict[str, Any]) -> dict[str, str]:
     for i, rule in enumerate(attestations):
         if rule.get("name", "*") == "*" and rule.get("type") == "*":
             problems[f"artifacts.attestations.{i}"] = "name and type must not both be '*'"
+        kind = rule.get("type")
+        if isinstance(kind, str) and kind.startswith("custom:") and not kind[7:].strip():
+            problems[f"artifacts.attestations.{i}.type"] = (
+                "'custom:' must name a custom attestation type after the colon, "
+                "as in 'custom:coverage'")
         if rule.get("for_control") is not None and rule.get("type") != "decision":
             problems[f"artifacts.attestations.{i}.for_control"] = \
                 "for_control is only valid when type is 'decision'"

@@ -11,17 +11,19 @@ its steps with `step(field, description)`, which costs one small message each.""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import resource
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from .errors import InvalidArgument
+from .errors import InvalidArgument, ResourceExhausted
 
 T = TypeVar("T")
 MIB = 1024 * 1024
@@ -38,6 +40,9 @@ class Limits:
     seconds: float = 2.0
     memory_bytes: int = 512 * MIB
     workers: int = 4  # evaluations at once per server process; more wait for a free worker
+    # Evaluations of one organization at once per server process, so one organization cannot
+    # hold every worker; more wait up to `seconds` (one evaluation's limit), then get a 429.
+    per_organization: int = 2
 
 
 # ---- inside a worker ----------------------------------------------------------------------------
@@ -100,11 +105,41 @@ class Sandbox:
         self._slots = threading.BoundedSemaphore(limits.workers)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
+        self._running: Counter[str] = Counter()  # evaluations running, by organization
+        self._org_turns = threading.Condition()
 
-    def run(self, task: Callable[..., T], *args: Any, first_step: tuple[str, str]) -> T:
+    @contextlib.contextmanager
+    def _organization_slot(self, organization: str | None) -> Iterator[None]:
+        """One of the organization's `per_organization` evaluations at once, waited for up to
+        one evaluation's time limit; ResourceExhausted when none frees by then."""
+        if organization is None:
+            yield
+            return
+        limit = self.limits.per_organization
+        with self._org_turns:
+            if not self._org_turns.wait_for(lambda: self._running[organization] < limit,
+                                            timeout=self.limits.seconds):
+                raise ResourceExhausted(
+                    f"Organization '{organization}' already has {limit} rule evaluations "
+                    "running; try again shortly",
+                    {"attestation_data": f"at most {limit} evaluations of custom attestation "
+                                         "type rules run at once per organization"})
+            self._running[organization] += 1
+        try:
+            yield
+        finally:
+            with self._org_turns:
+                self._running[organization] -= 1
+                if not self._running[organization]:
+                    del self._running[organization]
+                self._org_turns.notify_all()
+
+    def run(self, task: Callable[..., T], *args: Any, first_step: tuple[str, str],
+            organization: str | None = None) -> T:
         """task(*args) in a worker (task and args must pickle). Raises InvalidArgument naming
-        the running step when the evaluation overruns its time or memory."""
-        with self._slots:
+        the running step when the evaluation overruns its time or memory, ResourceExhausted
+        when `organization` already has its share of evaluations running."""
+        with self._organization_slot(organization), self._slots:
             worker = self._checkout()
             try:
                 kind, value = self._exchange(worker, task, args, first_step)
@@ -176,6 +211,7 @@ def configure(limits: Limits) -> None:
     previous.close()
 
 
-def run(task: Callable[..., T], *args: Any, first_step: tuple[str, str]) -> T:
+def run(task: Callable[..., T], *args: Any, first_step: tuple[str, str],
+        organization: str | None = None) -> T:
     """task(*args) in the process-wide sandbox; see Sandbox.run."""
-    return _sandbox.run(task, *args, first_step=first_step)
+    return _sandbox.run(task, *args, first_step=first_step, organization=organization)

@@ -14,7 +14,15 @@ from typing import Any
 import peewee
 
 from ..storage.db import for_update, now
-from ..storage.models import MembershipAuditEvent, Organization, ServiceAccount, ServiceAccountKey
+from ..storage.models import (
+    Membership,
+    MembershipAuditEvent,
+    Organization,
+    ServiceAccount,
+    ServiceAccountKey,
+    User,
+)
+from . import web_sessions
 from .errors import AlreadyExists, NotFound, validation_error
 from .names import CONTROL_CHARACTERS, pattern_mismatch
 from .pages import in_time_range, page_of
@@ -77,9 +85,23 @@ def _check_expiry(field: str, expires_at: int | None) -> int:
 
 def _record(org: Organization, actor: str, event_type: str, account: ServiceAccount,
             **details: Any) -> None:
+    from .organizations import current_actor_type
+
     MembershipAuditEvent.create(organization=org, event_type=event_type, timestamp=now(),
-                                actor=actor, subject=account.name, role=account.privilege,
-                                details=details)
+                                actor=actor, actor_type=current_actor_type(), subject=account.name,
+                                role=account.privilege, details=details)
+
+
+def named_in(org: Organization, name: str) -> bool:
+    """Whether a service account of the organization has this name."""
+    return ServiceAccount.select().where((ServiceAccount.organization == org)
+                                         & (ServiceAccount.name == name)).exists()
+
+
+def member_named(org: Organization, name: str) -> bool:
+    """Whether a user of this name is a member of the organization."""
+    return (Membership.select().join(User)
+            .where((Membership.organization == org) & (User.name == name)).exists())
 
 
 def account_view(account: ServiceAccount) -> dict[str, Any]:
@@ -106,10 +128,13 @@ def create_account(org: Organization, actor: str, name: str, description: str | 
     if description is not None:
         _check_text("description", description, MAX_ACCOUNT_DESCRIPTION)
     privilege = check_privilege("privilege", privilege or "reader")
-    if ServiceAccount.select().where((ServiceAccount.organization == org)
-                                     & (ServiceAccount.name == name)).exists():
+    if named_in(org, name):
         raise AlreadyExists(f"Service account '{name}' already exists in organization "
                             f"'{org.name}'")
+    if member_named(org, name):  # its records and audit events would read as the member's
+        raise AlreadyExists(f"A member of organization '{org.name}' is named '{name}'",
+                            {"name": f"A member of '{org.name}' has this name: a service "
+                                     "account's cannot"})
     account = ServiceAccount.create(organization=org, name=name, description=description,
                                     privilege=privilege, created_by=actor, created_at=now())
     _record(org, actor, "service_account_created", account)
@@ -213,6 +238,7 @@ def find_key(org: Organization, name: str, key_id: str, *, lock: bool = False
 def revoke_key(org: Organization, actor: str, name: str, key_id: str) -> None:
     account, key = find_key(org, name, key_id, lock=True)
     ServiceAccountKey.update(revoked=True).where(ServiceAccountKey.id == key.id).execute()
+    web_sessions.end_for_key(key.key_hash)  # its web sessions end with it
     _record(org, actor, "api_key_revoked", account, key_id=key_id)
 
 
@@ -224,6 +250,12 @@ def rotate_key(org: Organization, actor: str, name: str, key_id: str,
                                f"Input should be between 1 and {MAX_GRACE_HOURS}")
     expiry = _check_expiry("expires_at", expires_at)
     account, old = find_key(org, name, key_id, lock=True)
+    if old.rotated:  # a second successor would cut the first one's grace period short
+        raise AlreadyExists(
+            f"API key '{key_id}' is already being replaced",
+            {"key_id": f"API key '{key_id}' of service account '{name}' was rotated and stays "
+                       f"valid until {int(old.expires_at)} (epoch seconds); rotate its "
+                       "successor or revoke it instead"})
     grace_end = now() + hours * 3600
     old_expiry = int(grace_end) if not old.expires_at else min(old.expires_at, int(grace_end))
     ServiceAccountKey.update(expires_at=old_expiry, rotated=True).where(
@@ -264,5 +296,5 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
 
 def audit_view(event: MembershipAuditEvent) -> dict[str, Any]:
     return {"event_type": event.event_type, "timestamp": event.timestamp, "actor": event.actor,
-            "subject": event.subject, "role": event.role, "source": event.source,
-            "details": event.details}
+            "actor_type": event.actor_type, "subject": event.subject, "role": event.role,
+            "source": event.source, "details": event.details}

@@ -534,7 +534,11 @@ def resolve_index(env: Environment, expression: str, field: str = "snapshot_expr
     if absolute is not None:
         return whole_number(field, absolute)
     if from_end is not None:
-        return env.latest_index - whole_number(field, from_end) + 1
+        back_from_end = whole_number(field, from_end)
+        if back_from_end == 0:
+            raise validation_error(field, f"'{expression.strip()}' names no snapshot: -1 is the "
+                                          "latest, -2 the one before it")
+        return env.latest_index - back_from_end + 1
     if back is not None:
         return env.latest_index - whole_number(field, back)
     if when is None:  # NOW

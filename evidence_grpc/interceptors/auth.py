@@ -4,7 +4,12 @@ The key comes from `authorization` metadata (Bearer or Basic); a request message
 field is refused unless the key may act in that organization, and any request unless the
 caller's privilege there is at least the method's `(privilege)` option (a method that declares
 none needs admin). Methods marked `(http_options).anonymous` skip this; those marked
-`(public_flow_read)` answer a call without credentials for the organization's public flows."""
+`(public_flow_read)` answer a call without credentials for the organization's public flows.
+
+The web pages' sessions (domain.web_sessions) go through here too: a page's call carries
+`authorization: Session <id>`, authenticated as the key the session was opened with; the
+sign-in check opens one (`x-evidence-session-open: <id>` on a call its key passed) and
+sign-out ends one (`x-evidence-session-end: <id>`: the call does nothing else)."""
 
 from __future__ import annotations
 
@@ -13,8 +18,8 @@ from typing import Any
 
 import grpc
 
-from ..domain import organizations, service_accounts
-from ..domain.errors import PermissionDenied
+from ..domain import organizations, service_accounts, web_sessions
+from ..domain.errors import PermissionDenied, Unauthenticated
 from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
@@ -30,16 +35,24 @@ def _declared(method: str) -> tuple[bool, bool, int]:
             options.Extensions[options_pb2.privilege] or options_pb2.PRIVILEGE_ADMIN)
 
 
-def _authorization(context: grpc.ServicerContext) -> str | None:
+def _metadata(context: grpc.ServicerContext, name: str) -> str | None:
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
+        if key == name:
             return value
     return None
+
+
+def _authorization(context: grpc.ServicerContext) -> str | None:
+    return _metadata(context, "authorization")
 
 
 class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
+        ended = _metadata(context, web_sessions.END_METADATA)
+        if ended:
+            web_sessions.end_session(ended)
+            raise Unauthenticated("Signed out")
         anonymous, public_flow_read, required = _declared(method)
         if anonymous:
             return behavior(request, context)
@@ -66,6 +79,11 @@ class AuthInterceptor(UnaryInterceptor):
                               f"{service_accounts.PRIVILEGES[caller.privilege - 1]}"})
         token = organizations.set_current_caller(caller)
         try:
-            return behavior(request, context)
+            answer = behavior(request, context)
         finally:
             organizations.reset_current_caller(token)
+        opened = _metadata(context, web_sessions.OPEN_METADATA)
+        if opened and org and header and web_sessions.session_id_of(header) is None:
+            web_sessions.open_session(opened, organizations.hash_key(
+                organizations.key_from_authorization(header)), org)
+        return answer

@@ -11,12 +11,28 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from ..domain.errors import DomainError
+from ..domain.errors import DomainError, InvalidArgument
 from ..observability import REQUEST_ID_HEADER, request_id
 from .base import Behavior, UnaryInterceptor
 
 log = logging.getLogger(__name__)
 DOMAIN = "evidence.v2"
+
+
+class Undecodable:
+    """What a request whose bytes are not its message decodes to: grpc deserializes before any
+    interceptor runs and answers INTERNAL when the deserializer raises, so the deserializer
+    returns this instead and this interceptor answers it INVALID_ARGUMENT."""
+
+    def __init__(self, type_name: str, problem: str) -> None:
+        self.type_name = type_name
+        self.problem = problem
+
+    @property
+    def message(self) -> str:
+        why = self.problem.rpartition("': ")[2] or self.problem  # upb names the type again
+        return (f"The request is not a valid {self.type_name} protobuf message"
+                + (f": {why[:1].lower()}{why[1:]}" if why else ""))
 
 
 def status_of(error: DomainError) -> status_pb2.Status:
@@ -42,6 +58,8 @@ def _refuse(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
 class ErrorInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
+        if isinstance(request, Undecodable):
+            _refuse(context, status_of(InvalidArgument(request.message)))
         try:
             return behavior(request, context)
         except DomainError as error:

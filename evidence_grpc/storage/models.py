@@ -419,6 +419,7 @@ class PolicyEvent(BaseModel):
     policy = peewee.ForeignKeyField(Policy, on_delete="CASCADE")
     type = peewee.CharField()
     user_name = peewee.CharField()
+    user_type = peewee.CharField(default="user")  # user | service_account
     data = JSONField(default=dict)
     created_at = peewee.DoubleField()
 
@@ -541,6 +542,7 @@ class MembershipAuditEvent(BaseModel):
     event_type = peewee.CharField()
     timestamp = peewee.DoubleField()
     actor = peewee.CharField()
+    actor_type = peewee.CharField(default="user")  # user | service_account
     subject = peewee.CharField()
     role = peewee.CharField(default="")
     source = peewee.CharField(default="api")
@@ -610,6 +612,7 @@ class EnvironmentAuditEvent(BaseModel):
     timestamp = peewee.DoubleField()
     event_type = peewee.CharField()
     actor = peewee.CharField(default="")
+    actor_type = peewee.CharField(default="")  # user | service_account; "" with no actor
     artifact_name = peewee.TextField(null=True)
     fingerprint = peewee.CharField(null=True)
     snapshot_index = peewee.IntegerField(null=True)
@@ -640,3 +643,19 @@ class DeploymentSeries(BaseModel):
 
 
 ALL_MODELS += [DeploymentSeries]
+
+
+class WebSession(BaseModel):
+    """A signed-in visitor of the web pages. The browser's cookie holds a random id; only its
+    SHA-256 (`id_hash`) is kept, with the SHA-256 of the API key it was opened with
+    (`key_hash`, as ApiKey and ServiceAccountKey keep it): every page request authenticates
+    that key anew (domain.web_sessions), so revoking or expiring it ends the session."""
+
+    id_hash = peewee.CharField(unique=True)
+    key_hash = peewee.CharField(index=True)
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    created_at = peewee.DoubleField()
+    last_seen_at = peewee.DoubleField()
+
+
+ALL_MODELS += [WebSession]

@@ -1,15 +1,15 @@
 """Read-only web pages at the paths every `html_url` names, rendered on the server.
 
 Each page is made from the same gRPC calls as the API (through the shim's backend: no second
-data path), with the caller's API key: the one kept in a signed session cookie by the sign-in
-form, or the request's own `Authorization` header. Pages of a private organization send an
+data path), with the caller's credentials: the server-side session the sign-in form opened
+(the `evidence_session` cookie holds its random id only; see evidence_grpc.domain.web_sessions),
+or the request's own `Authorization` header. Pages of a private organization send an
 anonymous visitor to the sign-in form; a public flow's pages answer without a key, as its API
 reads do. Templates escape everything they print; forms carry a CSRF token."""
 
 from __future__ import annotations
 
-import datetime
-import functools
+import hashlib
 import hmac
 import secrets
 from collections.abc import Callable
@@ -22,14 +22,14 @@ from flask import (
     Flask,
     Response,
     abort,
+    current_app,
     g,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
-from flask.sessions import SecureCookieSessionInterface
+from flask.sessions import SessionInterface
 from google.protobuf import descriptor_pool
 from google.protobuf.message import Message
 from markupsafe import Markup, escape
@@ -45,6 +45,7 @@ from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
+from evidence_grpc.domain import web_sessions
 from evidence_grpc.domain.urls import parsed_url
 
 from ..backend import Backend
@@ -54,7 +55,9 @@ from ..transcoder import file_response
 from . import charts
 from .trail_page import compliance_rows, pretty, segment, shown, timeline, when
 
-SESSION_HOURS = 12
+SESSION_COOKIE = "evidence_session"  # the session's random id, and nothing else
+FORM_COOKIE = "evidence_form"  # before sign-in: a random id the sign-in form's CSRF token is bound to
+ORG_COOKIE = "evidence_org"  # the signed-in organization, for the pages' links only (grants nothing)
 LIST_PAGE = 100  # the API's largest page
 
 
@@ -70,12 +73,34 @@ class _Pages:
         each call it receives)."""
         method = descriptor_pool.Default().FindMethodByName(f"evidence.v2.{rpc}")
         metadata = [("x-request-id", request.environ.get("evidence.request_id", ""))]
-        key = session.get("key")
-        if key:
-            metadata.append(("authorization", f"Bearer {key}"))
+        session_id = _session_id()
+        if session_id:
+            metadata.append(("authorization", f"Session {session_id}"))
         elif "authorization" in request.headers:
             metadata.append(("authorization", request.headers["authorization"]))
         return self.backend.call(method, message, metadata, g.setdefault("authenticated", {}))
+
+    def open_session(self, key: str, org: str) -> str:
+        """Check the key in the organization and open a session with it (in the same call,
+        through the auth path): the new session's id."""
+        session_id = secrets.token_urlsafe(32)
+        metadata = [("x-request-id", request.environ.get("evidence.request_id", "")),
+                    ("authorization", f"Bearer {key}"),
+                    (web_sessions.OPEN_METADATA, session_id)]
+        self.backend.call(_method("FlowService.ListFlows"),
+                          flow_pb.ListFlowsRequest(org=org, per_page=1), metadata)
+        return session_id
+
+    def end_session(self, session_id: str) -> None:
+        """Delete the session server-side: every copy of its cookie stops working."""
+        metadata = [("x-request-id", request.environ.get("evidence.request_id", "")),
+                    (web_sessions.END_METADATA, session_id)]
+        try:
+            self.backend.call(_method("FlowService.ListFlows"), flow_pb.ListFlowsRequest(),
+                              metadata)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAUTHENTICATED:  # type: ignore[attr-defined]
+                raise
 
     def optional(self, rpc: str, message: Message) -> Any:
         """The answer, or None when the resource does not exist (yet)."""
@@ -87,34 +112,36 @@ class _Pages:
             raise
 
 
-class _PageSessions(SecureCookieSessionInterface):
-    """Session cookies for the pages only: the API never reads one, so its requests skip the
-    cookie's verification (and its serializer is made once, not per request)."""
+def _method(rpc: str) -> Any:
+    return descriptor_pool.Default().FindMethodByName(f"evidence.v2.{rpc}")
+
+
+class _NoFlaskSessions(SessionInterface):
+    """Flask's own (client-side) session is not used: the pages' session lives in the database
+    and its cookie is set by `_set_cookie`."""
 
     def open_session(self, app: Flask, request: Any) -> Any:
-        if request.path.startswith(_NO_SESSION):
-            return self.make_null_session(app)
-        return super().open_session(app, request)
+        return self.make_null_session(app)
 
-    @functools.cache  # noqa: B019 - one app per interface, kept for the process's life
-    def get_signing_serializer(self, app: Flask) -> Any:
-        return super().get_signing_serializer(app)
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        return None
 
 
-_NO_SESSION = ("/api/", "/ready", "/metrics")
+def _session_id() -> str | None:
+    """The session id of the request's cookie (the server says whether it is still open)."""
+    value = request.cookies.get(SESSION_COOKIE, "")
+    return value if 32 <= len(value) <= 128 and value.isascii() and value.isprintable() else None
 
 
 def register(app: Flask, backend: Backend, settings: Settings) -> None:
     """Add the pages, the sign-in form and the session cookie's settings to the shim's app."""
-    app.session_interface = _PageSessions()
+    app.session_interface = _NoFlaskSessions()
     app.secret_key = settings.session_secret or secrets.token_hex(32)
-    app.config.update(
-        SESSION_COOKIE_NAME="evidence_session", SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=settings.html_base.startswith("https://"),
-        PERMANENT_SESSION_LIFETIME=datetime.timedelta(hours=SESSION_HOURS))
+    app.config["EVIDENCE_SECURE_COOKIES"] = settings.html_base.startswith("https://")
     pages = _Pages(backend)
     web = Blueprint("web", __name__, template_folder="templates")
+    web.after_request(_set_cookies)
+    web.after_request(_page_headers)
     _filters(web)
     _sign_in(web, pages)
     _routes(web, pages)
@@ -123,14 +150,31 @@ def register(app: Flask, backend: Backend, settings: Settings) -> None:
     def refused(error: grpc.RpcError) -> Any:
         code = error.code()  # type: ignore[attr-defined]
         if code == grpc.StatusCode.UNAUTHENTICATED:
-            if "authorization" in request.headers and not session.get("key"):
+            if "authorization" in request.headers and not _session_id():
                 return _error_page(401, "The API key was not accepted.")
-            session.pop("key", None)
+            _forget_session()
             return redirect(url_for("web.sign_in", next=request.full_path.rstrip("?")))
         status = HTTP_STATUS.get(code, 500)  # as the API answers the same refusal
         return _error_page(status, error.details() or code.name)  # type: ignore[attr-defined]
 
     app.register_blueprint(web)
+
+
+# Every page: never framed (clickjacking), never sniffed into another type, never cached (pages
+# show what the visitor's credentials allow). No inline style or script is restricted here.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
+                               "object-src 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "same-origin",
+}
+
+
+def _page_headers(response: Response) -> Response:
+    response.headers.update(PAGE_HEADERS)
+    return response
 
 
 def _error_page(status: int, message: str) -> tuple[str, int]:
@@ -139,25 +183,61 @@ def _error_page(status: int, message: str) -> tuple[str, int]:
 
 # ---- sign-in -------------------------------------------------------------------------------
 
+def _cookies() -> dict[str, str | None]:
+    """Cookies to set (a value) or delete (None) on this request's response."""
+    return g.setdefault("cookies", {})
+
+
+def _forget_session() -> None:
+    _cookies().update({SESSION_COOKIE: None, ORG_COOKIE: None})
+
+
+def _set_cookies(response: Response) -> Response:
+    """HttpOnly, SameSite=Lax, Secure when the site is https; session cookies (no expiry: the
+    server ends the session, see web_sessions)."""
+    secure = bool(current_app.config.get("EVIDENCE_SECURE_COOKIES")) or request.is_secure
+    for name, value in g.get("cookies", {}).items():
+        if value is None:
+            response.delete_cookie(name, httponly=True, samesite="Lax", secure=secure)
+        else:
+            response.set_cookie(name, value, httponly=True, samesite="Lax", secure=secure)
+    return response
+
+
+def _csrf_basis() -> str:
+    """What the CSRF token is bound to: the session's id, or before sign-in a random id of
+    the form's own cookie (made now when there is none)."""
+    basis = _session_id() or g.get("form_id") or request.cookies.get(FORM_COOKIE, "")
+    if len(basis) < 32:
+        basis = g.form_id = secrets.token_urlsafe(32)
+        _cookies()[FORM_COOKIE] = basis
+    return basis
+
+
 def csrf_token() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(32)
-    return session["csrf"]
+    """HMAC of the session's (or form cookie's) id with the app's secret: nothing to store."""
+    return hmac.new(str(current_app.secret_key).encode(), b"csrf\0" + _csrf_basis().encode(),
+                    hashlib.sha256).hexdigest()
 
 
 def _check_csrf() -> None:
     sent = request.form.get("csrf", "")
-    if not sent or not hmac.compare_digest(sent, session.get("csrf", "")):
+    if not sent or not hmac.compare_digest(sent, csrf_token()):
         abort(Response(render_template("error.html", status=400,
                                        message="The form expired: load it again."), 400))
 
 
-def _safe_next(target: str | None, org: str | None) -> str:
-    """Only a path of this site (no scheme, no host, no '//')."""
-    if target and target.startswith("/") and not target.startswith("//") and \
-            not urlsplit(target).netloc and "\\" not in target:
+def _safe_next(target: str | None, org: str | None) -> str | None:
+    """Where to go after sign-in: `target` when it is a path of this site (no scheme, no host,
+    no '//', no backslash, no control character), the organization's page when there is none,
+    None when it is something else (the form answers 400)."""
+    if not target:
+        return f"/{quote(org)}" if org else "/sign-in"
+    if target.startswith("/") and not target.startswith("//") and "\\" not in target and \
+            target.isprintable() and not urlsplit(target).scheme and \
+            not urlsplit(target).netloc:
         return target
-    return f"/{quote(org)}" if org else "/sign-in"
+    return None
 
 
 def _sign_in(web: Blueprint, pages: _Pages) -> None:
@@ -168,16 +248,18 @@ def _sign_in(web: Blueprint, pages: _Pages) -> None:
         if request.method == "GET":
             return render_template("sign_in.html", org=org, next=target, problem=None)
         _check_csrf()
+        destination = _safe_next(target, org)
+        if destination is None:  # before any session is opened: no cookie is set
+            return _error_page(400, "The page to go to after sign-in (next) must be a path of "
+                                    "this site.")
         key = request.form.get("key", "").strip()
         problem = None
         if not org or not key:
             problem = "Give the organization and an API key."
         else:
-            session["key"] = key
             try:
-                pages.call("FlowService.ListFlows", flow_pb.ListFlowsRequest(org=org, per_page=1))
+                session_id = pages.open_session(key, org)
             except grpc.RpcError as error:
-                session.pop("key", None)
                 problem = ("That key is not valid for this organization."
                            if error.code() in (grpc.StatusCode.UNAUTHENTICATED,  # type: ignore[attr-defined]
                                                grpc.StatusCode.PERMISSION_DENIED,
@@ -186,15 +268,19 @@ def _sign_in(web: Blueprint, pages: _Pages) -> None:
                            else "The evidence service is unavailable.")
         if problem:
             return render_template("sign_in.html", org=org, next=target, problem=problem), 401
-        session.clear()  # a new session: nothing of the anonymous one is kept
-        session.permanent = True
-        session.update(key=key, org=org, csrf=secrets.token_urlsafe(32))
-        return redirect(_safe_next(target, org))
+        previous = _session_id()
+        if previous:  # a new session: the one before ends
+            pages.end_session(previous)
+        _cookies().update({SESSION_COOKIE: session_id, ORG_COOKIE: org, FORM_COOKIE: None})
+        return redirect(destination)
 
     @web.post("/sign-out")
     def sign_out() -> Any:
         _check_csrf()
-        session.clear()
+        session_id = _session_id()
+        if session_id:
+            pages.end_session(session_id)
+        _forget_session()
         return redirect(url_for("web.sign_in"))
 
 
@@ -301,13 +387,20 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         found = call("ArtifactService.GetArtifactByFingerprint",
                      artifact_pb.GetArtifactByFingerprintRequest(
                          org=org, flow_name=flow, fingerprint=fingerprint))
-        trails = call("TrailService.ListTrails", trail_pb.ListTrailsRequest(
-            org=org, flow=flow, fingerprint=found.fingerprint, per_page=100))
-        approvals = pages.optional("ApprovalService.ListArtifactApprovals",
-                                   approval_pb.ListArtifactApprovalsRequest(
-                                       org=org, flow_name=flow, fingerprint=found.fingerprint))
+        if _session_id() or "authorization" in request.headers:
+            trails = call("TrailService.ListTrails", trail_pb.ListTrailsRequest(
+                org=org, flow=flow, fingerprint=found.fingerprint, per_page=100)).data
+            approvals = pages.optional("ApprovalService.ListArtifactApprovals",
+                                       approval_pb.ListArtifactApprovalsRequest(
+                                           org=org, flow_name=flow, fingerprint=found.fingerprint))
+            approvals = approvals.approvals if approvals else []
+        else:  # an anonymous visitor of a public flow: its public reads only (no approvals)
+            own = pages.optional("TrailService.GetTrail", trail_pb.GetTrailRequest(
+                org=org, flow_name=flow, trail_name=found.trail_name)) if found.trail_name else None
+            trails = [own] if own is not None else []
+            approvals = None
         return render_template("artifact.html", org=org, flow=flow, artifact=found,
-                               trails=trails.data, approvals=approvals.approvals if approvals else [],
+                               trails=trails, approvals=approvals,
                                evidence={k: message_to_json(v) for k, v in found.evidence.items()})
 
     @web.get("/<org>/environments/<env>")
@@ -422,4 +515,5 @@ def _filters(web: Blueprint) -> None:
     for name, helper in helpers.items():
         web.add_app_template_filter(helper, name)
     web.add_app_template_global(csrf_token, "csrf_token")
-    web.add_app_template_global(lambda: session.get("org"), "signed_in_org")
+    web.add_app_template_global(
+        lambda: request.cookies.get(ORG_COOKIE) if _session_id() else None, "signed_in_org")

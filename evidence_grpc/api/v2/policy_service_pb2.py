@@ -29,7 +29,7 @@ from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n evidence/v2/policy_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"m\n\rPolicyVersion\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0f\n\x07\x63omment\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\x12\x12\n\ncreated_by\x18\x04 \x01(\t\x12\x13\n\x0bpolicy_yaml\x18\x05 \x01(\t\"c\n\x0bPolicyEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x11\n\ttimestamp\x18\x02 \x01(\x01\x12\x0c\n\x04user\x18\x03 \x01(\t\x12%\n\x04\x64\x61ta\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xef\x01\n\x06Policy\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x12\n\ncreated_by\x18\x03 \x01(\t\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x61rchived\x18\x06 \x01(\x08\x12,\n\x08versions\x18\x07 \x03(\x0b\x32\x1a.evidence.v2.PolicyVersion\x12(\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x18.evidence.v2.PolicyEvent\x12\x16\n\x0e\x63onsuming_envs\x18\t \x03(\t\"_\n\rPolicyPayload\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x11\n\x04type\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07\x63omment\x18\x04 \x01(\tB\x07\n\x05_type\"\x87\x01\n\x13UpsertPolicyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12+\n\x07payload\x18\x02 \x01(\x0b\x32\x1a.evidence.v2.PolicyPayload\x12\x36\n\x0bpolicy_file\x18\x03 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x06\x90\xb5\x18\x80\x80@\"L\n\x14UpsertPolicyResponse\x12#\n\x06policy\x18\x01 \x01(\x0b\x32\x13.evidence.v2.Policy\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"4\n\x10GetPolicyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x13\n\x0bpolicy_name\x18\x02 \x01(\t\"\"\n\x13ListPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"9\n\x14ListPoliciesResponse\x12!\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x13.evidence.v2.Policy\"L\n\x15\x41ttachPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x0cpolicy_names\x18\x03 \x03(\t\")\n\x16\x41ttachPoliciesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"L\n\x15\x44\x65tachPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x0cpolicy_names\x18\x03 \x03(\t\")\n\x16\x44\x65tachPoliciesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"1\n\x10GetSchemaRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t2\xe9\x05\n\rPolicyService\x12\x91\x01\n\x0cUpsertPolicy\x12 .evidence.v2.UpsertPolicyRequest\x1a!.evidence.v2.UpsertPolicyResponse\"<\x8a\xb5\x18\x0b\x12\x07\x63reated \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02#\x1a\x16/api/v2/policies/{org}:\x01*b\x06policy\x12q\n\tGetPolicy\x12\x1d.evidence.v2.GetPolicyRequest\x1a\x13.evidence.v2.Policy\"0\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02&\x12$/api/v2/policies/{org}/{policy_name}\x12}\n\x0cListPolicies\x12 .evidence.v2.ListPoliciesRequest\x1a!.evidence.v2.ListPoliciesResponse\"(\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1e\x12\x16/api/v2/policies/{org}b\x04\x64\x61ta\x12\xa7\x01\n\x0e\x41ttachPolicies\x12\".evidence.v2.AttachPoliciesRequest\x1a#.evidence.v2.AttachPoliciesResponse\"L\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02<\"./api/v2/environments/{org}/{env_name}/policies:\x01*b\x07message\x12\xa7\x01\n\x0e\x44\x65tachPolicies\x12\".evidence.v2.DetachPoliciesRequest\x1a#.evidence.v2.DetachPoliciesResponse\"L\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02<*./api/v2/environments/{org}/{env_name}/policies:\x01*b\x07message2\x81\x01\n\rSchemaService\x12p\n\tGetSchema\x12\x1d.evidence.v2.GetSchemaRequest\x1a\x14.google.api.HttpBody\".\x8a\xb5\x18\x02(\x01\x82\xd3\xe4\x93\x02\"\x12 /api/v2/schemas/{kind}/{version}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n evidence/v2/policy_service.proto\x12\x0b\x65vidence.v2\x1a\x18\x65vidence/v2/common.proto\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\"m\n\rPolicyVersion\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0f\n\x07\x63omment\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x01\x12\x12\n\ncreated_by\x18\x04 \x01(\t\x12\x13\n\x0bpolicy_yaml\x18\x05 \x01(\t\"v\n\x0bPolicyEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x11\n\ttimestamp\x18\x02 \x01(\x01\x12\x0c\n\x04user\x18\x03 \x01(\t\x12%\n\x04\x64\x61ta\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x11\n\tuser_type\x18\x05 \x01(\t\"\xef\x01\n\x06Policy\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x12\n\ncreated_by\x18\x03 \x01(\t\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x61rchived\x18\x06 \x01(\x08\x12,\n\x08versions\x18\x07 \x03(\x0b\x32\x1a.evidence.v2.PolicyVersion\x12(\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x18.evidence.v2.PolicyEvent\x12\x16\n\x0e\x63onsuming_envs\x18\t \x03(\t\"_\n\rPolicyPayload\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x11\n\x04type\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07\x63omment\x18\x04 \x01(\tB\x07\n\x05_type\"\x87\x01\n\x13UpsertPolicyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12+\n\x07payload\x18\x02 \x01(\x0b\x32\x1a.evidence.v2.PolicyPayload\x12\x36\n\x0bpolicy_file\x18\x03 \x01(\x0b\x32\x19.evidence.v2.UploadedFileB\x06\x90\xb5\x18\x80\x80@\"L\n\x14UpsertPolicyResponse\x12#\n\x06policy\x18\x01 \x01(\x0b\x32\x13.evidence.v2.Policy\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"4\n\x10GetPolicyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x13\n\x0bpolicy_name\x18\x02 \x01(\t\"\"\n\x13ListPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"9\n\x14ListPoliciesResponse\x12!\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x13.evidence.v2.Policy\"L\n\x15\x41ttachPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x0cpolicy_names\x18\x03 \x03(\t\")\n\x16\x41ttachPoliciesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"L\n\x15\x44\x65tachPoliciesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x10\n\x08\x65nv_name\x18\x02 \x01(\t\x12\x14\n\x0cpolicy_names\x18\x03 \x03(\t\")\n\x16\x44\x65tachPoliciesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"1\n\x10GetSchemaRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t2\xe9\x05\n\rPolicyService\x12\x91\x01\n\x0cUpsertPolicy\x12 .evidence.v2.UpsertPolicyRequest\x1a!.evidence.v2.UpsertPolicyResponse\"<\x8a\xb5\x18\x0b\x12\x07\x63reated \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02#\x1a\x16/api/v2/policies/{org}:\x01*b\x06policy\x12q\n\tGetPolicy\x12\x1d.evidence.v2.GetPolicyRequest\x1a\x13.evidence.v2.Policy\"0\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02&\x12$/api/v2/policies/{org}/{policy_name}\x12}\n\x0cListPolicies\x12 .evidence.v2.ListPoliciesRequest\x1a!.evidence.v2.ListPoliciesResponse\"(\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1e\x12\x16/api/v2/policies/{org}b\x04\x64\x61ta\x12\xa7\x01\n\x0e\x41ttachPolicies\x12\".evidence.v2.AttachPoliciesRequest\x1a#.evidence.v2.AttachPoliciesResponse\"L\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02<\"./api/v2/environments/{org}/{env_name}/policies:\x01*b\x07message\x12\xa7\x01\n\x0e\x44\x65tachPolicies\x12\".evidence.v2.DetachPoliciesRequest\x1a#.evidence.v2.DetachPoliciesResponse\"L\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02<*./api/v2/environments/{org}/{env_name}/policies:\x01*b\x07message2\x81\x01\n\rSchemaService\x12p\n\tGetSchema\x12\x1d.evidence.v2.GetSchemaRequest\x1a\x14.google.api.HttpBody\".\x8a\xb5\x18\x02(\x01\x82\xd3\xe4\x93\x02\"\x12 /api/v2/schemas/{kind}/{version}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -53,33 +53,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_POLICYVERSION']._serialized_start=189
   _globals['_POLICYVERSION']._serialized_end=298
   _globals['_POLICYEVENT']._serialized_start=300
-  _globals['_POLICYEVENT']._serialized_end=399
-  _globals['_POLICY']._serialized_start=402
-  _globals['_POLICY']._serialized_end=641
-  _globals['_POLICYPAYLOAD']._serialized_start=643
-  _globals['_POLICYPAYLOAD']._serialized_end=738
-  _globals['_UPSERTPOLICYREQUEST']._serialized_start=741
-  _globals['_UPSERTPOLICYREQUEST']._serialized_end=876
-  _globals['_UPSERTPOLICYRESPONSE']._serialized_start=878
-  _globals['_UPSERTPOLICYRESPONSE']._serialized_end=954
-  _globals['_GETPOLICYREQUEST']._serialized_start=956
-  _globals['_GETPOLICYREQUEST']._serialized_end=1008
-  _globals['_LISTPOLICIESREQUEST']._serialized_start=1010
-  _globals['_LISTPOLICIESREQUEST']._serialized_end=1044
-  _globals['_LISTPOLICIESRESPONSE']._serialized_start=1046
-  _globals['_LISTPOLICIESRESPONSE']._serialized_end=1103
-  _globals['_ATTACHPOLICIESREQUEST']._serialized_start=1105
-  _globals['_ATTACHPOLICIESREQUEST']._serialized_end=1181
-  _globals['_ATTACHPOLICIESRESPONSE']._serialized_start=1183
-  _globals['_ATTACHPOLICIESRESPONSE']._serialized_end=1224
-  _globals['_DETACHPOLICIESREQUEST']._serialized_start=1226
-  _globals['_DETACHPOLICIESREQUEST']._serialized_end=1302
-  _globals['_DETACHPOLICIESRESPONSE']._serialized_start=1304
-  _globals['_DETACHPOLICIESRESPONSE']._serialized_end=1345
-  _globals['_GETSCHEMAREQUEST']._serialized_start=1347
-  _globals['_GETSCHEMAREQUEST']._serialized_end=1396
-  _globals['_POLICYSERVICE']._serialized_start=1399
-  _globals['_POLICYSERVICE']._serialized_end=2144
-  _globals['_SCHEMASERVICE']._serialized_start=2147
-  _globals['_SCHEMASERVICE']._serialized_end=2276
+  _globals['_POLICYEVENT']._serialized_end=418
+  _globals['_POLICY']._serialized_start=421
+  _globals['_POLICY']._serialized_end=660
+  _globals['_POLICYPAYLOAD']._serialized_start=662
+  _globals['_POLICYPAYLOAD']._serialized_end=757
+  _globals['_UPSERTPOLICYREQUEST']._serialized_start=760
+  _globals['_UPSERTPOLICYREQUEST']._serialized_end=895
+  _globals['_UPSERTPOLICYRESPONSE']._serialized_start=897
+  _globals['_UPSERTPOLICYRESPONSE']._serialized_end=973
+  _globals['_GETPOLICYREQUEST']._serialized_start=975
+  _globals['_GETPOLICYREQUEST']._serialized_end=1027
+  _globals['_LISTPOLICIESREQUEST']._serialized_start=1029
+  _globals['_LISTPOLICIESREQUEST']._serialized_end=1063
+  _globals['_LISTPOLICIESRESPONSE']._serialized_start=1065
+  _globals['_LISTPOLICIESRESPONSE']._serialized_end=1122
+  _globals['_ATTACHPOLICIESREQUEST']._serialized_start=1124
+  _globals['_ATTACHPOLICIESREQUEST']._serialized_end=1200
+  _globals['_ATTACHPOLICIESRESPONSE']._serialized_start=1202
+  _globals['_ATTACHPOLICIESRESPONSE']._serialized_end=1243
+  _globals['_DETACHPOLICIESREQUEST']._serialized_start=1245
+  _globals['_DETACHPOLICIESREQUEST']._serialized_end=1321
+  _globals['_DETACHPOLICIESRESPONSE']._serialized_start=1323
+  _globals['_DETACHPOLICIESRESPONSE']._serialized_end=1364
+  _globals['_GETSCHEMAREQUEST']._serialized_start=1366
+  _globals['_GETSCHEMAREQUEST']._serialized_end=1415
+  _globals['_POLICYSERVICE']._serialized_start=1418
+  _globals['_POLICYSERVICE']._serialized_end=2163
+  _globals['_SCHEMASERVICE']._serialized_start=2166
+  _globals['_SCHEMASERVICE']._serialized_end=2295
 # @@protoc_insertion_point(module_scope)

@@ -26,16 +26,18 @@ class PolicyVersion(_message.Message):
     def __init__(self, version: _Optional[int] = ..., comment: _Optional[str] = ..., timestamp: _Optional[float] = ..., created_by: _Optional[str] = ..., policy_yaml: _Optional[str] = ...) -> None: ...
 
 class PolicyEvent(_message.Message):
-    __slots__ = ("type", "timestamp", "user", "data")
+    __slots__ = ("type", "timestamp", "user", "data", "user_type")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     USER_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
+    USER_TYPE_FIELD_NUMBER: _ClassVar[int]
     type: str
     timestamp: float
     user: str
     data: _struct_pb2.Struct
-    def __init__(self, type: _Optional[str] = ..., timestamp: _Optional[float] = ..., user: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    user_type: str
+    def __init__(self, type: _Optional[str] = ..., timestamp: _Optional[float] = ..., user: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., user_type: _Optional[str] = ...) -> None: ...
 
 class Policy(_message.Message):
     __slots__ = ("name", "description", "created_by", "created_at", "last_modified_at", "archived", "versions", "events", "consuming_envs")

@@ -192,7 +192,7 @@ class ListMembershipAuditLogRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., search: _Optional[str] = ..., event_type: _Optional[str] = ..., from_timestamp: _Optional[float] = ..., to_timestamp: _Optional[float] = ..., sort_dir: _Optional[str] = ...) -> None: ...
 
 class MembershipAuditEvent(_message.Message):
-    __slots__ = ("event_type", "timestamp", "actor", "subject", "role", "source", "details")
+    __slots__ = ("event_type", "timestamp", "actor", "subject", "role", "source", "details", "actor_type")
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +200,7 @@ class MembershipAuditEvent(_message.Message):
     ROLE_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     DETAILS_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_TYPE_FIELD_NUMBER: _ClassVar[int]
     event_type: str
     timestamp: float
     actor: str
@@ -207,7 +208,8 @@ class MembershipAuditEvent(_message.Message):
     role: str
     source: str
     details: _struct_pb2.Struct
-    def __init__(self, event_type: _Optional[str] = ..., timestamp: _Optional[float] = ..., actor: _Optional[str] = ..., subject: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[str] = ..., details: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    actor_type: str
+    def __init__(self, event_type: _Optional[str] = ..., timestamp: _Optional[float] = ..., actor: _Optional[str] = ..., subject: _Optional[str] = ..., role: _Optional[str] = ..., source: _Optional[str] = ..., details: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., actor_type: _Optional[str] = ...) -> None: ...
 
 class MembershipAuditLog(_message.Message):
     __slots__ = ("events", "page", "per_page", "total_count")
