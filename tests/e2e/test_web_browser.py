@@ -13,6 +13,7 @@ import requests
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.conftest import ALICE_KEY, ROOT, RunningServer, bearer
 from tests.e2e.test_cli_evidence import Repo
@@ -76,6 +77,12 @@ def _deliver(server: RunningServer, tmp_path: pathlib.Path) -> tuple[str, str]:
     return commit, hashlib.sha256(b"app 1.0\n").hexdigest()
 
 
+def _arrives(browser: webdriver.Chrome, url: str) -> None:
+    """Wait until the browser shows `url` (a click navigates after it returns)."""
+    WebDriverWait(browser, 10).until(lambda b: b.current_url == url,
+                                     message=f"never reached {url}")
+
+
 def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
         server: RunningServer, browser: webdriver.Chrome, tmp_path: pathlib.Path):
     commit, fingerprint = _deliver(server, tmp_path)
@@ -87,7 +94,8 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     _shot(browser, "sign-in")
     browser.find_element(By.NAME, "key").send_keys(ALICE_KEY)
     browser.find_element(By.CSS_SELECTOR, "form[action='/sign-in'] button").click()
-    assert browser.current_url == trail["html_url"]
+    # a click returns before the form's answer has loaded: wait for the page it leads to
+    _arrives(browser, trail["html_url"])
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith(commit)
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "COMPLIANT" in body and "Attestations (2)" in body
@@ -110,10 +118,12 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     browser.get(f"{server.http_url}/acme")
     _shot(browser, "organization")
     browser.find_element(By.LINK_TEXT, "acme/shop").click()
+    _arrives(browser, f"{server.http_url}/acme/repos/acme/shop")
     charts = browser.find_elements(By.CSS_SELECTOR, "figure svg")
     assert len(charts) == 2 and charts[0].find_elements(By.TAG_NAME, "rect")
     _shot(browser, "repo")
 
     browser.find_element(By.CSS_SELECTOR, "form[action='/sign-out'] button").click()
+    WebDriverWait(browser, 10).until(lambda b: "/sign-in" in b.current_url)
     browser.get(f"{server.http_url}/acme")
     assert "/sign-in" in browser.current_url
