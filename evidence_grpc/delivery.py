@@ -36,6 +36,8 @@ def _start(pool: ThreadPoolExecutor, limit: int, busy: Counter[int]) -> dict[Fut
     each with its organization's id. `busy` counts this worker's notifications in flight by
     organization, which wait their turn behind the others'."""
     claimed = actions.claim(limit, busy)
+    if not claimed:  # an idle poll costs its one query
+        return {}
     owners = actions.actions_of(claimed)
     sending: dict[Future[None], int] = {}
     for message in claimed:

@@ -87,11 +87,6 @@ class BytesLru:
                 _, (_, evicted) = self._entries.popitem(last=False)
                 self.bytes -= evicted
 
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.bytes = 0
-
 
 class BytesLruFunction:
     """A pure function of hashable arguments whose answers a BytesLru keeps, each counted as
@@ -110,9 +105,6 @@ class BytesLruFunction:
             answer = self._function(*args)
             self.kept.put(args, answer, self._size(*args))
         return answer
-
-    def cache_clear(self) -> None:
-        self.kept.clear()
 
 
 def bytes_lru(max_bytes: int, size: Callable[..., int]

@@ -30,6 +30,7 @@ from ..storage.models import Action, Artifact, Environment, Flow, Organization, 
 from . import outbound, references
 from .errors import AlreadyExists, InvalidArgument, NotFound, validation_error
 from .names import pattern_mismatch
+from .urls import parsed_url
 
 log = logging.getLogger(__name__)
 
@@ -76,22 +77,16 @@ REDACTED = "***"
 def redacted_url(url: str) -> str:
     """`url` without its secret parts: `https://hooks.slack.com/***` for
     `https://hooks.slack.com/services/T0/B0/XXXX`; `***` when it is not a URL with a host."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
+    parts = parsed_url(url)
+    if parts is None or not parts.scheme or not parts.hostname:
         return REDACTED
-    if not parts.scheme or not host:
-        return REDACTED
+    host = parts.hostname
     return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}/{REDACTED}"
 
 
 def _is_redacted(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    return parts.path == f"/{REDACTED}" and not parts.query and not parts.fragment
+    parts = parsed_url(url)
+    return parts is not None and parts.path == f"/{REDACTED}" and not parts.query and not parts.fragment
 
 
 _TARGET_FIELDS = {"type", "webhook", "payload_version", "emails", "context", "last_success_at",

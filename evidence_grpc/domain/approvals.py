@@ -24,7 +24,7 @@ from ..storage.db import (
 from ..storage.models import Approval, Artifact, Environment, Flow, Organization, User
 from . import actions, references
 from .environments import LOGICAL, check_env_name, find_environment, latest_snapshots
-from .errors import InvalidArgument, NotFound, environment_not_found
+from .errors import InvalidArgument, NotFound
 from .flows import find_flow
 from .pages import page_of
 from .trail_events import add_events, reports_of
@@ -108,11 +108,7 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
         with write_transaction():
             _number_lock(flow)
             # Kept by id: the approval follows the environment's renames, not its old name.
-            env = (Environment.get_or_none((Environment.organization == org)
-                                           & (Environment.name == environment))
-                   if environment else None)
-            if environment and env is None:
-                raise environment_not_found(org.name, environment)
+            env = find_environment(org, environment) if environment else None
             artifact = (Artifact.select(Artifact.name)
                         .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint))
                         .order_by(Artifact.id.desc()).first())
@@ -133,7 +129,7 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
                 reviews=stored, state=stored[-1]["state"] if stored else PENDING,
                 user_data=user_data, created_by=user.name, created_at=stamp,
                 last_modified_at=stamp)
-            _report_to_trails(org, flow, approval)
+            _report_to_trails(flow, approval)
             actions.flow_event(org, flow, "ON_APPROVAL", approval_number=approval.number,
                                fingerprint=fingerprint, artifact_name=artifact.name,
                                state=approval.state, user=user.name)
@@ -142,7 +138,7 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
     return retry_on_conflict(write)
 
 
-def _report_to_trails(org: Organization, flow: Flow, approval: Approval) -> None:
+def _report_to_trails(flow: Flow, approval: Approval) -> None:
     reviewer = approval.reviews[-1]["approved_by"] if approval.reviews else None
     add_events([{"trail": trail_id, "timestamp": approval.created_at,
                  "type": "artifact_approval_reported",

@@ -71,21 +71,20 @@ class _Pages:
         """`Service.Method` of evidence.v2 with the visitor's key (or none). The calls of one
         page share the authentication of that key (in-process; a gRPC server authenticates
         each call it receives)."""
-        method = descriptor_pool.Default().FindMethodByName(f"evidence.v2.{rpc}")
-        metadata = [("x-request-id", request.environ.get("evidence.request_id", ""))]
+        metadata = _request_id()
         session_id = _session_id()
         if session_id:
             metadata.append(("authorization", f"Session {session_id}"))
         elif "authorization" in request.headers:
             metadata.append(("authorization", request.headers["authorization"]))
-        return self.backend.call(method, message, metadata, g.setdefault("authenticated", {}))
+        return self.backend.call(_method(rpc), message, metadata,
+                                 g.setdefault("authenticated", {}))
 
     def open_session(self, key: str, org: str) -> str:
         """Check the key in the organization and open a session with it (in the same call,
         through the auth path): the new session's id."""
         session_id = secrets.token_urlsafe(32)
-        metadata = [("x-request-id", request.environ.get("evidence.request_id", "")),
-                    ("authorization", f"Bearer {key}"),
+        metadata = [*_request_id(), ("authorization", f"Bearer {key}"),
                     (web_sessions.OPEN_METADATA, session_id)]
         self.backend.call(_method("FlowService.ListFlows"),
                           flow_pb.ListFlowsRequest(org=org, per_page=1), metadata)
@@ -93,8 +92,7 @@ class _Pages:
 
     def end_session(self, session_id: str) -> None:
         """Delete the session server-side: every copy of its cookie stops working."""
-        metadata = [("x-request-id", request.environ.get("evidence.request_id", "")),
-                    (web_sessions.END_METADATA, session_id)]
+        metadata = [*_request_id(), (web_sessions.END_METADATA, session_id)]
         try:
             self.backend.call(_method("FlowService.ListFlows"), flow_pb.ListFlowsRequest(),
                               metadata)
@@ -110,6 +108,11 @@ class _Pages:
             if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                 return None
             raise
+
+
+def _request_id() -> list[tuple[str, str]]:
+    """The metadata that carries this request's id to the calls it makes."""
+    return [("x-request-id", request.environ.get("evidence.request_id", ""))]
 
 
 def _method(rpc: str) -> Any:
@@ -130,7 +133,8 @@ class _NoFlaskSessions(SessionInterface):
 def _session_id() -> str | None:
     """The session id of the request's cookie (the server says whether it is still open)."""
     value = request.cookies.get(SESSION_COOKIE, "")
-    return value if 32 <= len(value) <= 128 and value.isascii() and value.isprintable() else None
+    fits = web_sessions.MIN_ID_LENGTH <= len(value) <= 128
+    return value if fits and value.isascii() and value.isprintable() else None
 
 
 def register(app: Flask, backend: Backend, settings: Settings) -> None:
