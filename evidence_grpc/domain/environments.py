@@ -21,7 +21,7 @@ from ..storage.db import (
     write_transaction,
 )
 from ..storage.models import AllowlistEntry, Environment, Organization, Policy, Snapshot, User
-from . import actions, env_audit, references
+from . import actions, change_privileges, env_audit, references
 from .contract import SchemaCheck
 from .errors import (
     AlreadyExists,
@@ -101,15 +101,24 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             elif env.type != env_type:
                 raise FailedPrecondition(
                     f"Environment '{name}' is of type '{env.type}', not '{env_type}'")
+            settings: dict[str, Any] = {"description": data.get("description", "")}
             if included:
-                env.included_environments = _physical_ids(org, included)
-            env.description = data.get("description", "")
+                settings["included_environments"] = _physical_ids(org, included)
             if data.get("require_provenance") is not None:
-                env.require_provenance = bool(data["require_provenance"])
+                settings["require_provenance"] = bool(data["require_provenance"])
             if data.get("include_scaling") is False:
-                env.include_scaling = False  # can be turned off, no longer on
-            if data.get("policies") is not None:
-                set_policies(org, env, list(data["policies"]))
+                settings["include_scaling"] = False  # can be turned off, no longer on
+            policies = None if data.get("policies") is None else known_policies(
+                org, list(data["policies"]))
+            if not created:
+                change_privileges.require_to_change(f"environment '{name}'", [
+                    *(f for f, value in settings.items() if getattr(env, f) != value),
+                    *(["policies"] if policies not in (None, list(env.policies or [])) else []),
+                    *(["archived"] if env.archived else [])])
+            for f, value in settings.items():
+                setattr(env, f, value)
+            if policies is not None:
+                set_policies(org, env, policies)
             env.archived = False
             env.last_modified_at = stamp
             env.save()
@@ -182,12 +191,15 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
     validate("update_env", data)
     with write_transaction():
         env = locked(find_environment(org, name))
+        policies = known_policies(org, list(data["policies"] or [])) if "policies" in data else None
+        if policies not in (None, list(env.policies or [])):
+            change_privileges.require_to_change(f"environment '{name}'", ["policies"])
         if "description" in data:
             env.description = data["description"] or ""
         if data.get("include_scaling") is False:
             env.include_scaling = False
-        if "policies" in data:
-            set_policies(org, env, list(data["policies"] or []))
+        if policies is not None:
+            set_policies(org, env, policies)
         if "included_environments" in data:
             if env.type != LOGICAL and data["included_environments"]:
                 raise validation_error("included_environments",

@@ -3,8 +3,11 @@
 The key comes from `authorization` metadata (Bearer or Basic); a request message with an `org`
 field is refused unless the key may act in that organization, and any request unless the
 caller's privilege there is at least the method's `(privilege)` option (a method that declares
-none needs admin). Methods marked `(http_options).anonymous` skip this; those marked
-`(public_flow_read)` answer a call without credentials for the organization's public flows.
+none needs admin); what changing an existing resource needs, where an RPC declares more for it
+(`update_privilege`, a field's `change_privilege`), is handed to the domain
+(domain.change_privileges), which alone knows what a call would change. Methods marked
+`(http_options).anonymous` skip this; those marked `(public_flow_read)` answer a call without
+credentials for the organization's public flows.
 
 The web pages' sessions (domain.web_sessions) go through here too: a page's call carries
 `authorization: Session <id>`, authenticated as the key the session was opened with; the
@@ -18,7 +21,7 @@ from typing import Any
 
 import grpc
 
-from ..domain import organizations, service_accounts, web_sessions
+from ..domain import change_privileges, organizations, service_accounts, web_sessions
 from ..domain.errors import PermissionDenied, Unauthenticated
 from .base import Behavior, UnaryInterceptor, method_descriptor
 
@@ -33,6 +36,23 @@ def _declared(method: str) -> tuple[bool, bool, int]:
     return (options.Extensions[options_pb2.http_options].anonymous,
             options.Extensions[options_pb2.public_flow_read],
             options.Extensions[options_pb2.privilege] or options_pb2.PRIVILEGE_ADMIN)
+
+
+@functools.cache
+def _change_rules(method: str) -> change_privileges.ChangeRules | None:
+    """What changing an existing resource through the method needs, from its
+    `update_privilege` option and its request fields' `change_privilege`; None when it
+    declares neither (its `privilege` suffices for all it does)."""
+    from ..api.v2 import options_pb2
+
+    found = method_descriptor(method)
+    fields = {f.name: f.GetOptions().Extensions[options_pb2.change_privilege]
+              for f in found.input_type.fields}
+    fields = {name: needed for name, needed in fields.items() if needed}
+    update = found.GetOptions().Extensions[options_pb2.update_privilege]
+    if not update and not fields:
+        return None
+    return change_privileges.ChangeRules(update or _declared(method)[2], fields)
 
 
 def _metadata(context: grpc.ServicerContext, name: str) -> str | None:
@@ -78,9 +98,11 @@ class AuthInterceptor(UnaryInterceptor):
                               f"'{caller.org.name if caller.organization else org}', the key has "
                               f"{service_accounts.PRIVILEGES[caller.privilege - 1]}"})
         token = organizations.set_current_caller(caller)
+        rules = change_privileges.declare(_change_rules(method))
         try:
             answer = behavior(request, context)
         finally:
+            change_privileges.reset(rules)
             organizations.reset_current_caller(token)
         opened = _metadata(context, web_sessions.OPEN_METADATA)
         if opened and org and header and web_sessions.session_id_of(header) is None:

@@ -103,3 +103,25 @@ def test_grpc_callers_get_the_same_accounts_keys_and_privileges(server: RunningS
         assert [e.event_type for e in log.events] == [
             "api_key_revoked", "api_key_created", "service_account_created"]
         assert json.dumps([e.subject for e in log.events]) == '["grpc-bot", "grpc-bot", "grpc-bot"]'
+
+
+def test_a_snapshotter_creates_environments_but_cannot_change_them_by_the_cli(
+        server: RunningServer):
+    sam = ROLE_KEYS["snapshotter"]
+    for _ in range(2):  # a pipeline re-sends what created it
+        made = server.kosli("create", "environment", "prod", "--type", "server",
+                            "--description", "runs prod", key=sam)
+        assert "environment prod was created" in made.stdout
+    refused = server.kosli("create", "environment", "prod", "--type", "server", key=sam,
+                           check=False)  # the CLI always sends a description: "" here
+    assert refused.returncode != 0
+    assert "You don't have permission to access this resource" in refused.stderr
+    assert "needs member privilege to change description" in refused.stderr
+    server.kosli("archive", "environment", "prod", key=ROLE_KEYS["member"])
+    refused = server.kosli("create", "environment", "prod", "--type", "server",
+                           "--description", "runs prod", key=sam, check=False)
+    assert "needs member privilege to change archived" in refused.stderr
+    shown = server.kosli_json("get", "environment", "prod")
+    assert shown["description"] == "runs prod"
+    server.kosli("create", "environment", "prod", "--type", "server", key=ROLE_KEYS["member"])
+    assert server.kosli_json("get", "environment", "prod")["description"] == ""

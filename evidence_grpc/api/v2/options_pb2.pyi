@@ -24,6 +24,8 @@ PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
 privilege: _descriptor.FieldDescriptor
 PUBLIC_FLOW_READ_FIELD_NUMBER: _ClassVar[int]
 public_flow_read: _descriptor.FieldDescriptor
+UPDATE_PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
+update_privilege: _descriptor.FieldDescriptor
 MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +38,8 @@ OMIT_WHEN_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_when_unset: _descriptor.FieldDescriptor
 AS_SENT_FIELD_NUMBER: _ClassVar[int]
 as_sent: _descriptor.FieldDescriptor
+CHANGE_PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
+change_privilege: _descriptor.FieldDescriptor
 OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_unset: _descriptor.FieldDescriptor
 JSON_ARRAY_FIELD_NUMBER: _ClassVar[int]
