@@ -1,6 +1,7 @@
 """Server-side sessions of the web pages (issue 31): the cookie holds a random id and no key
-material; sign-out, the key's revocation or expiry, a lost membership and the session's own idle
-and absolute limits end it for every copy of the cookie (both engines)."""
+material; sign-out, the key's revocation or expiry, a lost membership, the session's own idle
+and absolute limits and an admin of its organization (/api/v2/organizations/{org}/sessions, on
+both doors) end it for every copy of the cookie (both engines)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,18 @@ import base64
 import binascii
 import hashlib
 
+import grpc
+import peewee
 import pytest
 
+from evidence_grpc.api.v2 import organization_service_pb2 as org_pb
+from evidence_grpc.api.v2 import organization_service_pb2_grpc as org_grpc
 from evidence_grpc.config import Settings
 from evidence_grpc.domain import web_sessions
-from evidence_grpc.storage.models import ApiKey, Membership, User, WebSession
-from tests.conftest import ALICE_KEY, bearer
+from evidence_grpc.storage.models import ApiKey, Membership, MembershipAuditEvent, User, WebSession
+from tests.conftest import ALICE_KEY, BOB_KEY, ROLE_KEYS, bearer, grpc_channel
 from tests.test_service_accounts import BASE, create_account, mint
+from tests.test_servicers import details_of
 from tests.test_web import csrf_of, sign_in
 
 H = bearer()
@@ -194,3 +200,217 @@ def test_sessions_work_the_same_through_a_grpc_server(server):
     assert copied.get("/acme").status_code == 302
     assert requests.get(f"{server.http_url}/acme", cookies={"evidence_session": value},
                         allow_redirects=False, timeout=30).status_code == 302
+
+
+# ---- an admin's view: /api/v2/organizations/{org}/sessions --------------------------------------
+
+SESSIONS = "/api/v2/organizations/acme/sessions"
+
+
+def _browser(client, key: str = ALICE_KEY, org: str = "acme"):
+    """A new browser signed in with that key."""
+    browser = client.application.test_client()
+    assert sign_in(browser, key=key, org=org).status_code == 302
+    assert browser.get(f"/{org}").status_code == 200
+    return browser
+
+
+def _listed(client) -> list[dict]:
+    answer = client.get(SESSIONS, headers=H)
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()
+
+
+def _newest() -> peewee.Expression:
+    """The last session opened."""
+    return WebSession.id == WebSession.select(peewee.fn.MAX(WebSession.id)).scalar()
+
+
+def _id_of(client, actor: str) -> str:
+    [found] = [s["id"] for s in _listed(client) if s["actor"] == actor]
+    return found
+
+
+def test_an_admin_lists_the_live_sessions_with_who_opened_them(client):
+    create_account(client, "viewer", privilege="reader")
+    _browser(client)
+    _browser(client, ROLE_KEYS["reader"])
+    _browser(client, mint(client, "viewer")["key"])
+    _browser(client, BOB_KEY, org="other")  # another organization's
+    idle = _browser(client, ROLE_KEYS["member"])
+    WebSession.update(last_seen_at=WebSession.last_seen_at - web_sessions.IDLE_SECONDS - 60
+                      ).where(_newest()).execute()
+    listed = _listed(client)
+    assert [(s["actor"], s["actor_type"]) for s in listed] == [
+        ("alice", "user"), ("rita", "user"), ("viewer", "service_account")]
+    rows = {str(row.id): row for row in WebSession.select()}  # the handle: the row's number
+    for session in listed:
+        assert set(session) == {"id", "actor", "actor_type", "created_at", "last_seen_at",
+                                "expires_at"}
+        row = rows[session["id"]]
+        assert (session["created_at"], session["last_seen_at"]) == (row.created_at,
+                                                                   row.last_seen_at)
+        assert session["expires_at"] == pytest.approx(min(
+            row.last_seen_at + web_sessions.IDLE_SECONDS,
+            row.created_at + web_sessions.ABSOLUTE_SECONDS))
+    text = client.get(SESSIONS, headers=H).get_data(as_text=True)
+    for row in rows.values():  # neither hash is ever shown
+        assert row.id_hash not in text and row.key_hash not in text
+    assert idle.get("/acme").status_code == 302  # the idle one, not listed, had ended
+
+
+def test_a_session_too_old_is_not_listed_and_expires_at_is_its_absolute_end(client):
+    _browser(client)
+    WebSession.update(created_at=WebSession.created_at - web_sessions.ABSOLUTE_SECONDS + 3600
+                      ).execute()
+    [session] = _listed(client)
+    assert session["expires_at"] == pytest.approx(session["created_at"]
+                                                  + web_sessions.ABSOLUTE_SECONDS)
+    WebSession.update(created_at=WebSession.created_at - 7200).execute()
+    assert _listed(client) == []
+
+
+def test_ending_one_session_stops_its_cookie_at_once_and_leaves_the_others(client):
+    mine = _browser(client)
+    ritas = _browser(client, ROLE_KEYS["reader"])
+    copied = _copy(ritas, _session_cookie(ritas))
+    assert copied.get("/acme").status_code == 200
+    session_id = _id_of(client, "rita")
+    ended = client.delete(f"{SESSIONS}/{session_id}", headers=H)
+    assert (ended.status_code, ended.get_json()) == (200, "ended")
+    assert ritas.get("/acme").status_code == 302 and copied.get("/acme").status_code == 302
+    assert mine.get("/acme").status_code == 200
+    assert [s["actor"] for s in _listed(client)] == ["alice"]
+    again = client.delete(f"{SESSIONS}/{session_id}", headers=H)
+    assert again.status_code == 404
+    assert set(again.get_json()) == {"message", "errors"} and "id" in again.get_json()["errors"]
+    # the membership audit log records who ended whose session
+    log = client.get("/api/v2/membership-audit-log/acme?event_type=sessions_ended",
+                     headers=H).get_json()
+    [event] = log["events"]
+    assert (event["actor"], event["actor_type"], event["subject"]) == ("alice", "user", "rita")
+    assert event["details"] == {"subject_type": "user", "count": 1, "session_ids": [session_id]}
+
+
+def test_ending_all_sessions_or_one_actors(client):
+    create_account(client, "viewer", privilege="reader")
+    robot = _browser(client, mint(client, "viewer")["key"])
+    alices = [_browser(client), _browser(client)]
+    rita = _browser(client, ROLE_KEYS["reader"])
+    bob = _browser(client, BOB_KEY, org="other")
+
+    answer = client.delete(f"{SESSIONS}?actor=alice", headers=H)
+    assert (answer.status_code, answer.get_json()) == (200, {"ended": 2})
+    assert [b.get("/acme").status_code for b in alices] == [302, 302]
+    assert rita.get("/acme").status_code == 200 and robot.get("/acme").status_code == 200
+    assert client.delete(f"{SESSIONS}?actor=alice", headers=H).get_json() == {"ended": 0}
+    assert client.delete(f"{SESSIONS}?actor=nobody", headers=H).get_json() == {"ended": 0}
+    assert client.delete(f"{SESSIONS}?actor=viewer", headers=H).get_json() == {"ended": 1}
+    assert robot.get("/acme").status_code == 302 and rita.get("/acme").status_code == 200
+    blank = client.delete(f"{SESSIONS}?actor=", headers=H)  # never "everyone's"
+    assert blank.status_code == 400 and "actor" in blank.get_json()["errors"]
+    assert rita.get("/acme").status_code == 200
+
+    # an expired row goes too, but only live sessions count
+    _browser(client, ROLE_KEYS["member"])
+    WebSession.update(created_at=WebSession.created_at - web_sessions.ABSOLUTE_SECONDS - 60
+                      ).where(_newest()).execute()
+    everyone = client.delete(SESSIONS, headers=H)
+    assert (everyone.status_code, everyone.get_json()) == (200, {"ended": 1})
+    assert rita.get("/acme").status_code == 302
+    assert [row.organization.name for row in WebSession.select()] == ["other"]
+    assert bob.get("/other").status_code == 200  # another organization's stays
+    events = (MembershipAuditEvent.select().where(MembershipAuditEvent.event_type
+                                                  == "sessions_ended")
+              .order_by(MembershipAuditEvent.id))
+    assert [(e.subject, e.details["subject_type"], e.details["count"]) for e in events] == [
+        ("alice", "user", 2), ("viewer", "service_account", 1), ("rita", "user", 1)]
+
+
+@pytest.mark.parametrize("role", ["reader", "snapshotter", "member"])
+def test_only_admins_see_or_end_sessions(client, role: str):
+    _browser(client)
+    session_id = _id_of(client, "alice")
+    headers = bearer(ROLE_KEYS[role])
+    assert client.get(SESSIONS, headers=headers).status_code == 403
+    assert client.delete(f"{SESSIONS}/{session_id}", headers=headers).status_code == 403
+    assert client.delete(SESSIONS, headers=headers).status_code == 403
+    assert client.get(SESSIONS, headers=bearer(BOB_KEY)).status_code == 403  # not a member
+    assert client.get(SESSIONS).status_code == 401
+    assert len(_listed(client)) == 1
+
+
+def test_a_session_cannot_end_sessions_even_an_admins(client):
+    browser = _browser(client)
+    headers = {"Authorization": f"Session {_session_cookie(browser)}"}  # acts as a reader
+    assert client.get(SESSIONS, headers=headers).status_code == 403
+    assert client.delete(SESSIONS, headers=headers).status_code == 403
+    assert browser.get("/acme").status_code == 200
+
+
+def test_another_organizations_session_and_bad_ids_are_404_or_400(client):
+    bob = _browser(client, BOB_KEY, org="other")
+    [bobs] = [row.id for row in WebSession.select()]
+    mine = _browser(client)
+    assert client.delete(f"{SESSIONS}/{bobs}", headers=H).status_code == 404
+    assert bob.get("/other").status_code == 200
+    for bad in ("0", "00", "9223372036854775807", str(bobs + 1000)):
+        answer = client.delete(f"{SESSIONS}/{bad}", headers=H)
+        assert answer.status_code == 404, bad
+        assert set(answer.get_json()) == {"message", "errors"}
+    for bad in ("abc", "-1", "+1", "%201", "1.5", "1e3", "9223372036854775808",
+                "99999999999999999999", "%C2%B2", "%D9%A1", "%00"):
+        answer = client.delete(f"{SESSIONS}/{bad}", headers=H)
+        assert answer.status_code == 400, bad
+        assert set(answer.get_json()) == {"message", "errors"} and "id" in answer.get_json()[
+            "errors"], bad
+    # an idle session is no longer one to end
+    WebSession.update(last_seen_at=WebSession.last_seen_at - web_sessions.IDLE_SECONDS - 60
+                      ).where(WebSession.id != bobs).execute()
+    assert client.delete(f"{SESSIONS}/{_only_acme_row(bobs)}", headers=H).status_code == 404
+    assert mine.get("/acme").status_code == 302 and bob.get("/other").status_code == 200
+
+
+def _only_acme_row(other: int) -> int:
+    [found] = [row.id for row in WebSession.select() if row.id != other]
+    return found
+
+
+def test_sessions_are_seen_and_ended_through_grpc(client, db: str):
+    _browser(client)
+    ritas = _browser(client, ROLE_KEYS["reader"])
+    admin = (("authorization", f"Bearer {ALICE_KEY}"),)
+    with grpc_channel(db) as channel:
+        stub = org_grpc.OrganizationServiceStub(channel)
+        listed = stub.ListWebSessions(org_pb.ListWebSessionsRequest(org="acme"), metadata=admin,
+                                      timeout=10).sessions
+        assert [(s.actor, s.actor_type) for s in listed] == [("alice", "user"), ("rita", "user")]
+        assert all(s.expires_at > s.last_seen_at >= s.created_at > 0 for s in listed)
+        rita_id = [s.id for s in listed if s.actor == "rita"][0]
+        ended = stub.EndWebSession(org_pb.EndWebSessionRequest(org="acme", id=rita_id),
+                                   metadata=admin, timeout=10)
+        assert ended.message == "ended"
+        assert ritas.get("/acme").status_code == 302  # at once
+        for session_id, code in ((rita_id, "NOT_FOUND"), ("0", "NOT_FOUND"),
+                                 (str(2**63 - 1), "NOT_FOUND"), ("", "INVALID_ARGUMENT"),
+                                 ("-5", "INVALID_ARGUMENT"), (str(2**63), "INVALID_ARGUMENT"),
+                                 ("x", "INVALID_ARGUMENT"), ("\u00b2", "INVALID_ARGUMENT")):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.EndWebSession(org_pb.EndWebSessionRequest(org="acme", id=session_id),
+                                   metadata=admin, timeout=10)
+            assert refused.value.code() is getattr(grpc.StatusCode, code), session_id
+            assert "id" in details_of(refused.value)[1]
+        reader = (("authorization", f"Bearer {ROLE_KEYS['reader']}"),)
+        for call, request in ((stub.ListWebSessions, org_pb.ListWebSessionsRequest(org="acme")),
+                              (stub.EndWebSessions, org_pb.EndWebSessionsRequest(org="acme"))):
+            with pytest.raises(grpc.RpcError) as denied:
+                call(request, metadata=reader, timeout=10)
+            assert denied.value.code() is grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(grpc.RpcError) as blank:
+            stub.EndWebSessions(org_pb.EndWebSessionsRequest(org="acme", actor=""),
+                                metadata=admin, timeout=10)
+        assert blank.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert stub.EndWebSessions(org_pb.EndWebSessionsRequest(org="acme"), metadata=admin,
+                                   timeout=10).ended == 1
+        assert not stub.ListWebSessions(org_pb.ListWebSessionsRequest(org="acme"),
+                                        metadata=admin, timeout=10).sessions

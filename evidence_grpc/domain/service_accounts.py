@@ -37,7 +37,8 @@ DEFAULT_GRACE_HOURS = 24
 MAX_GRACE_HOURS = 720
 KEY_PREFIX = "evk_"
 EVENT_TYPES = ("service_account_created", "service_account_updated", "service_account_deleted",
-               "api_key_created", "api_key_revoked", "api_key_rotated")
+               "api_key_created", "api_key_revoked", "api_key_rotated",
+               "sessions_ended")  # web_sessions.ENDED_EVENT
 
 
 def privilege_level(privilege: str) -> int:

@@ -1,4 +1,4 @@
-"""OrganizationService and ReadinessService."""
+"""OrganizationService (with an admin's view of the web-page sessions) and ReadinessService."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from ..api.v2 import organization_service_pb2 as pb
 from ..api.v2 import organization_service_pb2_grpc as pb_grpc
 from ..api.v2 import readiness_service_pb2 as ready_pb
 from ..api.v2 import readiness_service_pb2_grpc as ready_pb_grpc
-from ..convert import to_message
-from ..domain import organizations
+from ..convert import optional, to_message
+from ..domain import organizations, web_sessions
 from ..domain.organizations import current_caller
 from ..storage.db import database
 
@@ -37,6 +37,24 @@ class OrganizationServicer(pb_grpc.OrganizationServiceServicer):
         caller = current_caller()
         organizations.set_default_organization(caller.user, caller.org)
         return pb.SetDefaultOrganizationResponse(message=f"default organization is '{caller.org.name}'")
+
+    def ListWebSessions(self, request: pb.ListWebSessionsRequest, context: grpc.ServicerContext
+                        ) -> pb.ListWebSessionsResponse:
+        return pb.ListWebSessionsResponse(
+            sessions=[to_message(s, pb.WebSession)
+                      for s in web_sessions.list_live(current_caller().org)])
+
+    def EndWebSession(self, request: pb.EndWebSessionRequest, context: grpc.ServicerContext
+                      ) -> pb.EndWebSessionResponse:
+        caller = current_caller()
+        web_sessions.end_one(caller.org, caller.user.name, request.id)
+        return pb.EndWebSessionResponse(message="ended")
+
+    def EndWebSessions(self, request: pb.EndWebSessionsRequest, context: grpc.ServicerContext
+                       ) -> pb.EndWebSessionsResponse:
+        caller = current_caller()
+        return pb.EndWebSessionsResponse(ended=web_sessions.end_all(
+            caller.org, caller.user.name, optional(request, "actor")))
 
 
 class ReadinessServicer(ready_pb_grpc.ReadinessServiceServicer):

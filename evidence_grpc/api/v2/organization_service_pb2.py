@@ -26,7 +26,7 @@ from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/organization_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x91\x01\n\x0cOrganization\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x66\x65\x61tures\x18\x06 \x03(\t\"%\n\x16GetOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"W\n!UpdateExperimentalFeaturesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x02 \x01(\x08\"5\n\"UpdateExperimentalFeaturesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"\x1f\n\x1dGetDefaultOrganizationRequest\":\n\x1eGetDefaultOrganizationResponse\x12\x18\n\x10\x64\x65\x66\x61ult_org_name\x18\x01 \x01(\t\",\n\x1dSetDefaultOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"1\n\x1eSetDefaultOrganizationResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\x96\x05\n\x13OrganizationService\x12z\n\x0fGetOrganization\x12#.evidence.v2.GetOrganizationRequest\x1a\x19.evidence.v2.Organization\"\'\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v2/organizations/{org}\x12\xc8\x01\n\x1aUpdateExperimentalFeatures\x12..evidence.v2.UpdateExperimentalFeaturesRequest\x1a/.evidence.v2.UpdateExperimentalFeaturesResponse\"I\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02?\x1a\x31/api/v2/organizations/{org}/experimental_features:\x01*b\x07message\x12\x97\x01\n\x16GetDefaultOrganization\x12*.evidence.v2.GetDefaultOrganizationRequest\x1a+.evidence.v2.GetDefaultOrganizationResponse\"$\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/user/default-org\x12\x9d\x01\n\x16SetDefaultOrganization\x12*.evidence.v2.SetDefaultOrganizationRequest\x1a+.evidence.v2.SetDefaultOrganizationResponse\"*\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02 \x1a\x12/api/v2/user/{org}:\x01*b\x07messageb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/organization_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\x91\x01\n\x0cOrganization\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x03 \x01(\x08\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x18\n\x10last_modified_at\x18\x05 \x01(\x01\x12\x10\n\x08\x66\x65\x61tures\x18\x06 \x03(\t\"%\n\x16GetOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"W\n!UpdateExperimentalFeaturesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12%\n\x1d\x65xperimental_features_enabled\x18\x02 \x01(\x08\"5\n\"UpdateExperimentalFeaturesResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"\x1f\n\x1dGetDefaultOrganizationRequest\":\n\x1eGetDefaultOrganizationResponse\x12\x18\n\x10\x64\x65\x66\x61ult_org_name\x18\x01 \x01(\t\",\n\x1dSetDefaultOrganizationRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"1\n\x1eSetDefaultOrganizationResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"y\n\nWebSession\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x02 \x01(\t\x12\x12\n\nactor_type\x18\x03 \x01(\t\x12\x12\n\ncreated_at\x18\x04 \x01(\x01\x12\x14\n\x0clast_seen_at\x18\x05 \x01(\x01\x12\x12\n\nexpires_at\x18\x06 \x01(\x01\"%\n\x16ListWebSessionsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"D\n\x17ListWebSessionsResponse\x12)\n\x08sessions\x18\x01 \x03(\x0b\x32\x17.evidence.v2.WebSession\"/\n\x14\x45ndWebSessionRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\"(\n\x15\x45ndWebSessionResponse\x12\x0f\n\x07message\x18\x01 \x01(\t\"B\n\x15\x45ndWebSessionsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x12\n\x05\x61\x63tor\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_actor\"\'\n\x16\x45ndWebSessionsResponse\x12\r\n\x05\x65nded\x18\x01 \x01(\x03\x32\xd8\x08\n\x13OrganizationService\x12z\n\x0fGetOrganization\x12#.evidence.v2.GetOrganizationRequest\x1a\x19.evidence.v2.Organization\"\'\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v2/organizations/{org}\x12\xc8\x01\n\x1aUpdateExperimentalFeatures\x12..evidence.v2.UpdateExperimentalFeaturesRequest\x1a/.evidence.v2.UpdateExperimentalFeaturesResponse\"I\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02?\x1a\x31/api/v2/organizations/{org}/experimental_features:\x01*b\x07message\x12\x97\x01\n\x16GetDefaultOrganization\x12*.evidence.v2.GetDefaultOrganizationRequest\x1a+.evidence.v2.GetDefaultOrganizationResponse\"$\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/user/default-org\x12\x9d\x01\n\x16SetDefaultOrganization\x12*.evidence.v2.SetDefaultOrganizationRequest\x1a+.evidence.v2.SetDefaultOrganizationResponse\"*\xa8\xb5\x18\x01\x82\xd3\xe4\x93\x02 \x1a\x12/api/v2/user/{org}:\x01*b\x07message\x12\x98\x01\n\x0fListWebSessions\x12#.evidence.v2.ListWebSessionsRequest\x1a$.evidence.v2.ListWebSessionsResponse\":\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02\x30\x12$/api/v2/organizations/{org}/sessionsb\x08sessions\x12\x96\x01\n\rEndWebSession\x12!.evidence.v2.EndWebSessionRequest\x1a\".evidence.v2.EndWebSessionResponse\">\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02\x34*)/api/v2/organizations/{org}/sessions/{id}b\x07message\x12\x8b\x01\n\x0e\x45ndWebSessions\x12\".evidence.v2.EndWebSessionsRequest\x1a#.evidence.v2.EndWebSessionsResponse\"0\xa8\xb5\x18\x04\x82\xd3\xe4\x93\x02&*$/api/v2/organizations/{org}/sessionsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,6 +41,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['GetDefaultOrganization']._serialized_options = b'\250\265\030\001\202\323\344\223\002\032\022\030/api/v2/user/default-org'
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['SetDefaultOrganization']._loaded_options = None
   _globals['_ORGANIZATIONSERVICE'].methods_by_name['SetDefaultOrganization']._serialized_options = b'\250\265\030\001\202\323\344\223\002 \032\022/api/v2/user/{org}:\001*b\007message'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['ListWebSessions']._loaded_options = None
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['ListWebSessions']._serialized_options = b'\250\265\030\004\202\323\344\223\0020\022$/api/v2/organizations/{org}/sessionsb\010sessions'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['EndWebSession']._loaded_options = None
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['EndWebSession']._serialized_options = b'\250\265\030\004\202\323\344\223\0024*)/api/v2/organizations/{org}/sessions/{id}b\007message'
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['EndWebSessions']._loaded_options = None
+  _globals['_ORGANIZATIONSERVICE'].methods_by_name['EndWebSessions']._serialized_options = b'\250\265\030\004\202\323\344\223\002&*$/api/v2/organizations/{org}/sessions'
   _globals['_ORGANIZATION']._serialized_start=113
   _globals['_ORGANIZATION']._serialized_end=258
   _globals['_GETORGANIZATIONREQUEST']._serialized_start=260
@@ -57,6 +63,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SETDEFAULTORGANIZATIONREQUEST']._serialized_end=580
   _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_start=582
   _globals['_SETDEFAULTORGANIZATIONRESPONSE']._serialized_end=631
-  _globals['_ORGANIZATIONSERVICE']._serialized_start=634
-  _globals['_ORGANIZATIONSERVICE']._serialized_end=1296
+  _globals['_WEBSESSION']._serialized_start=633
+  _globals['_WEBSESSION']._serialized_end=754
+  _globals['_LISTWEBSESSIONSREQUEST']._serialized_start=756
+  _globals['_LISTWEBSESSIONSREQUEST']._serialized_end=793
+  _globals['_LISTWEBSESSIONSRESPONSE']._serialized_start=795
+  _globals['_LISTWEBSESSIONSRESPONSE']._serialized_end=863
+  _globals['_ENDWEBSESSIONREQUEST']._serialized_start=865
+  _globals['_ENDWEBSESSIONREQUEST']._serialized_end=912
+  _globals['_ENDWEBSESSIONRESPONSE']._serialized_start=914
+  _globals['_ENDWEBSESSIONRESPONSE']._serialized_end=954
+  _globals['_ENDWEBSESSIONSREQUEST']._serialized_start=956
+  _globals['_ENDWEBSESSIONSREQUEST']._serialized_end=1022
+  _globals['_ENDWEBSESSIONSRESPONSE']._serialized_start=1024
+  _globals['_ENDWEBSESSIONSRESPONSE']._serialized_end=1063
+  _globals['_ORGANIZATIONSERVICE']._serialized_start=1066
+  _globals['_ORGANIZATIONSERVICE']._serialized_end=2178
 # @@protoc_insertion_point(module_scope)

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class OrganizationServiceStub:
-    """Organizations and the calling user's settings.
+    """Organizations, the calling user's settings and the organization's web-page sessions.
     """
 
     def __init__(self, channel):
@@ -55,10 +55,25 @@ class OrganizationServiceStub:
                 request_serializer=evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationResponse.FromString,
                 _registered_method=True)
+        self.ListWebSessions = channel.unary_unary(
+                '/evidence.v2.OrganizationService/ListWebSessions',
+                request_serializer=evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsResponse.FromString,
+                _registered_method=True)
+        self.EndWebSession = channel.unary_unary(
+                '/evidence.v2.OrganizationService/EndWebSession',
+                request_serializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionResponse.FromString,
+                _registered_method=True)
+        self.EndWebSessions = channel.unary_unary(
+                '/evidence.v2.OrganizationService/EndWebSessions',
+                request_serializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsResponse.FromString,
+                _registered_method=True)
 
 
 class OrganizationServiceServicer:
-    """Organizations and the calling user's settings.
+    """Organizations, the calling user's settings and the organization's web-page sessions.
     """
 
     def GetOrganization(self, request, context):
@@ -89,6 +104,30 @@ class OrganizationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListWebSessions(self, request, context):
+        """The organization's live web-page sessions (not idle, not too old), oldest first, with who
+        opened each; never their secrets.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndWebSession(self, request, context):
+        """End one live web-page session by its id: its cookie opens nothing from now on. Answers
+        "ended".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndWebSessions(self, request, context):
+        """End every web-page session of the organization, or those `actor` opened: {"ended": how
+        many}.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OrganizationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -112,6 +151,21 @@ def add_OrganizationServiceServicer_to_server(servicer, server):
                     request_deserializer=evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationResponse.SerializeToString,
             ),
+            'ListWebSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebSessions,
+                    request_deserializer=evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsResponse.SerializeToString,
+            ),
+            'EndWebSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndWebSession,
+                    request_deserializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionResponse.SerializeToString,
+            ),
+            'EndWebSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndWebSessions,
+                    request_deserializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'evidence.v2.OrganizationService', rpc_method_handlers)
@@ -121,7 +175,7 @@ def add_OrganizationServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class OrganizationService:
-    """Organizations and the calling user's settings.
+    """Organizations, the calling user's settings and the organization's web-page sessions.
     """
 
     @staticmethod
@@ -222,6 +276,87 @@ class OrganizationService:
             '/evidence.v2.OrganizationService/SetDefaultOrganization',
             evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationRequest.SerializeToString,
             evidence_dot_v2_dot_organization__service__pb2.SetDefaultOrganizationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.OrganizationService/ListWebSessions',
+            evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsRequest.SerializeToString,
+            evidence_dot_v2_dot_organization__service__pb2.ListWebSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndWebSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.OrganizationService/EndWebSession',
+            evidence_dot_v2_dot_organization__service__pb2.EndWebSessionRequest.SerializeToString,
+            evidence_dot_v2_dot_organization__service__pb2.EndWebSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndWebSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.OrganizationService/EndWebSessions',
+            evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsRequest.SerializeToString,
+            evidence_dot_v2_dot_organization__service__pb2.EndWebSessionsResponse.FromString,
             options,
             channel_credentials,
             insecure,
