@@ -162,7 +162,7 @@ def measure_judging(conn: common.KeepAlive, args: argparse.Namespace
 
 def measure_judge(database_url: str, args: argparse.Namespace) -> dict[str, common.LatencyRow]:
     """`snapshots.judge` of the 500 reported fingerprints, without and with the policies."""
-    from evidence_grpc.domain import snapshots
+    from evidence_grpc.domain.runtime import snapshots
     from evidence_grpc.storage import db as storage
     from evidence_grpc.storage.models import Environment, Organization
 

@@ -21,8 +21,8 @@ from _common import ROOT, use_source
 
 use_source(ROOT)
 
-from evidence_grpc.domain import organizations, service_accounts  # noqa: E402
-from evidence_grpc.domain.errors import Unauthenticated  # noqa: E402
+from evidence_grpc.domain.identity import callers, organizations, service_accounts  # noqa: E402
+from evidence_grpc.domain.kernel.errors import Unauthenticated  # noqa: E402
 from evidence_grpc.storage import db as storage  # noqa: E402
 from evidence_grpc.storage.models import ServiceAccountKey  # noqa: E402
 
@@ -48,7 +48,7 @@ def fill(org: organizations.Organization, account: str, keys: int) -> str:
         found = service_accounts.find_account(org, account)
         stamp = time.time()
         rows = [{"service_account": found.id, "key_id": f"{account}-{i}",
-                 "key_hash": organizations.hash_key(f"{account}-secret-{i}"),
+                 "key_hash": callers.hash_key(f"{account}-secret-{i}"),
                  "description": "filler", "created_at": stamp} for i in range(keys - 1)]
         for start in range(0, len(rows), 500):
             ServiceAccountKey.insert_many(rows[start:start + 500]).execute()

@@ -604,7 +604,8 @@ def measure_rest_lookups(server: Server, kinds: tuple[str, ...], samples: list[S
 def domain_calls(kind: str, org: Any, html_base: str) -> tuple[Callable[[Sample], Any],
                                                                  Callable[[Sample], Any]]:
     """(the bare domain lookup, the lookup plus building its answer) for a kind."""
-    from evidence_grpc.domain import artifacts
+    from evidence_grpc.domain.evidence import artifacts
+    from evidence_grpc.domain.views import artifact_views
 
     if kind == "fingerprint":
         def find(s: Sample) -> Any:
@@ -617,12 +618,12 @@ def domain_calls(kind: str, org: Any, html_base: str) -> tuple[Callable[[Sample]
             return artifacts.find_by_commit(org, FLOW, s.commit)
     else:
         def find(s: Sample) -> Any:
-            return artifacts.search(org, s.fingerprint[:8], html_base)
+            return artifact_views.search(org, s.fingerprint[:8], html_base)
 
         return find, find
 
     def with_views(s: Sample) -> Any:
-        return artifacts.artifact_views(org, find(s), html_base)
+        return artifact_views.artifact_views(org, find(s), html_base)
 
     return find, with_views
 

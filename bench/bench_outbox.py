@@ -22,7 +22,9 @@ from _common import ROOT, use_source
 use_source(ROOT)
 
 from evidence_grpc import delivery  # noqa: E402
-from evidence_grpc.domain import actions, organizations, outbound  # noqa: E402
+from evidence_grpc.domain.identity import organizations  # noqa: E402
+from evidence_grpc.domain.outbound import actions  # noqa: E402
+from evidence_grpc.domain.outbound import targets as outbound  # noqa: E402
 from evidence_grpc.storage import db as storage  # noqa: E402
 from evidence_grpc.storage.models import Environment, OutboxMessage  # noqa: E402
 

@@ -433,7 +433,7 @@ def domain_ingest(inproc: InProcess, pods: int, created: int, requests: int, bud
                   ) -> list[common.LatencyRow]:
     """report_environment in this process (no HTTP, no JSON decoding, no protobuf), and the
     report's JSON Schema validation alone."""
-    from evidence_grpc.domain import environments, snapshots
+    from evidence_grpc.domain.runtime import environments, snapshots
 
     rows = []
     warmup = min(10, max(2, requests // 10))
@@ -619,7 +619,7 @@ def count_check(expected: int) -> Callable[[bytes], str]:
 def stats_queries(seed: StatsSeed) -> list[Query]:
     def domain(envs: list[str], start: float | None, end: float | None) -> Callable[[Any], Any]:
         def call(org: Any) -> Any:
-            from evidence_grpc.domain import deployments
+            from evidence_grpc.domain.runtime import deployments
 
             return deployments.deployment_statistics(org, seed.repo_key, envs, start, end)
 
@@ -699,7 +699,7 @@ def seed_snapshots(server: common.Server, inproc: InProcess | None, count: int, 
               f"({rest_count / rest_seconds:,.0f}/s; {count:,} would take "
               f"{count * rest_seconds / rest_count:,.0f} s)", flush=True)
         if rest_count < count and inproc is not None:
-            from evidence_grpc.domain import snapshots
+            from evidence_grpc.domain.runtime import snapshots
 
             started = time.monotonic()
             for n in range(rest_count, count):
@@ -739,14 +739,14 @@ def list_check(payload: bytes) -> str:
 def snapshot_queries(seed: SnapshotSeed) -> list[Query]:
     def domain(expression: str) -> Callable[[Any], Any]:
         def call(org: Any) -> Any:
-            from evidence_grpc.domain import snapshots
+            from evidence_grpc.domain.runtime import snapshots
 
             return snapshots.get_snapshot(org, SNAPSHOT_ENV, expression, HTML_BASE)
 
         return call
 
     def listing(org: Any) -> Any:
-        from evidence_grpc.domain import snapshots
+        from evidence_grpc.domain.runtime import snapshots
 
         return snapshots.list_snapshots(org, SNAPSHOT_ENV, 1, 15)
 

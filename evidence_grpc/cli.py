@@ -287,8 +287,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_bootstrap(args: argparse.Namespace) -> int:
     """Create organizations, users and their API keys from a JSON or YAML file."""
-    from .domain.errors import DomainError
-    from .domain.organizations import bootstrap
+    from .domain.identity.organizations import bootstrap
+    from .domain.kernel.errors import DomainError
 
     # A default would write the organizations and keys to ./evidence.db of whatever directory
     # bootstrap runs in, which need not be the server's database.

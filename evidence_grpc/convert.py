@@ -13,9 +13,9 @@ from google.protobuf import descriptor, json_format, struct_pb2
 from google.protobuf.message import Message
 
 from .api.v2 import options_pb2
-from .domain.errors import validation_error
-from .domain.names import safe_filename
-from .domain.pages import Page, page_of
+from .domain.kernel.errors import validation_error
+from .domain.kernel.names import safe_filename
+from .domain.kernel.pages import Page, page_of
 
 M = TypeVar("M", bound=Message)
 

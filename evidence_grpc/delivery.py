@@ -16,7 +16,7 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from . import observability
-from .domain import actions
+from .domain.outbound import actions
 from .storage.db import call_scope, database
 from .storage.models import Action, OutboxMessage
 

@@ -34,7 +34,9 @@ from .api.v2 import (
     trail_service_pb2,
 )
 from .config import Settings
-from .domain import actions, outbound, sandbox
+from .domain.kernel import sandbox
+from .domain.outbound import actions
+from .domain.outbound import targets as outbound
 from .interceptors import interceptors
 from .interceptors.errors import Undecodable
 from .observability import ObservingInterceptor

@@ -11,7 +11,7 @@ from google.protobuf import descriptor
 from google.protobuf.message import Message
 
 from .api.v2 import options_pb2
-from .domain.errors import InvalidArgument
+from .domain.kernel.errors import InvalidArgument
 
 
 def upload_limit(field: descriptor.FieldDescriptor) -> int:

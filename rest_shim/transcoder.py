@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
-from evidence_grpc.domain.names import CONTROL_CHARACTERS
+from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
 from evidence_grpc.memo import small_lru
 from evidence_grpc.uploads import too_large, upload_limit
 

@@ -27,7 +27,7 @@ import pytest
 import requests
 
 from evidence_grpc.config import Settings
-from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 

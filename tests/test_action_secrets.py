@@ -11,7 +11,8 @@ import pytest
 
 from evidence_grpc.api.v2 import action_service_pb2 as pb
 from evidence_grpc.api.v2 import action_service_pb2_grpc as pb_grpc
-from evidence_grpc.domain import actions, outbound
+from evidence_grpc.domain.outbound import actions
+from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.servicers.actions import MANAGE_PRIVILEGE
 from evidence_grpc.storage.models import Action, OutboxMessage
 from tests.conftest import ROLE_KEYS, bearer, grpc_channel

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from evidence_grpc import delivery
-from evidence_grpc.domain import actions, outbound
+from evidence_grpc.domain.outbound import actions
+from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.storage.db import now
 from evidence_grpc.storage.models import Action, OutboxMessage
 from tests.conftest import BOB_KEY, ROLE_KEYS, bearer, govern

@@ -17,7 +17,7 @@ from evidence_grpc.api.v2 import policy_service_pb2 as policy_pb
 from evidence_grpc.api.v2 import policy_service_pb2_grpc as policy_grpc
 from evidence_grpc.api.v2 import service_account_service_pb2 as sa_pb
 from evidence_grpc.api.v2 import service_account_service_pb2_grpc as sa_grpc
-from evidence_grpc.domain import organizations
+from evidence_grpc.domain.identity import organizations
 from tests.conftest import ALICE_KEY, bearer, grpc_channel
 from tests.test_service_accounts import BASE, H, _policy, create_account, mint
 from tests.test_servicers import details_of
@@ -136,13 +136,7 @@ def test_0022_tells_service_accounts_apart_in_events_recorded_before_it(empty_da
     from playhouse.migrations import Runner
 
     from evidence_grpc.storage import db as storage
-    from evidence_grpc.storage.models import (
-        Environment,
-        Membership,
-        Organization,
-        ServiceAccount,
-        User,
-    )
+    from evidence_grpc.storage.models import Environment, Membership, Organization, ServiceAccount, User
     from tests.conftest import _close_shared_database
 
     names = sorted(p.stem for p in storage.MIGRATIONS_DIR.glob("0*.py"))

@@ -14,8 +14,8 @@ import pytest
 import requests
 
 from evidence_grpc.api.v2 import approval_service_pb2 as pb
-from evidence_grpc.domain import approvals
-from evidence_grpc.domain.organizations import Caller
+from evidence_grpc.domain.governance import approvals
+from evidence_grpc.domain.identity.callers import Caller
 from evidence_grpc.servicers.approvals import ApprovalServicer
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Approval, Artifact, Flow, Organization, Trail, User

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evidence_grpc.domain.policy_eval import evaluate, latest_policies
+from evidence_grpc.domain.runtime.policy_eval import evaluate, latest_policies
 from evidence_grpc.storage.models import Organization, Snapshot
 from tests.conftest import bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, report_artifact

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from evidence_grpc.domain import audit_packages
-from evidence_grpc.domain.errors import FailedPrecondition
+from evidence_grpc.domain.kernel.errors import FailedPrecondition
+from evidence_grpc.domain.views import audit_packages
 from tests.conftest import BOB_KEY, ROLE_KEYS, bearer
 from tests.test_evidence_shim import (
     BACKEND_FP,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evidence_grpc.domain.compliance import evaluate_trail
+from evidence_grpc.domain.evidence.compliance import evaluate_trail
 
 BACKEND_FP = "b" * 64
 FRONTEND_FP = "f" * 64

@@ -14,10 +14,10 @@ import pytest
 import requests
 
 from evidence_grpc import services  # noqa: F401  (loads the evidence.v2 descriptors)
-from evidence_grpc.domain import artifacts as artifact_domain
-from evidence_grpc.domain import attestations as attestation_domain
-from evidence_grpc.domain import flows as flow_domain
-from evidence_grpc.domain.errors import InvalidArgument
+from evidence_grpc.domain.evidence import artifacts as artifact_domain
+from evidence_grpc.domain.evidence import attestations as attestation_domain
+from evidence_grpc.domain.evidence import flows as flow_domain
+from evidence_grpc.domain.kernel.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, Trail, User
@@ -54,7 +54,7 @@ def test_a_failed_artifact_report_leaves_no_trail(client, monkeypatch: pytest.Mo
     def fail(*_: Any) -> None:
         raise InvalidArgument("refused after the trail was begun")
 
-    monkeypatch.setattr(artifact_domain, "link_artifact", fail)
+    monkeypatch.setattr(artifact_domain.events, "publish", fail)  # the first write after the trail
     answer = client.post("/api/v2/artifacts/acme/payments", headers=H, json={
         "fingerprint": FINGERPRINT, "filename": "app.tgz", "git_commit": COMMIT,
         "build_url": "https://ci.example/1", "commit_url": "https://git.example/c",
@@ -71,7 +71,7 @@ def test_the_domain_report_alone_leaves_no_trail(db, monkeypatch: pytest.MonkeyP
     def fail(*_: Any) -> None:
         raise InvalidArgument("refused after the trail was begun")
 
-    monkeypatch.setattr(artifact_domain, "link_artifact", fail)
+    monkeypatch.setattr(artifact_domain.events, "publish", fail)  # the first write after the trail
     with storage.database.connection_context():
         acme = Organization.get(Organization.name == "acme")
         alice = User.get(User.name == "alice")
@@ -89,7 +89,7 @@ def test_evidence_is_checked_before_its_transaction_and_kept_in_one(
     checks run before it (on SQLite outside the one writer's lock), their writes in one
     transaction, not a savepoint within an outer one. Other writes stay wholly inside the
     transaction interceptor's."""
-    from evidence_grpc.domain import contract
+    from evidence_grpc.domain.kernel import contract
 
     inside: list[tuple[str, bool]] = []
     check = contract.validate

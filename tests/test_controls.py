@@ -14,8 +14,8 @@ import pytest
 
 from evidence_grpc.api.v2 import control_service_pb2 as pb
 from evidence_grpc.config import Settings
-from evidence_grpc.domain import controls
-from evidence_grpc.domain.organizations import Caller
+from evidence_grpc.domain.governance import controls
+from evidence_grpc.domain.identity.callers import Caller
 from evidence_grpc.servicers.controls import ControlServicer
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage import db as storage

@@ -21,8 +21,8 @@ from evidence_grpc.api.v2 import (
     common_pb2,
 )
 from evidence_grpc.config import Settings
-from evidence_grpc.domain import organizations
-from evidence_grpc.domain.errors import InvalidArgument
+from evidence_grpc.domain.identity import organizations
+from evidence_grpc.domain.kernel.errors import InvalidArgument
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import ApiKey, User
 from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP, RunningServer, bearer

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from evidence_grpc import delivery
-from evidence_grpc.domain import actions, outbound
+from evidence_grpc.domain.outbound import actions
+from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.storage.db import now
 from evidence_grpc.storage.models import OutboxMessage
 from tests.conftest import ALICE_KEY, BOB_KEY, bearer

@@ -11,16 +11,17 @@ import base64
 import peewee
 import pytest
 
-from evidence_grpc.domain import compliance, flows, organizations, templates, trails
-from evidence_grpc.domain.errors import (
+from evidence_grpc.domain.evidence import compliance, flows, templates, trails
+from evidence_grpc.domain.identity import callers, organizations
+from evidence_grpc.domain.kernel.errors import (
     AlreadyExists,
     InvalidArgument,
     NotFound,
     PermissionDenied,
     Unauthenticated,
 )
-from evidence_grpc.domain.names import check_name, safe_filename
-from evidence_grpc.domain.pages import page_of
+from evidence_grpc.domain.kernel.names import check_name, safe_filename
+from evidence_grpc.domain.kernel.pages import page_of
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     ApiKey,
@@ -644,7 +645,7 @@ def test_authenticate_refusals(conn):
     with pytest.raises(PermissionDenied):
         organizations.authenticate(basic_header(BOB_KEY, "x"), "acme")
 
-    key_hash = organizations.hash_key(ALICE_KEY)
+    key_hash = callers.hash_key(ALICE_KEY)
     ApiKey.update(expires_at=1.0).where(ApiKey.key_hash == key_hash).execute()
     with pytest.raises(Unauthenticated):
         organizations.authenticate(f"Bearer {ALICE_KEY}", None)
@@ -656,15 +657,15 @@ def test_authenticate_refusals(conn):
 
 def test_current_caller_requires_one():
     with pytest.raises(Unauthenticated):
-        organizations.current_caller()
-    caller = organizations.Caller(user=User(name="someone"))
-    token = organizations.set_current_caller(caller)
+        callers.current_caller()
+    caller = callers.Caller(user=User(name="someone"))
+    token = callers.set_current_caller(caller)
     try:
-        assert organizations.current_caller() is caller
+        assert callers.current_caller() is caller
     finally:
-        organizations.reset_current_caller(token)
+        callers.reset_current_caller(token)
     with pytest.raises(Unauthenticated):
-        organizations.current_caller()
+        callers.current_caller()
 
 
 def test_default_organization_and_experimental_features(acme, alice):

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 import requests
 
-from evidence_grpc.domain import contract
+from evidence_grpc.domain.kernel import contract
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, Blob
 from tests.conftest import BOB_KEY, RunningServer, bearer

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from evidence_grpc.domain.artifacts import ONE_READ
+from evidence_grpc.domain.evidence.artifacts import ONE_READ
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Blob
 from tests.conftest import bearer, recorded_statements

@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from evidence_grpc.domain import (
-    artifacts,
-    attestation_types,
-    attestations,
-    environments,
-    flows,
-    repos,
-    snapshots,
-    trails,
-)
-from evidence_grpc.domain.errors import InvalidArgument, NotFound
+from evidence_grpc.domain.evidence import artifacts, attestation_types, attestations, flows, repos, trails
+from evidence_grpc.domain.kernel.errors import InvalidArgument, NotFound
+from evidence_grpc.domain.runtime import environment_changes, environments, snapshots
+from evidence_grpc.domain.views import artifact_views
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.db import write_transaction
 from evidence_grpc.storage.models import Organization, Trail, TrailEvent, User
@@ -99,7 +92,7 @@ def test_missing_things_are_named_as_the_hosted_service_names_them(org, alice):
         "Trail with name 'nope' does not exist for Organization 'acme' and Flow 'ci'"
     assert message(lambda: attestation_types.find_type(org, "nope")) == \
         "Custom attestation type 'nope' does not exist for org 'acme'"
-    assert message(lambda: artifacts.search(org, "f040404f9fb3447ed0c8ad48c6af12d5e94513ca", "")) \
+    assert message(lambda: artifact_views.search(org, "f040404f9fb3447ed0c8ad48c6af12d5e94513ca", "")) \
         == "No matches for 'f040404f9fb3447ed0c8ad48c6af12d5e94513ca'."
     assert message(lambda: attestations.create_attestation(
         org, alice, "ci", "test-123", "generic",
@@ -119,18 +112,18 @@ def test_a_missing_attestation_type_version_is_named(org, alice):
 
 def test_refused_names_quote_the_pattern_and_the_input(org):
     flows.upsert_flow(org, "ci", "")
-    environments.upsert_environment(org, {"name": "prod", "type": "server", "description": ""})
+    environment_changes.upsert_environment(org, {"name": "prod", "type": "server", "description": ""})
     with pytest.raises(InvalidArgument) as flow_rename:
         flows.rename_flow(org, "ci", "new illegal name")
     assert flow_rename.value.errors == {
         "new_name": f"String should match pattern '{NAME_RULE}' [input: new illegal name]"}
     with pytest.raises(InvalidArgument) as env_rename:
-        environments.rename_environment(org, "prod", "new illegal name")
+        environment_changes.rename_environment(org, "prod", "new illegal name")
     assert env_rename.value.errors == {
         "new_name": f"String should match pattern '{ENV_NAME_RULE}' [input: new illegal name]"}
     # A schema's pattern refuses in the same words (here the environment schema's).
     with pytest.raises(InvalidArgument) as env_create:
-        environments.upsert_environment(org, {"name": "a b", "type": "server", "description": ""})
+        environment_changes.upsert_environment(org, {"name": "a b", "type": "server", "description": ""})
     assert env_create.value.errors == {
         "name": f"String should match pattern '{ENV_NAME_RULE}' [input: a b]"}
 
@@ -138,7 +131,7 @@ def test_refused_names_quote_the_pattern_and_the_input(org):
 # ---- snapshot intervals -----------------------------------------------------------------------
 
 def test_one_expression_is_the_interval_of_the_one_snapshot_it_names(org):
-    environments.upsert_environment(org, {"name": "prod", "type": "server", "description": ""})
+    environment_changes.upsert_environment(org, {"name": "prod", "type": "server", "description": ""})
     for fingerprints in (["1" * 64], ["1" * 64, "2" * 64], ["3" * 64]):
         snapshots.report_environment(org, "prod", "server", {"artifacts": [
             {"digests": {f"app-{fp[0]}": fp}, "creationTimestamp": 1700000000}
@@ -156,7 +149,7 @@ def test_one_expression_is_the_interval_of_the_one_snapshot_it_names(org):
 
 
 def test_a_snapshot_out_of_range_is_named_with_the_index_it_resolves_to(org):
-    environments.upsert_environment(org, {"name": "empty", "type": "server", "description": ""})
+    environment_changes.upsert_environment(org, {"name": "empty", "type": "server", "description": ""})
     with pytest.raises(NotFound) as missing:
         snapshots.get_snapshot(org, "empty", "-1", "")
     assert str(missing.value) == ("Org: 'acme'. Snapshot 'empty#-1' resolves to 'empty#0'. "

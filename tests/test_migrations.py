@@ -10,7 +10,9 @@ import math
 
 from playhouse.migrations import Runner
 
-from evidence_grpc.domain import actions, approvals, deployments, environments
+from evidence_grpc.domain.governance import approvals
+from evidence_grpc.domain.outbound import actions
+from evidence_grpc.domain.runtime import deployments, environments
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Action,
@@ -205,7 +207,7 @@ def test_0020_gives_notifications_claimed_before_it_to_the_next_claim_when_their
 def test_0021_adds_the_web_sessions_table_that_goes_with_its_organization(empty_database: str):
     """A database of the release before has no sessions: after 0021 a session is stored (by
     hashes only) and goes with its organization."""
-    from evidence_grpc.domain import web_sessions
+    from evidence_grpc.domain.identity import web_sessions
 
     db = storage.init_database(empty_database)
     with storage.database.connection_context():

@@ -13,9 +13,9 @@ import pytest
 from google.protobuf import wrappers_pb2
 
 from evidence_grpc.api.v2 import build_service_pb2, deployment_service_pb2
-from evidence_grpc.domain.errors import InvalidArgument
-from evidence_grpc.domain.names import check_name, safe_filename
-from evidence_grpc.domain.numbers import COLUMN_MAX, whole_number
+from evidence_grpc.domain.kernel.errors import InvalidArgument
+from evidence_grpc.domain.kernel.names import check_name, safe_filename
+from evidence_grpc.domain.kernel.numbers import COLUMN_MAX, whole_number
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage.models import Attestation
 from rest_shim.backend import InProcessBackend

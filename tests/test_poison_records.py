@@ -26,7 +26,7 @@ from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
-from evidence_grpc.domain.numbers import INT64_MAX, INT64_MIN, INTEGER_LIMIT
+from evidence_grpc.domain.kernel.numbers import INT64_MAX, INT64_MIN, INTEGER_LIMIT
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Artifact, Attestation, Flow, Repo, Snapshot, Trail
 from tests.conftest import ALICE_KEY, bearer, grpc_channel

@@ -10,7 +10,7 @@ import grpc_testing
 
 from evidence_grpc.api.v2 import common_pb2
 from evidence_grpc.api.v2 import policy_service_pb2 as pb
-from evidence_grpc.domain.organizations import Caller
+from evidence_grpc.domain.identity.callers import Caller
 from evidence_grpc.servicers.policies import PolicyServicer
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, User

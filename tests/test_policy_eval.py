@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evidence_grpc.domain.policy_eval import (
+from evidence_grpc.domain.runtime.policy_eval import (
     Batch,
     LoadedPolicy,
     compile_policy,

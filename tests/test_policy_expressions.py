@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from evidence_grpc.domain.policy_expressions import MAX_TEXT, ExpressionError, parse
+from evidence_grpc.domain.runtime.policy_expressions import MAX_TEXT, ExpressionError, parse
 
 CONTEXT = {"flow": {"name": "runner", "tags": {"risk-level": "high", "priority": "2",
                                                "key.with.dots": "yes"}},

@@ -16,14 +16,16 @@ import pytest
 from evidence_grpc.api.v2 import common_pb2
 from evidence_grpc.api.v2 import policy_service_pb2 as pb
 from evidence_grpc.api.v2 import policy_service_pb2_grpc as pb_grpc
-from evidence_grpc.domain import environments, policies, policy_eval, snapshots, templates
-from evidence_grpc.domain.policy_eval import (
+from evidence_grpc.domain.evidence import templates
+from evidence_grpc.domain.governance import policies
+from evidence_grpc.domain.runtime import environment_changes, policy_eval, snapshots
+from evidence_grpc.domain.runtime.policy_eval import (
     MAX_ATTESTATION_RULES,
     MAX_ENVIRONMENT_POLICIES,
     MAX_EXCEPTIONS,
     MAX_JUDGED_RESOLUTIONS,
 )
-from evidence_grpc.domain.snapshots import MAX_SHOWN_REASONS
+from evidence_grpc.domain.runtime.snapshots import MAX_SHOWN_REASONS
 from evidence_grpc.memo import BytesLru
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Environment, Organization
@@ -182,7 +184,7 @@ def test_an_unrelated_write_is_not_held_up_by_judging(client, monkeypatch):
 
     def unrelated_write() -> None:
         with storage.database.connection_context():
-            environments.upsert_environment(other, {"name": "elsewhere", "type": "server",
+            environment_changes.upsert_environment(other, {"name": "elsewhere", "type": "server",
                                                     "description": ""})
 
     def evaluate_and_write_meanwhile(*args, **kwargs):

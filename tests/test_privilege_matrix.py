@@ -51,7 +51,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from evidence_grpc.api.v2 import options_pb2
-from evidence_grpc.domain import organizations, web_sessions
+from evidence_grpc.domain.identity import web_sessions
+from evidence_grpc.domain.identity.callers import hash_key
 from evidence_grpc.services import method_path, service_descriptors
 from evidence_grpc.storage import db as storage
 from rest_shim.errors import HTTP_STATUS
@@ -167,7 +168,7 @@ def _cases(index: int, rpc: Rpc, callers: list[Caller]) -> list[Case]:
     address the public flow too, before the others call."""
     session_id = f"privilege-matrix-session-{index:08d}"
     with storage.database.connection_context():
-        web_sessions.open_session(session_id, organizations.hash_key(ALICE_KEY), "acme")
+        web_sessions.open_session(session_id, hash_key(ALICE_KEY), "acme")
     values = rpc.path_values
     cases = [Case(caller, f"Session {session_id}" if caller == SESSION else authorization,
                   level, values) for caller, authorization, level in callers]

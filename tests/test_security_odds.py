@@ -19,8 +19,9 @@ from evidence_grpc.api.v2 import service_account_service_pb2 as sa_pb
 from evidence_grpc.api.v2 import service_account_service_pb2_grpc as sa_grpc
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
-from evidence_grpc.domain import rules, sandbox
-from evidence_grpc.domain.errors import ResourceExhausted
+from evidence_grpc.domain.evidence import rules
+from evidence_grpc.domain.kernel import sandbox
+from evidence_grpc.domain.kernel.errors import ResourceExhausted
 from tests.conftest import ALICE_KEY, bearer, grpc_channel
 from tests.test_evidence_shim import (
     BACKEND_FP,

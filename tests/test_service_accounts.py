@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evidence_grpc.api.v2 import options_pb2
-from evidence_grpc.domain import organizations
+from evidence_grpc.domain.identity import callers, organizations
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage.db import database
 from evidence_grpc.storage.models import MembershipAuditEvent, ServiceAccountKey
@@ -113,7 +113,7 @@ def test_a_key_is_shown_once_works_at_once_and_is_stored_as_a_hash(client, engin
         dump = "".join(str(row) for row in ServiceAccountKey.select().tuples())
         dump += "".join(str(row) for row in MembershipAuditEvent.select().tuples())
         assert minted["key"] not in dump
-    assert ServiceAccountKey.get().key_hash == organizations.hash_key(minted["key"])
+    assert ServiceAccountKey.get().key_hash == callers.hash_key(minted["key"])
 
 
 def test_a_revoked_key_stops_at_once_and_revoking_again_is_not_found(client):
@@ -199,7 +199,7 @@ def test_last_used_is_kept_to_the_minute_without_a_write_per_request(client, mon
     minted = mint(client)
     clock = [2_000_000_000.0]
     monkeypatch.setattr(organizations, "now", lambda: clock[0])
-    monkeypatch.setattr("evidence_grpc.domain.service_accounts.now", lambda: clock[0])
+    monkeypatch.setattr("evidence_grpc.domain.identity.service_accounts.now", lambda: clock[0])
     writes: list[int] = []
     real_note = organizations.ServiceAccountKey.update
 

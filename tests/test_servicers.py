@@ -22,7 +22,7 @@ from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
 from evidence_grpc.api.v2 import readiness_service_pb2 as ready_pb
 from evidence_grpc.api.v2 import readiness_service_pb2_grpc as ready_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
-from evidence_grpc.domain.organizations import Caller, reset_current_caller, set_current_caller
+from evidence_grpc.domain.identity.callers import Caller, reset_current_caller, set_current_caller
 from evidence_grpc.servicers.flows import FlowServicer
 from evidence_grpc.servicers.trails import TrailServicer
 from evidence_grpc.storage import db as storage

@@ -38,7 +38,7 @@ from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
-from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 from evidence_grpc.storage.models import (

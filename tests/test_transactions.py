@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import peewee
 import pytest
 
-from evidence_grpc.domain.policies import upsert_policy
+from evidence_grpc.domain.governance.policies import upsert_policy
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, Policy, PolicyEvent, PolicyVersion
 from tests.conftest import POSTGRES_URL, bearer
@@ -137,7 +137,7 @@ def test_a_read_call_reads_in_one_snapshot(client, db: str,
                                                               ) -> None:
     """A read RPC's statements run in the snapshot its first one took: a commit between two
     of them (here, after the caller's key is checked) is not seen by the second."""
-    from evidence_grpc.domain import flows
+    from evidence_grpc.domain.evidence import flows
 
     found, seen = flows.list_flows, []
 

@@ -24,8 +24,10 @@ from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_grp
 from evidence_grpc.api.v2 import attestation_type_service_pb2 as type_pb
 from evidence_grpc.api.v2 import attestation_type_service_pb2_grpc as type_grpc
 from evidence_grpc.api.v2 import common_pb2
-from evidence_grpc.domain import policies, rules, sandbox, templates
-from evidence_grpc.domain.errors import InvalidArgument
+from evidence_grpc.domain.evidence import rules, templates
+from evidence_grpc.domain.governance import policies
+from evidence_grpc.domain.kernel import sandbox
+from evidence_grpc.domain.kernel.errors import InvalidArgument
 from evidence_grpc.memo import BytesLru
 from tests.conftest import ALICE_KEY, RunningServer, bearer
 from tests.test_evidence_shim import attest, begin_trail, create_flow, create_type, custom

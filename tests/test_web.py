@@ -118,7 +118,7 @@ def test_an_authorization_header_is_accepted_without_a_session(world):
 
 
 def test_a_page_authenticates_its_key_once_and_each_request_anew(world, monkeypatch):
-    from evidence_grpc.domain import organizations
+    from evidence_grpc.domain.identity import organizations
 
     seen = []
     real = organizations.authenticate

@@ -16,7 +16,7 @@ import pytest
 from evidence_grpc.api.v2 import organization_service_pb2 as org_pb
 from evidence_grpc.api.v2 import organization_service_pb2_grpc as org_grpc
 from evidence_grpc.config import Settings
-from evidence_grpc.domain import web_sessions
+from evidence_grpc.domain.identity import web_sessions
 from evidence_grpc.storage.models import ApiKey, Membership, MembershipAuditEvent, User, WebSession
 from tests.conftest import ALICE_KEY, BOB_KEY, ROLE_KEYS, bearer, grpc_channel
 from tests.test_service_accounts import BASE, create_account, mint

@@ -21,8 +21,8 @@ from typing import Any
 
 import grpc
 
-from ..domain import change_privileges, organizations, service_accounts, web_sessions
-from ..domain.errors import PermissionDenied, Unauthenticated
+from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
+from ..domain.kernel.errors import PermissionDenied, Unauthenticated
 from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
@@ -79,7 +79,7 @@ class AuthInterceptor(UnaryInterceptor):
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
         header = _authorization(context)
         if header is None and org and public_flow_read:
-            caller = organizations.anonymous_caller(org)
+            caller = callers.anonymous_caller(org)
         else:
             # The in-process calls of one HTTP request (a web page's) share the authentication
             # of their key; a revoked key is refused from the next request on. Network calls
@@ -97,15 +97,15 @@ class AuthInterceptor(UnaryInterceptor):
                 {"privilege": f"needs {needed} privilege in organization "
                               f"'{caller.org.name if caller.organization else org}', the key has "
                               f"{service_accounts.PRIVILEGES[caller.privilege - 1]}"})
-        token = organizations.set_current_caller(caller)
+        token = callers.set_current_caller(caller)
         rules = change_privileges.declare(_change_rules(method))
         try:
             answer = behavior(request, context)
         finally:
             change_privileges.reset(rules)
-            organizations.reset_current_caller(token)
+            callers.reset_current_caller(token)
         opened = _metadata(context, web_sessions.OPEN_METADATA)
         if opened and org and header and web_sessions.session_id_of(header) is None:
-            web_sessions.open_session(opened, organizations.hash_key(
+            web_sessions.open_session(opened, callers.hash_key(
                 organizations.key_from_authorization(header)), org)
         return answer

@@ -11,7 +11,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from ..domain.errors import DomainError, InvalidArgument
+from ..domain.kernel.errors import DomainError, InvalidArgument
 from ..observability import REQUEST_ID_HEADER, request_id
 from .base import Behavior, UnaryInterceptor
 

@@ -12,8 +12,8 @@ import grpc
 from google.protobuf import descriptor
 from google.protobuf.message import Message
 
-from ..domain.errors import validation_error
-from ..domain.numbers import check_double
+from ..domain.kernel.errors import validation_error
+from ..domain.kernel.numbers import check_double
 from ..uploads import check_uploads
 from .base import Behavior, UnaryInterceptor
 

@@ -12,8 +12,8 @@ from ..api.v2 import action_service_pb2 as pb
 from ..api.v2 import action_service_pb2_grpc as pb_grpc
 from ..api.v2 import options_pb2
 from ..convert import to_message
-from ..domain import actions
-from ..domain.organizations import current_caller
+from ..domain.identity.callers import current_caller
+from ..domain.outbound import actions
 from ..storage.models import Action
 
 

@@ -7,8 +7,8 @@ import grpc
 from ..api.v2 import approval_service_pb2 as pb
 from ..api.v2 import approval_service_pb2_grpc as pb_grpc
 from ..convert import optional, plain_data, to_message
-from ..domain import approvals
-from ..domain.organizations import current_caller
+from ..domain.governance import approvals
+from ..domain.identity.callers import current_caller
 from ..storage.models import Approval
 
 

@@ -11,8 +11,10 @@ from ..api.v2 import tag_service_pb2 as tag_pb
 from ..api.v2 import tag_service_pb2_grpc as tag_pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, plain_data, to_message
-from ..domain import artifacts, audit_packages, tags
-from ..domain.organizations import current_caller
+from ..domain.evidence import artifacts
+from ..domain.governance import tags
+from ..domain.identity.callers import current_caller
+from ..domain.views import artifact_views, audit_packages
 from ..storage.db import owns_transaction
 
 
@@ -36,7 +38,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         artifact = artifacts.find_by_fingerprint(
             org, request.flow_name, request.fingerprint,
             optional(request, "trail"))
-        view = artifacts.artifact_views(org, [artifact], self.html_base)[0]
+        view = artifact_views.artifact_views(org, [artifact], self.html_base)[0]
         return to_message(view, pb.Artifact)
 
     def GetArtifactAuditPackage(self, request: pb.GetArtifactAuditPackageRequest,
@@ -51,7 +53,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         rows = artifacts.find_by_commit(org, request.flow_name, request.commit_sha,
                                         optional(request, "trail"))
         return pb.ArtifactList(data=[to_message(v, pb.Artifact)
-                                     for v in artifacts.artifact_views(org, rows, self.html_base)])
+                                     for v in artifact_views.artifact_views(org, rows, self.html_base)])
 
     def GetLatestArtifactCommit(self, request: pb.GetLatestArtifactCommitRequest,
                                 context: grpc.ServicerContext
@@ -76,7 +78,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         page = page_of_request(request, default_size=15)
         rows = artifacts.list_artifacts(org, page, flow_name=flow_name, repo_name=repo_name,
                                         trail_name=trail_name)
-        views = artifacts.artifact_views(org, rows, self.html_base)
+        views = artifact_views.artifact_views(org, rows, self.html_base)
         for view in views:
             view["git_commit"] = view["git_commit"] or "unknown"  # the CLI prints its first 7
         return pb.ArtifactList(data=[to_message(v, pb.Artifact) for v in views])
@@ -88,7 +90,7 @@ class SearchServicer(pb_grpc.SearchServiceServicer):
 
     def Search(self, request: pb.SearchRequest, context: grpc.ServicerContext
                ) -> pb.SearchResult:
-        result = artifacts.search(current_caller().org, request.search_value, self.html_base)
+        result = artifact_views.search(current_caller().org, request.search_value, self.html_base)
         return to_message(result, pb.SearchResult)
 
 

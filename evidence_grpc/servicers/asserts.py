@@ -12,8 +12,8 @@ from ..api.v2 import assert_service_pb2_grpc as pb_grpc
 from ..api.v2 import trail_service_pb2
 from ..config import Settings
 from ..convert import optional, to_message
-from ..domain import asserts
-from ..domain.organizations import current_caller
+from ..domain.governance import asserts
+from ..domain.identity.callers import current_caller
 
 
 def _rules(evaluations: list[dict[str, Any]]) -> list[pb.RuleEvaluation]:

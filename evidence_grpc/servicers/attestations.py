@@ -23,8 +23,8 @@ from ..convert import (
     upload_of,
     with_items,
 )
-from ..domain import attestation_types, attestations
-from ..domain.organizations import current_caller
+from ..domain.evidence import attestation_types, attestations
+from ..domain.identity.callers import current_caller
 from ..memo import small_lru
 from ..storage.db import owns_transaction
 

@@ -10,8 +10,8 @@ from ..api.v2 import control_service_pb2 as pb
 from ..api.v2 import control_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, plain_data, to_message
-from ..domain import controls
-from ..domain.organizations import current_caller
+from ..domain.governance import controls
+from ..domain.identity.callers import current_caller
 from ..storage.models import Control, Organization
 
 

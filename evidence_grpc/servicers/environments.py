@@ -9,8 +9,8 @@ from ..api.v2 import environment_service_pb2 as pb
 from ..api.v2 import environment_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, plain_data, present_fields, to_message
-from ..domain import env_audit, environments, snapshots
-from ..domain.organizations import current_caller
+from ..domain.identity.callers import current_caller
+from ..domain.runtime import env_audit, environment_changes, environments, snapshots
 from ..storage.db import owns_transaction
 from ..storage.models import Environment, Organization
 
@@ -31,7 +31,7 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
         data.pop("org", None)
         for field in ("name", "type", "description"):
             data.setdefault(field, "")
-        env, created = environments.upsert_environment(org, data)
+        env, created = environment_changes.upsert_environment(org, data)
         verb = "created" if created else "updated"
         return pb.UpsertEnvironmentResponse(message=f"environment '{env.name}' was {verb}",
                                             created=created)
@@ -65,24 +65,24 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
         for field in ("included_environments", "policies"):
             if request.HasField(field):
                 data[field] = plain_data(getattr(request, field), field)
-        env = environments.update_environment(org, request.env_name, data)
+        env = environment_changes.update_environment(org, request.env_name, data)
         return _environments(org, [env])[0]
 
     def ArchiveEnvironment(self, request: pb.ArchiveEnvironmentRequest,
                            context: grpc.ServicerContext) -> pb.EnvironmentMessage:
-        env = environments.archive_environment(current_caller().org, request.env_name)
+        env = environment_changes.archive_environment(current_caller().org, request.env_name)
         return pb.EnvironmentMessage(message=f"environment '{env.name}' was archived")
 
     def RenameEnvironment(self, request: pb.RenameEnvironmentRequest,
                           context: grpc.ServicerContext) -> pb.EnvironmentMessage:
-        env = environments.rename_environment(current_caller().org, request.env_name,
+        env = environment_changes.rename_environment(current_caller().org, request.env_name,
                                               request.new_name)
         return pb.EnvironmentMessage(
             message=f"environment '{request.env_name}' was renamed to '{env.name}'")
 
     def JoinEnvironment(self, request: pb.JoinEnvironmentRequest, context: grpc.ServicerContext
                         ) -> pb.EnvironmentMessage:
-        env = environments.join_environment(current_caller().org, request.env_name,
+        env = environment_changes.join_environment(current_caller().org, request.env_name,
                                             request.physical_env_name)
         return pb.EnvironmentMessage(message=f"environment '{request.physical_env_name}' "
                                              f"joined logical environment '{env.name}'")

@@ -8,9 +8,9 @@ from ..api.v2 import common_pb2
 from ..api.v2 import flow_service_pb2 as pb
 from ..api.v2 import flow_service_pb2_grpc as pb_grpc
 from ..convert import optional, page_of_request, text_of, to_message
-from ..domain import flows
-from ..domain.organizations import current_caller
-from ..domain.templates import EMPTY_TEMPLATE_YAML
+from ..domain.evidence import flows
+from ..domain.evidence.templates import EMPTY_TEMPLATE_YAML
+from ..domain.identity.callers import current_caller
 from ..storage.models import Flow
 
 

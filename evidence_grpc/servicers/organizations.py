@@ -10,8 +10,8 @@ from ..api.v2 import organization_service_pb2_grpc as pb_grpc
 from ..api.v2 import readiness_service_pb2 as ready_pb
 from ..api.v2 import readiness_service_pb2_grpc as ready_pb_grpc
 from ..convert import optional, to_message
-from ..domain import organizations, web_sessions
-from ..domain.organizations import current_caller
+from ..domain.identity import organizations, web_sessions
+from ..domain.identity.callers import current_caller
 from ..storage.db import database
 
 

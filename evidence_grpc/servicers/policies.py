@@ -8,10 +8,10 @@ from google.api import httpbody_pb2
 from ..api.v2 import policy_service_pb2 as pb
 from ..api.v2 import policy_service_pb2_grpc as pb_grpc
 from ..convert import optional, text_of, to_message
-from ..domain import policies
-from ..domain.errors import validation_error
-from ..domain.organizations import current_caller
-from ..domain.yaml_documents import published_schema
+from ..domain.governance import policies
+from ..domain.identity.callers import current_caller
+from ..domain.kernel.errors import validation_error
+from ..domain.kernel.yaml_documents import published_schema
 from ..storage.db import owns_transaction
 from ..storage.models import Organization, Policy
 

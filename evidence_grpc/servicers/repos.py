@@ -13,8 +13,9 @@ from ..api.v2 import repo_service_pb2 as pb
 from ..api.v2 import repo_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, to_message
-from ..domain import builds, deployments, live, repos
-from ..domain.organizations import current_caller
+from ..domain.evidence import repos
+from ..domain.identity.callers import current_caller
+from ..domain.runtime import builds, deployments, live
 
 
 def _deployments(result: tuple[list[dict], dict[str, int]]) -> deploy_pb.ListDeploymentsResponse:

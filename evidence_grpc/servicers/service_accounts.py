@@ -10,8 +10,8 @@ from google.protobuf import json_format
 from ..api.v2 import service_account_service_pb2 as pb
 from ..api.v2 import service_account_service_pb2_grpc as pb_grpc
 from ..convert import optional, to_message
-from ..domain import service_accounts
-from ..domain.organizations import current_caller
+from ..domain.identity import service_accounts
+from ..domain.identity.callers import current_caller
 
 
 def _present(request: Any, field: str) -> Any:

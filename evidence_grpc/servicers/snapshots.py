@@ -8,8 +8,8 @@ from ..api.v2 import snapshot_service_pb2 as pb
 from ..api.v2 import snapshot_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, to_message
-from ..domain import snapshots
-from ..domain.organizations import current_caller
+from ..domain.identity.callers import current_caller
+from ..domain.runtime import snapshots
 
 
 class SnapshotServicer(pb_grpc.SnapshotServiceServicer):

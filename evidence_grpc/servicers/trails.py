@@ -10,8 +10,9 @@ from ..api.v2 import trail_service_pb2 as pb
 from ..api.v2 import trail_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..convert import optional, page_of_request, present_fields, text_of, to_message, with_items
-from ..domain import audit_packages, trails
-from ..domain.organizations import current_caller
+from ..domain.evidence import trails
+from ..domain.identity.callers import current_caller
+from ..domain.views import audit_packages
 from ..memo import small_lru
 from ..storage.db import owns_transaction
 from ..storage.models import Trail

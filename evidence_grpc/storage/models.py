@@ -282,7 +282,7 @@ class Environment(BaseModel):
     tags = JSONField(default=dict)
     policies = JSONField(default=list)
     # The ids of a logical environment's physical members (and, as strings, names that named
-    # none when migrations/0019 turned names into ids: domain/references.py).
+    # none when migrations/0019 turned names into ids: domain/kernel/references.py).
     included_environments = JSONField(default=list)
     archived = peewee.BooleanField(default=False)
     latest_index = peewee.IntegerField(default=0)

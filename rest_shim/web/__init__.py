@@ -2,7 +2,7 @@
 
 Each page is made from the same gRPC calls as the API (through the shim's backend: no second
 data path), with the caller's credentials: the server-side session the sign-in form opened
-(the `evidence_session` cookie holds its random id only; see evidence_grpc.domain.web_sessions),
+(the `evidence_session` cookie holds its random id only; see evidence_grpc.domain.identity.web_sessions),
 or the request's own `Authorization` header. Pages of a private organization send an
 anonymous visitor to the sign-in form; a public flow's pages answer without a key, as its API
 reads do. Templates escape everything they print; forms carry a CSRF token."""
@@ -45,8 +45,8 @@ from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
-from evidence_grpc.domain import web_sessions
-from evidence_grpc.domain.urls import parsed_url
+from evidence_grpc.domain.identity import web_sessions
+from evidence_grpc.domain.kernel.urls import parsed_url
 
 from ..backend import Backend
 from ..codec import message_to_json

@@ -20,7 +20,7 @@ from google.protobuf import struct_pb2
 
 from evidence_grpc.api.v2 import action_service_pb2 as pb
 from evidence_grpc.api.v2 import action_service_pb2_grpc as pb_grpc
-from evidence_grpc.domain import outbound
+from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.storage.models import OutboxMessage
 from tests.conftest import (
     ALICE_KEY,

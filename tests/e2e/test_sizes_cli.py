@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from evidence_grpc.domain.organizations import bootstrap
+from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.storage import db as storage
 from tests.conftest import (
     BOOTSTRAP,

@@ -77,7 +77,7 @@ def test_each_version_names_the_one_it_replaced(client):
 
 
 def test_compare_pages_follow_the_commit_urls_form():
-    from evidence_grpc.domain.deployment_diffs import compare_url
+    from evidence_grpc.domain.runtime.deployment_diffs import compare_url
 
     gitlab = compare_url(f"https://gitlab.com/acme/app/-/commit/{COMMIT}", COMMIT, OTHER_COMMIT)
     assert gitlab == f"https://gitlab.com/acme/app/-/compare/{OTHER_COMMIT}...{COMMIT}"

@@ -15,7 +15,8 @@ import pytest
 
 from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
-from evidence_grpc.domain import artifacts, deployments, snapshots
+from evidence_grpc.domain.evidence import artifacts
+from evidence_grpc.domain.runtime import deployments, snapshots
 from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, grpc_channel
 from tests.test_evidence_shim import attest, create_flow
 

@@ -11,18 +11,11 @@ import time
 import fastjsonschema
 import pytest
 
-from evidence_grpc.domain import (
-    artifacts,
-    deployments,
-    environments,
-    flows,
-    policies,
-    repos,
-    snapshots,
-    trails,
-)
-from evidence_grpc.domain.errors import FailedPrecondition, InvalidArgument, NotFound
-from evidence_grpc.domain.presence import presence
+from evidence_grpc.domain.evidence import artifacts, flows, repos, trails
+from evidence_grpc.domain.governance import policies
+from evidence_grpc.domain.kernel.errors import FailedPrecondition, InvalidArgument, NotFound
+from evidence_grpc.domain.runtime import deployments, environment_changes, environments, snapshots
+from evidence_grpc.domain.runtime.presence import presence
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Artifact,
@@ -52,7 +45,7 @@ def server_report(*pairs: tuple[str, str]) -> dict:
 
 
 def make_env(org: Organization, name: str = "prod", env_type: str = "server"):
-    env, _ = environments.upsert_environment(org, {"name": name, "type": env_type,
+    env, _ = environment_changes.upsert_environment(org, {"name": name, "type": env_type,
                                                    "description": ""})
     return env
 
@@ -81,15 +74,15 @@ def built_artifact(org: Organization, fingerprint: str, commit_ts: float,
 
 def test_create_validates_name_and_type(org):
     with pytest.raises(InvalidArgument) as bad_type:
-        environments.upsert_environment(org, {"name": "prod", "type": "bogus", "description": ""})
+        environment_changes.upsert_environment(org, {"name": "prod", "type": "bogus", "description": ""})
     assert "type" in bad_type.value.errors
     with pytest.raises(InvalidArgument) as bad_name:
-        environments.upsert_environment(org, {"name": "-prod", "type": "K8S", "description": ""})
+        environment_changes.upsert_environment(org, {"name": "-prod", "type": "K8S", "description": ""})
     assert "name" in bad_name.value.errors
-    env, created = environments.upsert_environment(
+    env, created = environment_changes.upsert_environment(
         org, {"name": "cs", "type": "container_service", "description": "x"})
     assert created and env.type == "container_service"
-    _, created_again = environments.upsert_environment(
+    _, created_again = environment_changes.upsert_environment(
         org, {"name": "cs", "type": "container_service", "description": "y"})
     assert created_again is False
 
@@ -122,7 +115,7 @@ def test_report_checks_the_environment(org):
     assert "artifacts.0.digests.a" in bad_digest.value.errors
     with pytest.raises(NotFound):
         snapshots.report_environment(org, "nowhere", "server", {"artifacts": []})
-    environments.archive_environment(org, "prod")
+    environment_changes.archive_environment(org, "prod")
     with pytest.raises(FailedPrecondition, match="archived"):
         snapshots.report_environment(org, "prod", "server", {"artifacts": []})
 
@@ -209,7 +202,7 @@ def test_deployment_statistics(org):
     make_env(org, "prod")
     make_env(org, "lab")
     make_env(org, "all", "logical")
-    environments.join_environment(org, "all", "prod")
+    environment_changes.join_environment(org, "all", "prod")
     commit_ts = time.time() - 3600
     built_artifact(org, FP1, commit_ts, REPO)
     built_artifact(org, FP3, commit_ts, {**REPO, "id": "other", "name": "acme/other"})
@@ -371,7 +364,7 @@ def test_repos_are_learned_from_repo_info(org):
 
 
 def test_repos_are_learned_when_evidence_is_written(org):
-    from evidence_grpc.domain import attestations
+    from evidence_grpc.domain.evidence import attestations
 
     flows.upsert_flow(org, "ci", "")
     trails.begin_trail(org, "ci", {"name": "t", "repo_info": REPO}, alice())

@@ -6,7 +6,7 @@ of `models.py`, so that replaying history on a new database always builds the sa
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

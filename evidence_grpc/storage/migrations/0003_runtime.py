@@ -3,7 +3,7 @@ Frozen copies of the models, independent of `models.py`."""
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

@@ -6,7 +6,7 @@ import json
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def _key(info):

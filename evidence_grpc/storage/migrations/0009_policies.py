@@ -3,7 +3,7 @@ independent of `models.py`. Attachments to environments stay in `environment.pol
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

@@ -11,7 +11,7 @@ old verdicts back."""
 import peewee
 
 from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

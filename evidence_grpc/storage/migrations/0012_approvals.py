@@ -3,7 +3,7 @@ the model, independent of `models.py`."""
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

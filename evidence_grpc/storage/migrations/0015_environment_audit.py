@@ -4,7 +4,7 @@ reporter is not known: the actor stays empty). Frozen copy of the model."""
 
 import peewee
 
-from evidence_grpc.storage.models import JSONField
+from evidence_grpc.storage.migrations.frozen import JSONField
 
 
 def up(migrator, db):

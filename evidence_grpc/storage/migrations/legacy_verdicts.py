@@ -14,7 +14,7 @@ the trail is NON-COMPLIANT when a level is, INCOMPLETE when an artifact is MISSI
 An artifact's state is that of its template name's level, or the trail's when it has none.
 
 Rows are read with plain SQL (columns as of migration 0010) and JSON text decoded here, on both
-engines. The verdicts kept have the shape today's reads render (domain/snapshots.py, `_verdict`)."""
+engines. The verdicts kept have the shape today's reads render (domain/runtime/snapshots.py, `_verdict`)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,145 @@
+"""Flows of an organization: create or update, find (also by a former name), list, archive,
+rename."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...storage.db import Prepared, contains, for_update, locked, now, retry_on_conflict, write_transaction
+from ...storage.models import Flow, FlowAlias, Organization
+from ..identity.callers import sees_flow
+from ..kernel.errors import AlreadyExists, NotFound, authentication_required, flow_not_found, validation_error
+from ..kernel.names import check_name
+from ..kernel.pages import Page
+from ..kernel.urls import check_reported_urls
+from .templates import EMPTY_TEMPLATE_YAML, parse_template
+
+VISIBILITIES = ("private", "public")
+
+
+def _check_visibility(visibility: str | None) -> str | None:
+    if visibility is not None and visibility not in VISIBILITIES:
+        raise validation_error("visibility", f"'{visibility}' is not one of {list(VISIBILITIES)}")
+    return visibility
+
+
+def upsert_flow(org: Organization, name: str, description: str, *, visibility: str | None = None,
+                template_yaml: str | None = None, legacy_template: list[str] | None = None,
+                repo_url: str | None = None) -> tuple[Flow, bool]:
+    """Create the flow, or update it (and bring it back from the archive). Returns (flow, created)."""
+    check_name("name", name)
+    _check_visibility(visibility)
+    check_reported_urls({"repo_url": repo_url})
+    if template_yaml is not None:
+        parse_template(template_yaml)
+    if legacy_template is not None:
+        legacy_template = [n.strip() for n in legacy_template if n.strip()]
+        if "artifact" not in legacy_template:
+            legacy_template.append("artifact")
+
+    def write() -> tuple[Flow, bool]:
+        with write_transaction():
+            stamp = now()
+            flow = for_update(Flow.select().where((Flow.organization == org)
+                                                  & (Flow.name == name))).first()
+            created = flow is None
+            if created:
+                # A flow taking a name ends that name's life as an alias of a renamed flow.
+                FlowAlias.delete().where((FlowAlias.organization == org)
+                                         & (FlowAlias.name == name)).execute()
+                flow = Flow(organization=org, name=name, created_at=stamp, tags={})
+            flow.description = description
+            if visibility is not None or created:
+                flow.visibility = visibility or "private"
+            if template_yaml is not None or legacy_template is not None or created:
+                flow.template_yaml = template_yaml if legacy_template is None else None
+                flow.legacy_template = legacy_template
+                if flow.template_yaml is None and legacy_template is None:
+                    flow.template_yaml = EMPTY_TEMPLATE_YAML
+            if repo_url is not None:
+                flow.repo_url = repo_url
+            flow.archived = False
+            flow.last_modified_at = stamp
+            flow.save()
+            return flow, created
+
+    return retry_on_conflict(write)
+
+
+_FLOW_BY_NAME = Prepared(lambda org, name: Flow.select().where((Flow.organization == org)
+                                                              & (Flow.name == name)),
+                        org=int, name=str)
+
+
+def find_flow(org: Organization, name: str) -> Flow:
+    """The flow of that name, or the renamed flow that had it."""
+    found = _FLOW_BY_NAME.models(Flow, org=org.id, name=name)
+    flow = found[0] if found else None
+    if flow is None:
+        alias = (FlowAlias.select(FlowAlias, Flow).join(Flow)
+                 .where((FlowAlias.organization == org) & (FlowAlias.name == name)).first())
+        flow = alias.flow if alias else None
+    if flow is None or not sees_flow(flow.visibility):
+        if not sees_flow(None):  # no credentials: private and unknown flows answer alike
+            raise authentication_required()
+        raise flow_not_found(org.name, name)
+    return flow
+
+
+def flow_to_report_to(org: Organization, name: str) -> Flow:
+    """The flow evidence is reported to; reporting to a flow that does not exist creates it
+    without a template (the hosted docs, "Attesting without a template": compliance then
+    depends only on the attestations made)."""
+    try:
+        return find_flow(org, name)
+    except NotFound:
+        return upsert_flow(org, name, "")[0]
+
+
+def list_flows(org: Organization, page: Page, search: str | None = None,
+               case_sensitive: bool = True) -> tuple[list[Flow], dict[str, int]]:
+    query = Flow.select().where((Flow.organization == org) & (Flow.archived == False))  # noqa: E712
+    if search:
+        query = query.where(contains(Flow.name, search, case_sensitive))
+    return page.apply(query.order_by(Flow.name))
+
+
+def archive_flow(org: Organization, name: str) -> Flow:
+    with write_transaction():
+        flow = locked(find_flow(org, name))
+        flow.archived = True
+        flow.last_modified_at = now()
+        flow.save()
+        return flow
+
+
+def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
+    check_name("new_name", new_name)
+    with write_transaction():
+        flow = locked(find_flow(org, name))
+        if Flow.select().where((Flow.organization == org) & (Flow.name == new_name)).exists():
+            raise AlreadyExists(f"A flow named '{new_name}' already exists")
+        old_name = flow.name
+        FlowAlias.delete().where((FlowAlias.organization == org)
+                                 & (FlowAlias.name == new_name)).execute()
+        flow.name = new_name
+        flow.last_modified_at = now()
+        flow.save()
+        FlowAlias.create(organization=org, name=old_name, flow=flow)
+        return flow
+
+
+def flow_view(flow: Flow, org_name: str) -> dict[str, Any]:
+    return {
+        "name": flow.name,
+        "description": flow.description,
+        "visibility": flow.visibility,
+        "org": org_name,
+        "template": flow.legacy_template if flow.legacy_template is not None else flow.template_yaml,
+        "repo_url": flow.repo_url,
+        "tags": flow.tags or {},
+        "last_deployment_at": flow.last_deployment_at,
+        "archived": flow.archived,
+        "created_at": flow.created_at,
+        "last_modified_at": flow.last_modified_at,
+    }

@@ -1,0 +1,88 @@
+"""Flow templates: YAML documents saying which attestations a trail and its artifacts need."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import yaml
+
+from ...memo import BytesLru, bytes_lru
+from ..kernel.errors import InvalidArgument
+from ..kernel.yaml_documents import MAX_DOCUMENT_BYTES, load_mapping, schema_violations
+
+SCHEMA_FILE = "flow-template-v1.json"
+EMPTY_TEMPLATE_YAML = "version: 1\n"
+MAX_TEMPLATE_BYTES = MAX_DOCUMENT_BYTES
+CACHE_BYTES = 16 * 1024 * 1024
+
+
+# Parsed templates by their text, counted as the text's UTF-8 bytes (a parsed template is
+# proportional to its text).
+_CACHE = BytesLru(CACHE_BYTES)
+
+
+def cached_bytes() -> int:
+    """Bytes of template text the parse cache holds."""
+    return _CACHE.bytes
+
+
+def parse_template(text: str) -> dict[str, Any]:
+    """Validate template YAML and return it normalised to {version, trail{attestations, artifacts}}."""
+    return copy.deepcopy(_parsed(text))
+
+
+def _parsed(text: str) -> dict[str, Any]:
+    """The parse cache's own copy: read, never changed."""
+    parsed = _CACHE.get(text)
+    if parsed is None:
+        parsed = _parse_template(text)
+        _CACHE.put(text, parsed, len(text.encode()))
+    return parsed
+
+
+def _parse_template(text: str) -> dict[str, Any]:
+    document = load_mapping(text, "template_file", "flow template")
+    violations = schema_violations(SCHEMA_FILE, document, "template_file")
+    if violations:
+        where, problem = next(iter(violations.items()))
+        raise InvalidArgument("Invalid flow template", {where: problem})
+    trail = document.get("trail") or {}
+    return {
+        "version": document.get("version", 1),
+        "trail": {
+            "attestations": [dict(a) for a in trail.get("attestations", [])],
+            "artifacts": [
+                {"name": a["name"], "attestations": [dict(x) for x in a.get("attestations", [])]}
+                for a in trail.get("artifacts", [])
+            ],
+        },
+    }
+
+
+def template_view(text: str | None) -> dict[str, Any]:
+    """The template object of a trail answer (parsed requirements plus the raw YAML)."""
+    content = text if text is not None else EMPTY_TEMPLATE_YAML
+    return {**_parsed(content), "content": content}  # read by answers, never changed
+
+
+def legacy_template_view(names: list[str], artifact_keys: list[str]) -> dict[str, Any]:
+    """A legacy flow's template list (`["artifact", "unit-test", ...]`) as the template object
+    of its trails: every listed evidence but `artifact` is required of each artifact of the
+    trail (by its template name, or its fingerprint when reported without one), of any type."""
+    parsed = _legacy_parsed(tuple(names), tuple(artifact_keys))
+    return {**parsed, "content": _legacy_yaml(tuple(names), tuple(artifact_keys))}
+
+
+def _legacy_parsed(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> dict[str, Any]:
+    required = [{"name": name, "type": "*"} for name in names if name != "artifact"]
+    return {"version": 1, "trail": {"attestations": [], "artifacts": [
+        {"name": key, "attestations": [dict(r) for r in required]} for key in artifact_keys]}}
+
+
+@bytes_lru(max_bytes=CACHE_BYTES // 4,
+           size=lambda names, keys: sum(len(n) + 16 for n in names) * (len(keys) + 1)
+           + sum(len(k) + 16 for k in keys))
+def _legacy_yaml(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> str:
+    """The YAML of a legacy template; emitting it costs more than the rest of a get trail."""
+    return yaml.safe_dump(_legacy_parsed(names, artifact_keys), sort_keys=False)

@@ -1,0 +1,318 @@
+"""Trails: one per change through a flow. Beginning a trail twice updates it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+import peewee
+
+from ...storage.db import (
+    Prepared,
+    PreparedInsert,
+    as_given,
+    for_update,
+    in_chunks,
+    locked,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
+from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
+from ..identity.callers import sees_flow
+from ..kernel import events
+from ..kernel.errors import trail_not_found
+from ..kernel.names import check_name
+from ..kernel.pages import Page
+from ..kernel.urls import check_reported_urls
+from ..outbound import actions
+from .compliance import evaluate_trail
+from .events import ArtifactRepoKnown
+from .flows import find_flow
+from .repos import check_repo_info, remember
+from .templates import legacy_template_view, parse_template, template_view
+
+# Fields of the begin-trail data that are stored as given; absent ones are left as they were.
+TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
+                "user_data")
+
+
+def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: User,
+                template_yaml: str | None = None) -> tuple[Trail, bool]:
+    """Create the trail or update the given fields of an existing one. Returns (trail, created).
+    Concurrent begins of one trail race on the (flow, name) key; the loser retries as an update."""
+    name = check_name("name", data.get("name", ""))
+    check_reported_urls(data)
+    check_repo_info(data.get("repo_info"))
+    if template_yaml is not None:
+        parse_template(template_yaml)
+    flow = find_flow(org, flow_name)
+
+    def write() -> tuple[Trail, bool]:
+        with write_transaction():
+            stamp = now()
+            trail = for_update(Trail.select().where((Trail.flow == flow)
+                                                    & (Trail.name == name))).first()
+            created = trail is None
+            if created:
+                trail = Trail(flow=flow, name=name, created_by=user.name, created_at=stamp,
+                              external_urls={})
+            for field in TRAIL_FIELDS:
+                if field in data:
+                    setattr(trail, field, data[field])
+            if template_yaml is not None:
+                trail.template_yaml = template_yaml
+            trail.last_modified_at = stamp
+            trail.save()
+            if "repo_info" in data:
+                _adopt_repo(org, trail, stamp)
+            _EVENT.create(trail=trail, timestamp=stamp,
+                          type="trail_reported" if created else "trail_updated",
+                          payload=_event_payload(data, user))
+            if created:
+                actions.flow_event(org, flow, "ON_STARTED_TRAIL", trail_name=name,
+                                   user=user.name)
+            return trail, created
+
+    return retry_on_conflict(write)
+
+
+def _adopt_repo(org: Organization, trail: Trail, stamp: float) -> None:
+    """Learn the trail's repo; its artifacts reported without repo_info are built from it."""
+    repo = remember(org, trail.repo_info, stamp)
+    if repo is None:
+        return
+    for artifact in Artifact.select().where((Artifact.trail == trail) & Artifact.repo.is_null()
+                                            & Artifact.repo_info.is_null()):
+        artifact.repo = repo
+        artifact.save()
+        artifact.trail = trail
+        events.publish(ArtifactRepoKnown(org, artifact))
+
+
+_EVENT = PreparedInsert(TrailEvent)
+_TOUCH = Prepared(lambda trail, stamp: Trail.update({Trail.last_modified_at: as_given(stamp)})
+                  .where(Trail.id == trail), trail=int, stamp=float)
+
+
+def reported(trail: Trail, stamp: float, kind: str, payload: dict[str, Any]) -> None:
+    """Evidence reported to the trail: the event of its history, and the trail modified then.
+    Call inside the write transaction that keeps the evidence."""
+    _TOUCH.execute(trail=trail.id, stamp=stamp)
+    _EVENT.create(trail=trail, timestamp=stamp, type=kind, payload=payload)
+
+
+def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:
+    payload = {k: data[k] for k in ("git_commit_info", "repo_info", "origin_url", "user_data")
+               if data.get(k) is not None}
+    payload["user"] = user.name
+    return payload
+
+
+_TRAIL_OF_FLOW = Prepared(lambda flow, name: Trail.select().where((Trail.flow == flow)
+                                                                 & (Trail.name == name)),
+                         flow=int, name=str)
+
+
+def _trail_of(org: Organization, flow_name: str, trail_name: str) -> tuple[Flow, Trail | None]:
+    """The flow (also found by a former name) and its trail of that name, if any, with the
+    trail's flow loaded."""
+    flow = find_flow(org, flow_name)
+    return flow, _trail_in(flow, trail_name)
+
+
+def _trail_in(flow: Flow, trail_name: str) -> Trail | None:
+    """The flow's trail of that name, if any, with its flow loaded."""
+    found = _TRAIL_OF_FLOW.models(Trail, flow=flow.id, name=trail_name)
+    if not found:
+        return None
+    found[0].flow = flow
+    return found[0]
+
+
+# A trail and its flow by their names, in one query: how most reads find a trail.
+_TRAIL_BY_NAMES = Prepared(lambda org, flow, name: Trail.select(Trail, Flow).join(Flow).where(
+    (Flow.organization == org) & (Flow.name == flow) & (Trail.name == name)),
+    org=int, flow=str, name=str)
+
+
+def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
+    """The trail of that flow, with its flow loaded."""
+    found = _TRAIL_BY_NAMES.models(Trail, org=org.id, flow=flow_name, name=trail_name)
+    if found and sees_flow(found[0].flow.visibility):
+        return found[0]
+    # A flow's former name, or no such flow or trail: found (or refused) step by step.
+    flow, trail = _trail_of(org, flow_name, trail_name)
+    if trail is None:
+        raise trail_not_found(org.name, flow.name, trail_name)
+    return trail
+
+
+def trail_to_report_to(org: Organization, flow: Flow, trail_name: str, user: User) -> Trail:
+    """The flow's trail evidence is reported to (`flows.flow_to_report_to` gives the flow),
+    locked, in the caller's write transaction: reporting to a trail that does not exist begins
+    it (with just its name), as the hosted service does."""
+    trail = _trail_in(flow, trail_name)
+    if trail is None:
+        return begin_trail(org, flow.name, {"name": trail_name}, user)[0]
+    locked_trail = locked(trail)
+    locked_trail.flow = flow
+    return locked_trail
+
+
+def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
+    flow = find_flow(org, flow_name)
+    query = Trail.select(Trail, Flow).join(Flow).where(Trail.flow == flow)
+    return page.apply(query.order_by(Trail.id.desc()))
+
+
+def list_trails(org: Organization, page: Page, flow_name: str | None = None,
+                flow_tags: list[str] | None = None) -> tuple[list[Trail], dict]:
+    active = Flow.archived == False  # noqa: E712
+    # One flow's trails are picked by their own column, which the planner walks by index.
+    scope = active & ((Trail.flow == find_flow(org, flow_name).id) if flow_name
+                      else (Flow.organization == org))
+    if flow_tags:  # tags are JSON: the flows that have them are found in Python
+        wanted = [tag.partition("=") for tag in flow_tags]
+        tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)
+                  if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
+        scope &= Flow.id.in_(tagged)
+    query = Trail.select(Trail, Flow).join(Flow).where(scope)
+    return page.apply(query.order_by(Trail.id.desc()))
+
+
+def _events_query() -> peewee.ModelSelect:
+    return (TrailEvent.select(TrailEvent.trail, TrailEvent.timestamp, TrailEvent.type,
+                              TrailEvent.payload).order_by(TrailEvent.timestamp, TrailEvent.id))
+
+
+ATTESTATION, ARTIFACT = 0, 1  # the kinds of evidence rows
+
+
+def _evidence_query(trails: list[int]) -> peewee.SelectBase:
+    """The trails' attestations (kind, trail, seq, uid, name, type, is_compliant, target,
+    overrides) and artifacts (kind, trail, id, fingerprint, template_reference_name and four
+    NULLs) in one statement, each kind in the order of its ids."""
+    attestations = Attestation.select(
+        peewee.SQL(str(ATTESTATION)), Attestation.trail, Attestation.id, Attestation.uid,
+        Attestation.name, Attestation.type, Attestation.is_compliant, Attestation.target_artifact,
+        Attestation.overrides).where(Attestation.trail.in_(trails))
+    artifacts = Artifact.select(
+        peewee.SQL(str(ARTIFACT)), Artifact.trail, Artifact.id, Artifact.fingerprint,
+        Artifact.template_reference_name, *[peewee.SQL("NULL")] * 4).where(
+        Artifact.trail.in_(trails))
+    return attestations.union_all(artifacts).order_by(peewee.SQL("1"), peewee.SQL("3"))
+
+
+# Run on every `get trail` and every snapshot judged: compiled once (see storage.db.Prepared).
+_EVENTS_OF = Prepared(lambda trails: _events_query().where(TrailEvent.trail.in_(trails)),
+                      trails=list[int])
+_EVIDENCE_OF = Prepared(_evidence_query, trails=list[int])
+
+
+class Event(NamedTuple):
+    """A recorded event as read: its fields stay JSON text until asked for, so an event is
+    hashable (the same row makes the same answer: `servicers.trails` keeps answers by it)."""
+
+    timestamp: float
+    type: str
+    payload_json: str | None
+
+    def view(self) -> dict[str, Any]:
+        """{timestamp, type, ...its fields}."""
+        return {"timestamp": self.timestamp, "type": self.type,
+                **(TrailEvent.payload.python_value(self.payload_json) or {})}
+
+
+def events_of(trails: list[Trail]) -> dict[int, list[Event]]:
+    """Events of trails, oldest first."""
+    by_trail: dict[int, list[Event]] = defaultdict(list)
+    if not trails:
+        return by_trail
+    for trail_id, timestamp, type_, payload in (
+            row for chunk in in_chunks([t.id for t in trails]) for row in _EVENTS_OF.rows(trails=chunk)):
+        by_trail[trail_id].append(Event(timestamp, type_, payload))
+    return by_trail
+
+
+Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+class EvidenceRows(NamedTuple):
+    """A trail's attestations (seq, uid, name, type, is_compliant, target, overrides) and
+    artifacts (id, fingerprint, template_reference_name) as read: hashable, like `Event`."""
+
+    attestations: tuple[tuple, ...]
+    artifacts: tuple[tuple, ...]
+
+    def evidence(self) -> Evidence:
+        """(attestations, artifacts) as compliance reads them."""
+        return ([{"id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
+                  "seq": seq, "target": target, "overrides": overrides}
+                 for seq, uid, name, type_, compliant, target, overrides in self.attestations],
+                [{"id": str(artifact_id), "fingerprint": fingerprint,
+                  "template_reference_name": template_name}
+                 for artifact_id, fingerprint, template_name in self.artifacts])
+
+
+def evidence_rows_of(trails: list[Trail]) -> dict[int, EvidenceRows]:
+    """The evidence of each trail, as read."""
+    attestations: dict[int, list[tuple]] = defaultdict(list)
+    artifacts: dict[int, list[tuple]] = defaultdict(list)
+    ids = [t.id for t in trails]
+    for chunk in in_chunks(ids):  # none for no trails (a snapshot of unknown artifacts)
+        for kind, trail_id, *values in _EVIDENCE_OF.rows(trails=chunk):
+            if kind == ATTESTATION:
+                attestations[trail_id].append(tuple(values))
+            else:
+                artifacts[trail_id].append(tuple(values[:3]))
+    return defaultdict(lambda: EvidenceRows((), ()), {
+        i: EvidenceRows(tuple(attestations[i]), tuple(artifacts[i])) for i in ids})
+
+
+def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
+    """(attestations, artifacts) of trails, as compliance reads them."""
+    return defaultdict(lambda: ([], []), {
+        trail_id: rows.evidence() for trail_id, rows in evidence_rows_of(trails).items()})
+
+
+def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(template view, compliance_status) of a trail whose `flow` is loaded."""
+    attestations, artifacts = evidence
+    legacy = trail.flow.legacy_template
+    if trail.template_yaml is None and legacy is not None:
+        # artifacts reported without a template name are required by their fingerprint, as
+        # attestations about them name it
+        artifacts = [{**a, "template_reference_name": a["template_reference_name"]
+                      or a["fingerprint"]} for a in artifacts]
+        template = legacy_template_view(legacy, [a["template_reference_name"] for a in artifacts])
+    else:
+        template = template_view(trail.template_yaml or trail.flow.template_yaml)
+    return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts)
+
+
+def trail_view(trail: Trail, org_name: str, events: list[dict[str, Any]],
+               html_base: str, evidence: Evidence) -> dict[str, Any]:
+    """The trail as the contract answers it."""
+    flow = trail.flow
+    template, compliance = compliance_of(trail, evidence)
+    repo_id = (trail.repo_info or {}).get("id")
+    return {
+        "name": trail.name,
+        "description": trail.description or "",
+        "git_commit_info": trail.git_commit_info,
+        "origin_url": trail.origin_url,
+        "user_data": trail.user_data,
+        "repo_ids": [repo_id] if repo_id else [],
+        "last_modified_at": trail.last_modified_at,
+        "created_at": trail.created_at,
+        "compliance_status": compliance,
+        "template": template,
+        "compliance_state": compliance["status"],
+        "is_compliant": compliance["is_compliant"],
+        "events": events,
+        "created_by": trail.created_by,
+        "flow": {"name": flow.name, "tags": flow.tags or {}},
+        "external_urls": trail.external_urls or {},
+        "html_url": f"{html_base}/{org_name}/flows/{flow.name}/trails/{trail.name}",
+    }

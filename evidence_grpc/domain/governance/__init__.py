@@ -1,0 +1,1 @@
+"""The governance context."""

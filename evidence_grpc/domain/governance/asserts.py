@@ -1,0 +1,101 @@
+"""`kosli assert artifact`: is an artifact compliant, and with what.
+
+Three scopes: "flow" (its compliance in every trail it was reported to), "environment" (the
+policies attached to an environment) and "policy" (named policies, in the order given). Every
+scope lists the flows and trails the artifact was reported to (optionally only one flow's) with
+their compliance, which the CLI prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...storage.models import Flow, Organization, Trail
+from ..evidence import trails
+from ..evidence.artifacts import FINGERPRINT_LENGTH, check_prefix, provenance_of
+from ..evidence.compliance import COMPLIANT
+from ..evidence.flows import find_flow
+from ..kernel.errors import NotFound, validation_error
+from ..runtime.environments import find_environment
+from ..runtime.policy_eval import LoadedPolicy, evaluate, latest_policies
+
+
+def _policies(org: Organization, environment_name: str | None, policy_names: list[str]
+              ) -> tuple[str, list[LoadedPolicy]]:
+    """(scope, the policies to assert against)."""
+    if environment_name and policy_names:
+        raise validation_error("policy_name", "Name an environment or policies, not both")
+    if environment_name:
+        env = find_environment(org, environment_name)
+        return "environment", latest_policies(org, env.policies or [])
+    if policy_names:
+        loaded = latest_policies(org, policy_names)
+        missing = [n for n in policy_names if n not in {p.name for p in loaded}]
+        if missing:
+            raise NotFound(f"Policy '{missing[0]}' not found")
+        return "policy", loaded
+    return "flow", []
+
+
+def _artifact_result(report: dict[str, Any], compliance: dict[str, Any],
+                     fingerprint: str) -> dict[str, Any]:
+    """The artifact's own compliance in the trail of a report (the published
+    `compliance_status` of an assert): its entry in the trail's artifacts_statuses, or, when
+    the template does not name it, the trail's state for it."""
+    entry = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
+    if entry:
+        return entry
+    return {"artifact_fingerprint": fingerprint, "status": report["compliance_state"],
+            "is_compliant": report["compliance_state"] == COMPLIANT, "attestations_statuses": [],
+            "evaluated_at": compliance["evaluated_at"], "unexpected": True}
+
+
+def _flows(reports: list[dict[str, Any]], fingerprint: str
+           ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(each report's flow and trail with the trail's compliance, whose attestations_statuses
+    are the trail's own and those of the reported artifact; the artifact's own compliance in
+    the trail of the latest report)."""
+    rows = {t.id: t for t in Trail.select(Trail, Flow).join(Flow).where(
+        Trail.id.in_(sorted({r["_trail_id"] for r in reports})))}
+    evidence = trails.evidence_of(list(rows.values()))
+    flows = []
+    for report in reports:
+        trail = rows[report["_trail_id"]]
+        compliance = trails.compliance_of(trail, evidence[trail.id])[1]
+        artifact = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
+        statuses = compliance["attestations_statuses"] + (
+            artifact["attestations_statuses"] if artifact else [])
+        flows.append({"flow": report["flow_name"], "trail": report["trail_name"],
+                      "compliance_status": {**compliance, "attestations_statuses": statuses}})
+    return flows, _artifact_result(report, compliance, fingerprint)  # the loop's last: latest
+
+
+def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
+                    flow_name: str | None = None, environment_name: str | None = None,
+                    policy_names: list[str] | None = None) -> dict[str, Any]:
+    """The assert answer for one artifact (NotFound when it was never reported, to the flow
+    when one is named)."""
+    fingerprint = check_prefix("fingerprint", fingerprint, FINGERPRINT_LENGTH,
+                               minimum=FINGERPRINT_LENGTH)
+    policy_names = list(dict.fromkeys(policy_names or []))
+    scope, policies = _policies(org, environment_name, policy_names)
+    flow = find_flow(org, flow_name) if flow_name else None
+    reports = [r for r in provenance_of(org, [fingerprint], html_base).get(fingerprint, [])
+               if flow is None or r["flow_name"] == flow.name]
+    if not reports:
+        where = f"flow '{flow.name}' belonging to " if flow else ""
+        raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
+                       f"organization '{org.name}'")
+    flows, latest = _flows(reports, fingerprint)
+    answer: dict[str, Any] = {  # the published answer names one flow and trail: the latest
+        "scope": scope, "fingerprint": fingerprint, "flow": flows[-1]["flow"],
+        "trail": flows[-1]["trail"], "compliance_status": latest, "flows": flows,
+        "html_url": reports[0]["html_url"], "policy_evaluations": []}
+    if scope == "flow":
+        answer["compliant"] = all(r["compliance_state"] == COMPLIANT for r in reports)
+        return answer
+    verdict = evaluate(org, [fingerprint], policies, provenance={fingerprint: reports})[fingerprint]
+    answer["compliant"] = verdict.compliant
+    answer["policy_evaluations"] = verdict.policy_decisions
+    if scope == "environment":
+        answer["environment"] = environment_name
+    return answer

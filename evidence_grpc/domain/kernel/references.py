@@ -1,0 +1,43 @@
+"""References by id (DESIGN.md decision 12). What points at a flow or environment stores its
+id and is answered with the name it has when read: a rename changes the label only, and a new
+flow or environment given an old name inherits nothing.
+
+A stored list of references holds ids and, as strings, the names that named nothing when
+migration 0019 turned names into ids: labels shown as they are, never matched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...storage.db import in_chunks
+from ...storage.models import Environment, Flow, Organization
+
+Reference = int | str
+Named = type[Environment] | type[Flow]
+
+
+def ids_by_name(model: Named, org: Organization, names: Iterable[str]) -> dict[str, int]:
+    """{name: id} of the organization's flows or environments of these names (the unknown
+    left out): one query per IN_CHUNK names."""
+    return {name: row_id for chunk in in_chunks(list(dict.fromkeys(names)))
+            for row_id, name in model.select(model.id, model.name).where(
+                (model.organization == org) & model.name.in_(chunk)).tuples()}
+
+
+def ids_of(references: Iterable[Reference]) -> list[int]:
+    """The ids among `references` (labels left out)."""
+    return [r for r in references if isinstance(r, int)]
+
+
+def names_by_id(model: Named, references: Iterable[Reference]) -> dict[int, str]:
+    """{id: current name} of the ids among `references`: one query per IN_CHUNK ids, however
+    many items the references come from."""
+    return {row_id: name for chunk in in_chunks(sorted(set(ids_of(references))))
+            for row_id, name in model.select(model.id, model.name).where(
+                model.id.in_(chunk)).tuples()}
+
+
+def labels(references: Iterable[Reference], names: dict[int, str]) -> list[str]:
+    """What to show for `references`: each id by its current name (from `names_by_id`), each
+    label as it is."""
+    return [names[r] if isinstance(r, int) else r for r in references]

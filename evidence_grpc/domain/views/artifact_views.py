@@ -1,0 +1,173 @@
+"""Artifacts as they are answered: what was reported (evidence), where they run and ran
+(runtime) and their approvals (governance), read in a few set-based queries for all of them;
+and the search by fingerprint or commit prefix."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import peewee
+
+from ...storage.db import Prepared
+from ...storage.models import Artifact, Attestation, Flow, Organization, Trail
+from ..evidence.artifacts import (
+    COMMIT_LENGTH,
+    FINGERPRINT_LENGTH,
+    MAX_CANDIDATES,
+    MIN_PREFIX,
+    attestations_about,
+    check_prefix,
+    evidence_of,
+    matching_commits,
+    matching_fingerprints,
+    states_of,
+)
+from ..governance.approvals import approval_numbers
+from ..kernel.errors import NotFound
+from ..kernel.numbers import timestamp_text
+from ..runtime.presence import presence
+
+
+def _commit_time(artifact: Artifact) -> float | None:
+    """When the artifact's commit was made (git_commit_info.timestamp), if it was reported."""
+    committed = (artifact.git_commit_info or {}).get("timestamp")
+    ok = isinstance(committed, int | float) and not isinstance(committed, bool)
+    return committed if ok else None
+
+
+def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
+             ) -> list[dict[str, Any]]:
+    """What happened to the artifact, oldest first, each event with its time: its commit, its
+    report, every attestation about it, and every start and exit in an environment (as `kosli
+    get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
+    history = []
+    committed = _commit_time(artifact)
+    if artifact.git_commit and committed is not None:
+        author = (artifact.git_commit_info or {}).get("author")
+        author = f" by {author}" if isinstance(author, str) else ""
+        history.append({"event": f"Commit {artifact.git_commit[:7]} was made{author}",
+                        "timestamp": committed, "type": "commit"})
+    history.append({"event": "Artifact created", "timestamp": artifact.created_at,
+                    "type": "created"})
+    history += [{"event": f"Attestation '{a.name}' ({a.type}) was reported: "
+                          f"{'compliant' if a.is_compliant else 'non-compliant'}",
+                 "timestamp": a.created_at, "type": "attestation"} for a in attested]
+    seen = set()
+    for event in where["events"]:
+        key = (event["type"], event["environment_name"], event["snapshot_index"])
+        if key in seen:  # the same build under two names starts once
+            continue
+        seen.add(key)
+        verb = "Started running in" if event["type"] == "started" else "No longer running in"
+        history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
+                                 " environment",
+                        "timestamp": event["timestamp"], "type": event["type"]})
+    return sorted(history, key=lambda e: e["timestamp"])  # stable: ties keep this order
+
+
+def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
+                ) -> tuple[dict[str, float], dict[str, float]]:
+    """(commit lead times, build lead times): per environment, seconds from the commit (its
+    timestamp) and from the build (the report) until the artifact first started there."""
+    first: dict[str, float] = {}
+    for event in where["events"]:
+        if event["type"] == "started":
+            first[event["environment_name"]] = min(event["timestamp"],
+                                                   first.get(event["environment_name"], math.inf))
+    committed = _commit_time(artifact)
+    commit = {env: at - committed for env, at in first.items()} if committed is not None else {}
+    return commit, {env: at - artifact.created_at for env, at in first.items()}
+
+
+def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
+                   ) -> list[dict[str, Any]]:
+    """Artifacts as `get artifact` and `list artifacts` answer them (every field the CLI reads
+    is always present)."""
+    states = states_of(artifacts)
+    where = presence(org, [a.fingerprint for a in artifacts])
+    approved = approval_numbers(artifacts)
+    about = attestations_about(artifacts)
+    views = []
+    for a in artifacts:
+        flow_name = a.flow.name
+        running = where[a.fingerprint]
+        commit_lead_times, build_lead_times = _lead_times(a, running)
+        views.append({
+            "id": str(a.id),
+            "flow_name": flow_name,
+            "trail_name": a.trail.name,
+            "template_reference_name": a.template_reference_name,
+            "fingerprint": a.fingerprint,
+            "filename": a.name,
+            "git_commit": a.git_commit or "",
+            "git_commit_info": a.git_commit_info,
+            "repo_info": a.repo_info,
+            "commit_url": a.commit_url or "",
+            "build_url": a.build_url or "",
+            "repo_url": a.repo_url,
+            "html_url": f"{html_base}/{org.name}/flows/{flow_name}/artifacts/{a.fingerprint}",
+            "api_url": f"{html_base}/api/v2/artifacts/{org.name}/{flow_name}/fingerprint/{a.fingerprint}",
+            "created_at": timestamp_text(a.created_at),
+            "last_modified_at": timestamp_text(a.last_modified_at),
+            "external_urls": a.external_urls or {},
+            "annotations": a.annotations or {},
+            "state": states[a.id],
+            "running": running["running"],
+            "exited": running["exited"],
+            "history": _history(a, running, about[a.id]),
+            "commits": a.commits or [],
+            "deployments": [],
+            "approvals": approved.get((a.flow_id, a.fingerprint), []),
+            "evidence": evidence_of(org, a, about[a.id], html_base),
+            "commit_lead_times": commit_lead_times,
+            "build_lead_times": build_lead_times,
+        })
+    return views
+
+
+def _found_by(field: peewee.Field) -> Prepared:
+    """An organization's artifacts whose `field` is the value, newest first."""
+    return Prepared(lambda org, value: (
+        Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+        .where((Artifact.organization == org) & (field == value)).order_by(Artifact.id.desc())),
+        org=int, value=str)
+
+
+_FOUND_BY = {"fingerprint": _found_by(Artifact.fingerprint), "commit": _found_by(Artifact.git_commit)}
+
+
+def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
+    """Artifacts whose fingerprint or commit is `value` or starts with it."""
+    prefix = check_prefix("search_value", value, FINGERPRINT_LENGTH, minimum=4)
+    fingerprints = matching_fingerprints(org, prefix) if len(prefix) >= MIN_PREFIX else []
+    commits = matching_commits(org, prefix) if len(prefix) <= COMMIT_LENGTH else []
+    if len(fingerprints) == 1:
+        kind, full = "fingerprint", fingerprints[0]
+    elif len(commits) == 1:
+        kind, full = "commit", commits[0]
+    elif not fingerprints and not commits:
+        raise NotFound(f"No matches for '{value}'.")
+    else:
+        kind, full = None, None
+    found = _FOUND_BY[kind].models(Artifact, org=org.id, value=full) if kind else []
+    views = artifact_views(org, found, html_base)
+    return {
+        "resolved_to": {
+            "type": kind,
+            "full_match": full,
+            "fingerprints": {"type": "fingerprint", "count": len(fingerprints),
+                             "matches": fingerprints[:MAX_CANDIDATES]},
+            "commits": {"type": "commit", "count": len(commits), "matches": commits[:MAX_CANDIDATES]},
+        },
+        "artifacts": [{
+            "fingerprint": v["fingerprint"], "name": v["filename"], "has_provenance": True,
+            "git_commit": v["git_commit"], "pipeline": v["flow_name"], "flow": v["flow_name"],
+            "trail": v["trail_name"], "template_reference_name": v["template_reference_name"] or "",
+            "build_url": v["build_url"], "commit_url": v["commit_url"],
+            "compliance_state": v["state"],
+            "running_in": [r["environment_name"] for r in v["running"]],
+            "exited_from": [r["environment_name"] for r in v["exited"]],
+            "html_url": v["html_url"], "api_url": v["api_url"], "history": v["history"],
+        } for v in views],
+    }
