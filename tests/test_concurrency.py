@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 import requests
+from google.api import annotations_pb2
 
-from evidence_grpc import services  # noqa: F401  (loads the evidence.v2 descriptors)
+from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.evidence import artifacts as artifact_domain
 from evidence_grpc.domain.evidence import attestations as attestation_domain
 from evidence_grpc.domain.evidence import flows as flow_domain
 from evidence_grpc.domain.kernel.errors import InvalidArgument
 from evidence_grpc.interceptors.database import is_write
+from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Organization, Trail, User
 from tests.conftest import RunningServer, bearer, recorded_statements
@@ -39,11 +41,27 @@ FINGERPRINT = hashlib.sha256(b"build 1").hexdigest()
 
 # ---- one transaction per write RPC ---------------------------------------------------------
 
-def test_write_methods_are_read_from_the_http_rules():
+def test_write_methods_are_declared_not_inferred():
     assert is_write("/evidence.v2.ArtifactService/ReportArtifact")
     assert is_write("/evidence.v2.TrailService/BeginTrail")
     assert not is_write("/evidence.v2.TrailService/GetTrail")
     assert not is_write("/evidence.v2.FlowService/ListFlows")
+
+
+def test_every_rpc_declares_read_or_write_and_no_get_writes():
+    """`(transaction)` on every RPC: none is left to a default. A GET never writes (a cached
+    or prefetched GET must change nothing); a POST may read."""
+    undeclared, writing_gets = [], []
+    for service in service_descriptors():
+        for method in service.methods:
+            options = method.GetOptions()
+            declared = options.Extensions[options_pb2.transaction]
+            if declared == options_pb2.TRANSACTION_UNSPECIFIED:
+                undeclared.append(method.full_name)
+            rule = options.Extensions[annotations_pb2.http]
+            if rule.WhichOneof("pattern") == "get" and declared == options_pb2.TRANSACTION_WRITE:
+                writing_gets.append(method.full_name)
+    assert (undeclared, writing_gets) == ([], [])
 
 
 def test_a_failed_artifact_report_leaves_no_trail(client, monkeypatch: pytest.MonkeyPatch):

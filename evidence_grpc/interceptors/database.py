@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
-from google.api import annotations_pb2
 
 from ..storage.db import call_scope, read_snapshot, retry_on_conflict, write_transaction
 from .base import Behavior, UnaryInterceptor, method_descriptor
@@ -21,9 +20,12 @@ from .base import Behavior, UnaryInterceptor, method_descriptor
 
 @functools.cache
 def is_write(method: str) -> bool:
-    """Whether the method `/package.Service/Method` changes data, read from its http rule."""
-    options = method_descriptor(method).GetOptions()
-    return options.Extensions[annotations_pb2.http].WhichOneof("pattern") != "get"
+    """Whether the method `/package.Service/Method` changes data, as its `(transaction)` option
+    declares (an RPC outside evidence.v2 declares nothing and writes)."""
+    from ..api.v2 import options_pb2
+
+    declared = method_descriptor(method).GetOptions().Extensions[options_pb2.transaction]
+    return declared != options_pb2.TRANSACTION_READ
 
 
 class ConnectionInterceptor(UnaryInterceptor):

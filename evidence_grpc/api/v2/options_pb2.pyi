@@ -13,11 +13,20 @@ class Privilege(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PRIVILEGE_SNAPSHOTTER: _ClassVar[Privilege]
     PRIVILEGE_MEMBER: _ClassVar[Privilege]
     PRIVILEGE_ADMIN: _ClassVar[Privilege]
+
+class Transaction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TRANSACTION_UNSPECIFIED: _ClassVar[Transaction]
+    TRANSACTION_READ: _ClassVar[Transaction]
+    TRANSACTION_WRITE: _ClassVar[Transaction]
 PRIVILEGE_UNSPECIFIED: Privilege
 PRIVILEGE_READER: Privilege
 PRIVILEGE_SNAPSHOTTER: Privilege
 PRIVILEGE_MEMBER: Privilege
 PRIVILEGE_ADMIN: Privilege
+TRANSACTION_UNSPECIFIED: Transaction
+TRANSACTION_READ: Transaction
+TRANSACTION_WRITE: Transaction
 HTTP_OPTIONS_FIELD_NUMBER: _ClassVar[int]
 http_options: _descriptor.FieldDescriptor
 PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +35,8 @@ PUBLIC_FLOW_READ_FIELD_NUMBER: _ClassVar[int]
 public_flow_read: _descriptor.FieldDescriptor
 UPDATE_PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
 update_privilege: _descriptor.FieldDescriptor
+TRANSACTION_FIELD_NUMBER: _ClassVar[int]
+transaction: _descriptor.FieldDescriptor
 MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
 max_upload_bytes: _descriptor.FieldDescriptor
 JSON_KEY_FIELD_NUMBER: _ClassVar[int]

@@ -27,7 +27,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#evidence/v2/readiness_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\"\x15\n\x13GetReadinessRequest2p\n\x10ReadinessService\x12\\\n\x0cGetReadiness\x12 .evidence.v2.GetReadinessRequest\x1a\x14.google.api.HttpBody\"\x14\x8a\xb5\x18\x02(\x01\x82\xd3\xe4\x93\x02\x08\x12\x06/readyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#evidence/v2/readiness_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\"\x15\n\x13GetReadinessRequest2t\n\x10ReadinessService\x12`\n\x0cGetReadiness\x12 .evidence.v2.GetReadinessRequest\x1a\x14.google.api.HttpBody\"\x18\x8a\xb5\x18\x02(\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x08\x12\x06/readyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,9 +35,9 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.readiness_servi
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_READINESSSERVICE'].methods_by_name['GetReadiness']._loaded_options = None
-  _globals['_READINESSSERVICE'].methods_by_name['GetReadiness']._serialized_options = b'\212\265\030\002(\001\202\323\344\223\002\010\022\006/ready'
+  _globals['_READINESSSERVICE'].methods_by_name['GetReadiness']._serialized_options = b'\212\265\030\002(\001\360\265\030\001\202\323\344\223\002\010\022\006/ready'
   _globals['_GETREADINESSREQUEST']._serialized_start=136
   _globals['_GETREADINESSREQUEST']._serialized_end=157
   _globals['_READINESSSERVICE']._serialized_start=159
-  _globals['_READINESSSERVICE']._serialized_end=271
+  _globals['_READINESSSERVICE']._serialized_end=275
 # @@protoc_insertion_point(module_scope)

@@ -26,7 +26,7 @@ from . import options_pb2 as evidence_dot_v2_dot_options__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x65vidence/v2/tag_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\xd0\x01\n\x11UpdateTagsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x15\n\rresource_type\x18\x02 \x01(\t\x12\x13\n\x0bresource_id\x18\x03 \x01(\t\x12=\n\x08set_tags\x18\x04 \x03(\x0b\x32+.evidence.v2.UpdateTagsRequest.SetTagsEntry\x12\x13\n\x0bremove_tags\x18\x05 \x03(\t\x1a.\n\x0cSetTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"%\n\x12UpdateTagsResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\xac\x01\n\nTagService\x12\x9d\x01\n\nUpdateTags\x12\x1e.evidence.v2.UpdateTagsRequest\x1a\x1f.evidence.v2.UpdateTagsResponse\"N\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x03\x82\xd3\xe4\x93\x02>20/api/v2/tags/{org}/{resource_type}/{resource_id}:\x01*b\x07messageb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x65vidence/v2/tag_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\"\xd0\x01\n\x11UpdateTagsRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x15\n\rresource_type\x18\x02 \x01(\t\x12\x13\n\x0bresource_id\x18\x03 \x01(\t\x12=\n\x08set_tags\x18\x04 \x03(\x0b\x32+.evidence.v2.UpdateTagsRequest.SetTagsEntry\x12\x13\n\x0bremove_tags\x18\x05 \x03(\t\x1a.\n\x0cSetTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"%\n\x12UpdateTagsResponse\x12\x0f\n\x07message\x18\x01 \x01(\t2\xb0\x01\n\nTagService\x12\xa1\x01\n\nUpdateTags\x12\x1e.evidence.v2.UpdateTagsRequest\x1a\x1f.evidence.v2.UpdateTagsResponse\"R\x8a\xb5\x18\x02 \x01\xa8\xb5\x18\x03\xf0\xb5\x18\x02\x82\xd3\xe4\x93\x02>20/api/v2/tags/{org}/{resource_type}/{resource_id}:\x01*b\x07messageb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,7 +36,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UPDATETAGSREQUEST_SETTAGSENTRY']._loaded_options = None
   _globals['_UPDATETAGSREQUEST_SETTAGSENTRY']._serialized_options = b'8\001'
   _globals['_TAGSERVICE'].methods_by_name['UpdateTags']._loaded_options = None
-  _globals['_TAGSERVICE'].methods_by_name['UpdateTags']._serialized_options = b'\212\265\030\002 \001\250\265\030\003\202\323\344\223\002>20/api/v2/tags/{org}/{resource_type}/{resource_id}:\001*b\007message'
+  _globals['_TAGSERVICE'].methods_by_name['UpdateTags']._serialized_options = b'\212\265\030\002 \001\250\265\030\003\360\265\030\002\202\323\344\223\002>20/api/v2/tags/{org}/{resource_type}/{resource_id}:\001*b\007message'
   _globals['_UPDATETAGSREQUEST']._serialized_start=104
   _globals['_UPDATETAGSREQUEST']._serialized_end=312
   _globals['_UPDATETAGSREQUEST_SETTAGSENTRY']._serialized_start=266
@@ -44,5 +44,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UPDATETAGSRESPONSE']._serialized_start=314
   _globals['_UPDATETAGSRESPONSE']._serialized_end=351
   _globals['_TAGSERVICE']._serialized_start=354
-  _globals['_TAGSERVICE']._serialized_end=526
+  _globals['_TAGSERVICE']._serialized_end=530
 # @@protoc_insertion_point(module_scope)
