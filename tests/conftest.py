@@ -31,6 +31,10 @@ from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 
+# The shared helpers (tests/helpers.py, tests/e2e/cli.py) assert as the tests do: pytest
+# rewrites their asserts too, so a failure shows the values compared.
+pytest.register_assert_rewrite("tests.helpers", "tests.e2e.cli")
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("EVIDENCE_TEST_POSTGRES_URL", "")
 ENGINES = ["sqlite", "postgresql"] if POSTGRES_URL else ["sqlite"]

@@ -31,7 +31,8 @@ from tests.conftest import (
     start_server,
     stop_server,
 )
-from tests.test_actions import Receiver, create_env, env_action, report
+from tests.helpers import Receiver, create_env, env_action
+from tests.helpers import report_fingerprints as report
 
 pytestmark = pytest.mark.e2e
 

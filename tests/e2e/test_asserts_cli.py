@@ -8,8 +8,7 @@ import json
 import pathlib
 
 from tests.conftest import RunningServer
-from tests.e2e.cli import failure, unique
-from tests.e2e.test_cli_evidence import Repo
+from tests.e2e.cli import Repo, failure, unique
 
 SCHEMA = "_schema: https://docs.kosli.com/schemas/policy/v1\n"
 NEEDS_REVIEW = SCHEMA + """artifacts:

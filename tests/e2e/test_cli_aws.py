@@ -13,9 +13,8 @@ import pytest
 
 from tests.conftest import RunningServer
 from tests.e2e.aws_fakes import FakeEcs, FakeLambda, FakeS3, aws_environment
-from tests.e2e.cli import unique
+from tests.e2e.cli import annotations, running, snapshot_indexes, unique
 from tests.e2e.platform_fakes import FakeApi
-from tests.e2e.test_cli_platforms import annotations, running, snapshot_indexes
 
 pytestmark = pytest.mark.e2e
 

@@ -10,33 +10,17 @@ import hashlib
 import io
 import json
 import pathlib
-import subprocess
 import tarfile
 import uuid
 
 import pytest
 import requests
 
-from tests.conftest import (
-    RunningServer,
-    bearer,
-)
-from tests.e2e.cli import failure
+from tests.conftest import RunningServer, bearer
+from tests.e2e.cli import TEMPLATE, Repo, attest_backend, failure, write
 
 pytestmark = pytest.mark.e2e
 
-TEMPLATE = """\
-version: 1
-trail:
-  attestations:
-    - name: unit-tests
-      type: junit
-  artifacts:
-    - name: backend
-      attestations:
-        - name: scan
-          type: snyk
-"""
 
 JUNIT_PASSING = """\
 <?xml version="1.0" encoding="UTF-8"?>
@@ -124,26 +108,6 @@ violations contains msg if {
 """
 
 
-class Repo:
-    """A git repository with a GitHub origin, for `--commit` and `--repo-root`."""
-
-    def __init__(self, root: pathlib.Path) -> None:
-        self.root = root
-        root.mkdir()
-        self.git("init", "-q", "-b", "main")
-        self.git("remote", "add", "origin", "https://github.com/acme/payments.git")
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(self.root), "-c", "user.name=Alice Example",
-             "-c", "user.email=alice@example.com", "-c", "commit.gpgsign=false", *args],
-            check=True, capture_output=True, text=True).stdout.strip()
-
-    def commit(self, message: str) -> str:
-        self.git("commit", "-q", "--allow-empty", "-m", message)
-        return self.git("rev-parse", "HEAD")
-
-
 @pytest.fixture
 def repo(tmp_path: pathlib.Path) -> Repo:
     return Repo(tmp_path / "repo")
@@ -161,35 +125,11 @@ def flow(live: RunningServer, tmp_path: pathlib.Path) -> str:
     return name
 
 
-def write(path: pathlib.Path, text: str | bytes) -> pathlib.Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-    return path
-
-
 def download(live: RunningServer, url: str) -> requests.Response:
     assert url.startswith(live.http_url), url
     answer = requests.get(url, headers=bearer(), timeout=30)
     assert answer.status_code == 200
     return answer
-
-
-def attest_backend(live: RunningServer, flow: str, repo: Repo, tmp_path: pathlib.Path,
-                   content: bytes = b"payments backend 1.0\n") -> tuple[str, str]:
-    """`attest artifact` a file built from a fresh commit: (fingerprint, commit)."""
-    sha = repo.commit("Build the backend")
-    artifact = write(tmp_path / "dist" / "backend.tar", content)
-    result = live.kosli("attest", "artifact", str(artifact), "--artifact-type", "file",
-                        "--flow", flow, "--trail", "release-1", "--name", "backend",
-                        "--commit", sha, "--repo-root", str(repo.root),
-                        "--build-url", "https://ci.example/builds/42",
-                        "--commit-url", f"https://github.com/acme/payments/commit/{sha}")
-    fingerprint = hashlib.sha256(content).hexdigest()
-    assert result.stdout.strip() == f"artifact backend.tar was attested with fingerprint: {fingerprint}"
-    return fingerprint, sha
 
 
 # ---- artifacts --------------------------------------------------------------------------------

@@ -11,8 +11,7 @@ import re
 import pytest
 
 from tests.conftest import RunningServer
-from tests.e2e.cli import failure, unique
-from tests.e2e.test_cli_evidence import Repo
+from tests.e2e.cli import Repo, failure, unique
 
 pytestmark = pytest.mark.e2e
 

@@ -10,12 +10,11 @@ import hashlib
 import pathlib
 import subprocess
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from tests.conftest import RunningServer
-from tests.e2e.cli import failure, unique
+from tests.e2e.cli import annotations, failure, running, snapshot_indexes, unique
 from tests.e2e.platform_fakes import FakeApi, FakeDocker, FakeKubernetes, Pod
 
 pytestmark = pytest.mark.e2e
@@ -52,21 +51,6 @@ def requested(fake: FakeApi) -> list[tuple[str, str]]:
     taken = fake.take_requests()
     assert [r for r in taken if r.status != 200 or r.query] == [], taken
     return [(r.method, r.path) for r in taken]
-
-
-def running(snapshot: dict[str, Any]) -> dict[str, tuple[str, int]]:
-    """Name -> (fingerprint, instances) of the artifacts running in a snapshot."""
-    return {a["name"]: (a["fingerprint"], a["instance_count"]) for a in snapshot["artifacts"]
-            if a["annotation"]["now"]}
-
-
-def annotations(snapshot: dict[str, Any]) -> dict[tuple[str, str], str]:
-    return {(a["name"], a["fingerprint"]): a["annotation"]["type"]
-            for a in snapshot["artifacts"]}
-
-
-def snapshot_indexes(live: RunningServer, env: str) -> list[int]:
-    return [s["index"] for s in live.kosli_json("list", "snapshots", env)]
 
 
 # ---- docker --------------------------------------------------------------------------------

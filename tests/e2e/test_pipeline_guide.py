@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from tests.conftest import ALICE_KEY, ROOT, RunningServer, bearer, kosli_binary
-from tests.e2e.test_cli_evidence import Repo
+from tests.e2e.cli import Repo
 
 pytestmark = pytest.mark.e2e
 GUIDE = ROOT / "docs" / "pipeline.md"

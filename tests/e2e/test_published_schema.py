@@ -27,7 +27,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from tests.conftest import ALICE_KEY, RunningServer
-from tests.e2e.test_cli_evidence import Repo
+from tests.e2e.cli import Repo
 
 DOCUMENT = pathlib.Path(__file__).resolve().parent.parent / "data" / "kosli-openapi-2025.json"
 FP = hashlib.sha256(b"published schema").hexdigest()

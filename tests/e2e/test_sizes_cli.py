@@ -1,6 +1,6 @@
 """The real kosli CLI's `list` commands (and `log environment`) against a server holding 1,000
 flows, trails, artifacts, environments with snapshots, snapshots and events of one environment
-and repos (tests/test_sizes.py inserts them in bulk before the server starts)."""
+and repos (tests/service/test_sizes.py inserts them in bulk before the server starts)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.conftest import (
     start_server,
     stop_server,
 )
-from tests.test_sizes import BUSY_ENV, FLOW, N, fingerprint, populate
+from tests.helpers import BUSY_ENV, FLOW, N, fingerprint, populate
 
 
 @pytest.fixture(scope="module", params=ENGINES)

@@ -9,8 +9,7 @@ import pathlib
 import pytest
 
 from tests.conftest import HOUSE_RULES, RunningServer
-from tests.e2e.cli import failure, unique
-from tests.e2e.test_cli_evidence import Repo, attest_backend
+from tests.e2e.cli import Repo, attest_backend, failure, unique
 
 pytestmark = pytest.mark.e2e
 

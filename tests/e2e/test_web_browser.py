@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.conftest import ALICE_KEY, ROOT, RunningServer, bearer
-from tests.e2e.test_cli_evidence import Repo
+from tests.e2e.cli import Repo
 
 pytestmark = pytest.mark.e2e
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"

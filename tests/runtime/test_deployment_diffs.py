@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
-from tests.test_asserts import report
-from tests.test_evidence_shim import COMMIT, OTHER_COMMIT, H, begin_trail, create_flow
+from tests.helpers import COMMIT, OTHER_COMMIT, H, begin_trail, create_flow
+from tests.helpers import report_running as report
 
 V1 = hashlib.sha256(b"backend v1").hexdigest()
 V2 = hashlib.sha256(b"backend v2").hexdigest()

@@ -5,73 +5,39 @@ server with the interceptor chain)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 import pytest
 
 from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
-from evidence_grpc.domain.evidence import artifacts
-from evidence_grpc.domain.runtime import deployments, snapshots
 from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, grpc_channel
-from tests.test_evidence_shim import attest, create_flow
+from tests.helpers import (
+    DAY,
+    FP_A,
+    FP_B,
+    FP_C,
+    FP_X,
+    REVIEWED,
+    T0,
+    T1,
+    T2,
+    T3,
+    Clock,
+    H,
+    attest,
+    build,
+    create_flow,
+    environment,
+    get,
+)
+from tests.helpers import DEMO_REPO as REPO
+from tests.helpers import clock as clock  # noqa: F401 - fixture
+from tests.helpers import open_trail as begin_trail
 
-H = bearer()
-DAY = 86400.0
-T0 = 1_700_000_000.0  # commit time of build A
-T1, T2, T3 = T0 + 3600, T0 + 2 * DAY, T0 + 3 * DAY  # report times
-REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo",
-        "provider": "github"}
 OTHER_REPO = {"id": "r-7", "name": "platform/backend/api", "url": "https://gitlab.example/x",
               "provider": "gitlab"}
-FP_A, FP_B, FP_C, FP_X = (hashlib.sha256(n.encode()).hexdigest() for n in "ABCX")
-REVIEWED = "version: 1\ntrail:\n  attestations:\n    - name: review\n      type: generic\n"
-
-
-class Clock:
-    """`now()` of the domain modules that stamp reports, artifacts and windows."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.time = T0
-        for module in (snapshots, deployments, artifacts):
-            monkeypatch.setattr(module, "now", lambda: self.time)
-
-    def at(self, moment: float) -> Clock:
-        self.time = moment
-        return self
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    return Clock(monkeypatch)
-
-
-def begin_trail(client, flow: str, name: str, **fields: Any) -> None:
-    answer = client.put(f"/api/v2/trails/acme/{flow}", headers=H, content_type="multipart/form-data",
-                        data={"data_json": json.dumps({"name": name, **fields})})
-    assert answer.status_code in (200, 201), answer.json
-
-
-def build(client, trail: str, fingerprint: str, commit_ts: float, repo: dict | None,
-          flow: str = "ci") -> None:
-    begin_trail(client, flow, trail, **({"repo_info": repo} if repo else {}))
-    answer = client.post(f"/api/v2/artifacts/acme/{flow}", headers=H, json={
-        "fingerprint": fingerprint, "filename": f"app-{trail}", "trail_name": trail,
-        "git_commit": "c" * 40, "build_url": "https://ci.example/1",
-        "commit_url": "https://github.com/acme/demo/commit/" + "c" * 40,
-        "git_commit_info": {"sha1": "c" * 40, "author": "A <a@x>", "message": "m",
-                            "branch": "main", "timestamp": commit_ts}})
-    assert answer.status_code == 201, answer.json
-
-
-def environment(client, name: str, env_type: str = "server") -> None:
-    answer = client.put("/api/v2/environments/acme", headers=H,
-                        json={"name": name, "type": env_type, "description": ""})
-    assert answer.status_code == 201, answer.json
 
 
 def running(client, env: str, *fingerprints: str) -> None:
@@ -79,12 +45,6 @@ def running(client, env: str, *fingerprints: str) -> None:
                           for fp in fingerprints]}
     answer = client.put(f"/api/v2/environments/acme/{env}/report/server", headers=H, json=body)
     assert answer.status_code == 200, answer.json
-
-
-def get(client, path: str, status: int = 200) -> Any:
-    answer = client.get(f"/api/v2/{path}", headers=H)
-    assert answer.status_code == status, answer.json
-    return answer.json
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ old verdicts back."""
 
 import peewee
 
-from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 from evidence_grpc.storage.migrations.frozen import JSONField
+from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 
 
 def up(migrator, db):

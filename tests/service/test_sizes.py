@@ -1,0 +1,364 @@
+"""Lists at real sizes, on both engines: 1,000 flows, trails, artifacts, attestations,
+environments with snapshots, snapshots of one environment and deployments, read unpaged and
+paged through REST and gRPC.
+
+The data is inserted in bulk inside one transaction (`sized_database`); only the reads go
+through the transports. An unpaged list answers every item; a paged one follows the contract
+(page boundaries, the last page, total counts)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import pathlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from playhouse.migrations import Runner
+
+from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_grpc
+from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_grpc
+from evidence_grpc.api.v2 import deployment_service_pb2 as deployment_pb
+from evidence_grpc.api.v2 import deployment_service_pb2_grpc as deployment_grpc
+from evidence_grpc.api.v2 import environment_service_pb2 as environment_pb
+from evidence_grpc.api.v2 import environment_service_pb2_grpc as environment_grpc
+from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
+from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
+from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
+from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
+from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
+from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
+from evidence_grpc.config import Settings
+from evidence_grpc.domain.identity.organizations import bootstrap
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Attestation, Flow, Organization, Trail
+from tests.conftest import (
+    ALICE_KEY,
+    BOOTSTRAP,
+    ENGINES,
+    _close_shared_database,
+    bearer,
+    fresh_database,
+    grpc_channel,
+    postgres_database,
+)
+from tests.helpers import (
+    BUSY_ENV,
+    FLOW,
+    OLD_ATTESTATIONS,
+    SHARED_COMMIT,
+    SHARING,
+    N,
+    commit,
+    fingerprint,
+    populate,
+)
+from tests.helpers import SIZES_REPO as REPO
+
+
+@dataclass
+class Sized:
+    url: str
+    client: object  # the Flask test client
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def sized(request: pytest.FixtureRequest,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sized]:
+    """A database on each engine holding N of every listed thing; built once per module."""
+    from rest_shim.app import create_app
+
+    tmp: pathlib.Path = tmp_path_factory.mktemp(f"sizes-{request.param}")
+    with fresh_database(request.param, tmp, request) as url:
+        storage.init_database(url)
+        storage.migrate()
+        with storage.database.connection_context():
+            bootstrap(BOOTSTRAP)  # idempotent: the PostgreSQL template has it already
+            populate()
+        yield Sized(url, create_app(Settings(database_url=url)).test_client())
+        _close_shared_database()
+
+
+def get(sized: Sized, path: str) -> object:
+    response = sized.client.get(f"/api/v2{path}", headers=bearer())
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+# ---- REST: unpaged lists answer every item --------------------------------------------------
+
+def test_unpaged_flows_are_all_flows(sized: Sized) -> None:
+    names = [f["name"] for f in get(sized, "/flows/acme")]
+    assert names == [f"flow-{i:04d}" for i in range(N)]
+
+
+def test_unpaged_trails_of_a_flow_are_all_its_trails(sized: Sized) -> None:
+    names = [t["name"] for t in get(sized, f"/trails/acme/{FLOW}")]
+    assert names == [f"trail-{i:04d}" for i in reversed(range(N))]
+
+
+def test_unpaged_environments_with_snapshots_are_all_environments(sized: Sized) -> None:
+    envs = get(sized, "/environments/acme")
+    assert [e["name"] for e in envs] == [f"env-{i:04d}" for i in range(N)]
+    assert {e["state"] for e in envs} == {True}  # each runs an artifact allowlisted there
+
+
+def test_allowlist_is_every_entry(sized: Sized) -> None:
+    assert len(get(sized, "/allowlists/acme")) == N
+
+
+def test_live_artifacts_of_a_repo_running_in_every_environment(sized: Sized) -> None:
+    live = get(sized, f"/repos/acme/live-artifacts/{REPO}")
+    assert len(live["_embedded"]["environments"]) == N
+    assert {(a["environment_id"], a["artifact_name"]) for a in live["live_artifacts"]} \
+        >= {(e["id"], "app-0") for e in live["_embedded"]["environments"]
+            if e["name"] == BUSY_ENV}
+
+
+def test_lists_read_in_chunks_answer_the_same(sized: Sized, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    """Every IN list read in chunks (storage.db.in_chunks) answers what one IN list does."""
+    paths = [f"/trails/acme/{FLOW}", "/environments/acme", f"/repos/acme/live-artifacts/{REPO}",
+             "/trails/acme?page=2&per_page=100", f"/artifacts/acme?flow_name={FLOW}&per_page=100",
+             "/attestations/acme/list_attestations_for_criteria?"
+             + "&".join(f"commit_list={commit(i)}" for i in range(0, OLD_ATTESTATIONS, 7))]
+    whole = [get(sized, path) for path in paths]
+    monkeypatch.setattr(storage, "IN_CHUNK", 64)
+    assert [get(sized, path) for path in paths] == whole
+
+
+# ---- REST: paged lists follow the contract --------------------------------------------------
+
+@pytest.mark.parametrize("page, per_page", [(1, 20), (17, 60), (10, 100)])
+def test_flow_pages(sized: Sized, page: int, per_page: int) -> None:
+    body = get(sized, f"/flows/acme?page={page}&per_page={per_page}")
+    first = (page - 1) * per_page
+    assert [f["name"] for f in body["data"]] == \
+        [f"flow-{i:04d}" for i in range(first, min(first + per_page, N))]
+    assert body["pagination"] == {"total": N, "page": page, "per_page": per_page,
+                                  "page_count": math.ceil(N / per_page)}
+
+
+def test_trail_pages_of_the_organization_default_to_twenty(sized: Sized) -> None:
+    body = get(sized, f"/trails/acme?flow={FLOW}")
+    assert len(body["data"]) == 20
+    assert body["pagination"]["total"] == N and body["pagination"]["page_count"] == 50
+    last = get(sized, f"/trails/acme?flow={FLOW}&page=34&per_page=30")
+    assert [t["name"] for t in last["data"]] == [f"trail-{i:04d}" for i in reversed(range(10))]
+
+
+def test_trail_pages_of_a_flow(sized: Sized) -> None:
+    body = get(sized, f"/trails/acme/{FLOW}?page=2&per_page=100")
+    assert [t["name"] for t in body["data"]] == \
+        [f"trail-{i:04d}" for i in reversed(range(N - 200, N - 100))]
+    assert body["pagination"]["total"] == N
+
+
+def test_artifact_pages(sized: Sized) -> None:
+    assert len(get(sized, f"/artifacts/acme?flow_name={FLOW}")) == 15
+    seen = []
+    for page in range(1, math.ceil(N / 100) + 1):
+        seen += [a["fingerprint"] for a in
+                 get(sized, f"/artifacts/acme?flow_name={FLOW}&page={page}&per_page=100")]
+    assert seen == [fingerprint(i) for i in reversed(range(N))]
+    assert get(sized, f"/artifacts/acme?repo_name={REPO}&page=67&per_page=15") == \
+        get(sized, f"/artifacts/acme?flow_name={FLOW}&page=67&per_page=15")
+    assert len(get(sized, f"/artifacts/acme?flow_name={FLOW}&page=67&per_page=15")) == 10
+
+
+def test_latest_commit_of_a_branch_behind_many_others(sized: Sized) -> None:
+    path = f"/artifacts/acme/{FLOW}/{fingerprint(0)}/latest_commit"
+    assert get(sized, f"{path}?branch=release") == {"latest_commit": commit(0)}
+    assert get(sized, f"{path}?branch=main") == {"latest_commit": commit(N - 1)}
+    assert get(sized, f"{path}?branch=none") == {"latest_commit": None}
+
+
+def test_search_answers_every_artifact_of_a_commit(sized: Sized) -> None:
+    found = get(sized, f"/search/acme/sha/{SHARED_COMMIT}")
+    assert found["resolved_to"]["full_match"] == SHARED_COMMIT
+    assert len(found["artifacts"]) == SHARING
+
+
+def test_attestation_pages_of_a_flow(sized: Sized) -> None:
+    body = get(sized, f"/attestations/acme/{FLOW}?page=10&per_page=100")
+    assert len(body["data"]) == 100
+    assert body["pagination"]["total"] == N and body["pagination"]["page_count"] == 10
+
+
+def test_attestations_by_cursor_reach_the_oldest(sized: Sized) -> None:
+    seen, path = 0, f"/attestations/acme?flow={FLOW}&per_page=100"
+    while True:
+        body = get(sized, path)
+        seen += len(body["data"])
+        after = body["_links"]["next"] if body["_links"].get("next") else None
+        if after is None:
+            break
+        path = after.split("/api/v2", 1)[1]
+    assert seen == N
+
+
+def test_attestations_for_criteria_have_no_cap(sized: Sized) -> None:
+    every = get(sized, "/attestations/acme/list_attestations_for_criteria?" + "&".join(
+        f"commit_list={commit(i)}" for i in range(OLD_ATTESTATIONS)))
+    assert len(every) == OLD_ATTESTATIONS
+    assert all(len(found) == 1 and found[0]["git_commit_info"]["sha1"] == sha
+               for sha, found in every.items())
+    oldest = get(sized, "/attestations/acme/list_attestations_for_criteria"
+                        f"?commit_list={commit(0)}&commit_list={commit(1)}")
+    assert sorted(oldest) == sorted([commit(0), commit(1)])
+
+
+def test_snapshot_pages(sized: Sized) -> None:
+    assert [s["index"] for s in get(sized, f"/snapshots/acme/{BUSY_ENV}")] == \
+        list(range(N, N - 15, -1))
+    last = get(sized, f"/snapshots/acme/{BUSY_ENV}?page=67&per_page=15")
+    assert [s["index"] for s in last] == list(range(10, 0, -1))
+    reverse = get(sized, f"/snapshots/acme/{BUSY_ENV}?page=10&per_page=100&reverse=true")
+    assert [s["index"] for s in reverse] == list(range(901, N + 1))
+
+
+def test_environment_pages(sized: Sized) -> None:
+    body = get(sized, "/environments/acme?page=20&per_page=50")
+    assert [e["name"] for e in counted_page(body, "environments", 20, 50)] == \
+        [f"env-{i:04d}" for i in range(950, N)]
+
+
+def counted_page(body: dict, items: str, page: int, per_page: int) -> list:
+    """The items of a runtime list's page, after checking its counted pagination."""
+    assert {k: v for k, v in body.items() if k != items} == {
+        "page": page, "per_page": per_page, "total_count": N,
+        "total_pages": math.ceil(N / per_page)}
+    return body[items]
+
+
+@pytest.mark.parametrize("path", ["/deployments/acme", f"/repos/acme/{REPO}/deployments"])
+def test_deployment_pages(sized: Sized, path: str) -> None:
+    newest = counted_page(get(sized, f"{path}?page=1&per_page=50"), "deployments", 1, 50)
+    last = counted_page(get(sized, f"{path}?page=20&per_page=50"), "deployments", 20, 50)
+    assert len(newest) == len(last) == 50
+    assert newest[0]["fingerprint"] == fingerprint(N - 1)
+    assert last[-1]["fingerprint"] == fingerprint(0)
+
+
+def test_environment_deployment_pages(sized: Sized) -> None:
+    body = get(sized, f"/environments/acme/{BUSY_ENV}/deployments?page=10&page_size=100")
+    assert len(counted_page(body, "deployments", 10, 100)) == 100
+
+
+def test_build_pages(sized: Sized) -> None:
+    body = get(sized, f"/builds/acme?repo_name={REPO}&page=20&per_page=50")
+    assert len(counted_page(body, "builds", 20, 50)) == 50
+
+
+def test_environment_event_pages(sized: Sized) -> None:
+    events = get(sized, f"/environments/acme/{BUSY_ENV}/events?page=10&per_page=100")
+    assert [e["snapshot_index"] for e in events] == list(range(100, 0, -1))
+    last = get(sized, f"/environments/acme/{BUSY_ENV}/events?page=67&per_page=15")
+    assert [e["snapshot_index"] for e in last] == list(range(10, 0, -1))
+
+
+def test_repo_pages(sized: Sized) -> None:
+    assert len(counted_page(get(sized, "/repos/acme?page=20&per_page=50"), "repos", 20, 50)) == 50
+
+
+# ---- gRPC -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def channel(sized: Sized) -> Iterator[grpc.Channel]:
+    # The message limits the REST shim's channel has too: a whole list can pass 4 MiB.
+    with grpc_channel(sized.url) as opened:
+        yield opened
+
+
+AUTH = (("authorization", f"Bearer {ALICE_KEY}"),)
+
+
+def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
+    flows = flow_grpc.FlowServiceStub(channel).ListFlows(flow_pb.ListFlowsRequest(org="acme"),
+                                                         metadata=AUTH)
+    assert len(flows.data) == N and not flows.HasField("pagination")
+    trails = trail_grpc.TrailServiceStub(channel).ListFlowTrails(
+        trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW), metadata=AUTH)
+    assert len(trails.data) == N
+    envs = environment_grpc.EnvironmentServiceStub(channel).ListEnvironments(
+        environment_pb.ListEnvironmentsRequest(org="acme"), metadata=AUTH)
+    assert len(envs.environments) == N
+    found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
+        attestation_pb.ListAttestationsForCriteriaRequest(
+            org="acme", commit_list=[commit(i) for i in range(N)]), metadata=AUTH)
+    assert len(found.by_commit) == N and all(len(v.data) == 1 for v in found.by_commit.values())
+
+
+def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:
+    commits = [commit(i) for i in range(OLD_ATTESTATIONS)]
+    assert len(commits) > 2 * storage.IN_CHUNK
+    found = attestation_grpc.AttestationServiceStub(channel).ListAttestationsForCriteria(
+        attestation_pb.ListAttestationsForCriteriaRequest(org="acme", commit_list=commits),
+        metadata=AUTH)
+    assert {sha: [a.git_commit_info.sha1 for a in attested.data]
+            for sha, attested in found.by_commit.items()} == {sha: [sha] for sha in commits}
+
+
+def test_grpc_pages(channel: grpc.Channel) -> None:
+    flows = flow_grpc.FlowServiceStub(channel).ListFlows(
+        flow_pb.ListFlowsRequest(org="acme", page=34, per_page=30), metadata=AUTH)
+    assert [f.name for f in flows.data] == [f"flow-{i:04d}" for i in range(990, N)]
+    assert (flows.pagination.total, flows.pagination.page_count) == (N, 34)
+    trails = trail_grpc.TrailServiceStub(channel).ListTrails(
+        trail_pb.ListTrailsRequest(org="acme", flow=FLOW, page=5, per_page=100), metadata=AUTH)
+    assert len(trails.data) == 100 and trails.pagination.total == N
+
+
+def test_grpc_runtime_pages(channel: grpc.Channel) -> None:
+    artifacts = artifact_grpc.ArtifactServiceStub(channel).ListArtifacts(
+        artifact_pb.ListArtifactsRequest(org="acme", flow_name=FLOW, page=67, per_page=15),
+        metadata=AUTH)
+    assert [a.fingerprint for a in artifacts.data] == [fingerprint(i) for i in range(9, -1, -1)]
+    snapshots = snapshot_grpc.SnapshotServiceStub(channel).ListSnapshots(
+        snapshot_pb.ListSnapshotsRequest(org="acme", env_name=BUSY_ENV, page=10, per_page=100),
+        metadata=AUTH)
+    assert [s.index for s in snapshots.snapshots] == list(range(100, 0, -1))
+    deployments = deployment_grpc.DeploymentServiceStub(channel).ListDeployments(
+        deployment_pb.ListDeploymentsRequest(org="acme", page=20, per_page=50), metadata=AUTH)
+    assert len(deployments.deployments) == 50
+    assert (deployments.total_count, deployments.total_pages) == (N, 20)
+    repos = repo_grpc.RepoServiceStub(channel).ListRepos(
+        repo_pb.ListReposRequest(org="acme", page=20, per_page=50), metadata=AUTH)
+    assert (len(repos.repos), repos.total_count, repos.total_pages) == (50, N, 20)
+
+
+# ---- the commit column of existing attestations ---------------------------------------------
+
+def test_0007_fills_the_commit_of_existing_attestations(engine: str,
+                                                         tmp_path: pathlib.Path) -> None:
+    with contextlib.ExitStack() as stack:
+        if engine == "sqlite":
+            url = f"sqlite:///{tmp_path / 'old.db'}"
+        else:
+            url = stack.enter_context(postgres_database(None))
+        db = storage.init_database(url)
+        with storage.database.connection_context():
+            Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0006_repo_links")
+            times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+            org = Organization.insert(name="acme", **times).execute()
+            flow = Flow.insert(organization=org, name="ci", **times).execute()
+            trail = Trail.insert(flow=flow, name="t", **times).execute()
+            for name, data in (("named", {"git_commit_info": {"sha1": commit(7)}}),
+                               ("odd", {"git_commit_info": {"sha1": 7}}),
+                               ("flat", {"git_commit_info": "abc"}), ("none", {})):
+                Attestation.insert(uid=name, organization=org, flow=flow, trail=trail, name=name,
+                                   type="generic", is_compliant=True, data=data,
+                                   created_at=times["created_at"]).execute()
+
+            assert storage.migrate()[0] == "0007_attestation_commits"
+
+            assert {a.uid: a.git_commit for a in Attestation.select()} == \
+                {"named": commit(7), "odd": None, "flat": None, "none": None}
+        storage.database.close()
+
