@@ -26,18 +26,6 @@ def failure(result: subprocess.CompletedProcess) -> str:
     return result.stderr
 
 
-TEMPLATE = """\
-version: 1
-trail:
-  attestations:
-    - name: unit-tests
-      type: junit
-  artifacts:
-    - name: backend
-      attestations:
-        - name: scan
-          type: snyk
-"""
 
 
 class Repo:

@@ -14,7 +14,8 @@ import requests
 from evidence_grpc.api.v2 import approval_service_pb2 as pb
 from evidence_grpc.api.v2 import approval_service_pb2_grpc as pb_grpc
 from tests.conftest import ALICE_KEY, BOB_KEY, RunningServer, bearer
-from tests.e2e.cli import TEMPLATE, Repo, attest_backend, unique, write
+from tests.e2e.cli import Repo, attest_backend, unique, write
+from tests.helpers import TEMPLATE
 
 pytestmark = pytest.mark.e2e
 

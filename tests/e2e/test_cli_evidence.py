@@ -17,7 +17,8 @@ import pytest
 import requests
 
 from tests.conftest import RunningServer, bearer
-from tests.e2e.cli import TEMPLATE, Repo, attest_backend, failure, write
+from tests.e2e.cli import Repo, attest_backend, failure, write
+from tests.helpers import TEMPLATE
 
 pytestmark = pytest.mark.e2e
 
