@@ -22,7 +22,7 @@ from typing import Any
 import grpc
 
 from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
-from ..domain.kernel.errors import PermissionDenied, Unauthenticated
+from ..domain.kernel.errors import Unauthenticated, permission_denied
 from .base import Behavior, UnaryInterceptor, method_descriptor
 
 
@@ -55,21 +55,19 @@ def _change_rules(method: str) -> change_privileges.ChangeRules | None:
     return change_privileges.ChangeRules(update or _declared(method)[2], fields)
 
 
-def _metadata(context: grpc.ServicerContext, name: str) -> str | None:
+def _metadata(context: grpc.ServicerContext) -> dict[str, str]:
+    """The call's metadata, read once: the first value of each key."""
+    found: dict[str, str] = {}
     for key, value in context.invocation_metadata() or ():
-        if key == name:
-            return value
-    return None
-
-
-def _authorization(context: grpc.ServicerContext) -> str | None:
-    return _metadata(context, "authorization")
+        found.setdefault(key, value)
+    return found
 
 
 class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
-        ended = _metadata(context, web_sessions.END_METADATA)
+        metadata = _metadata(context)
+        ended = metadata.get(web_sessions.END_METADATA)
         if ended:
             web_sessions.end_session(ended)
             raise Unauthenticated("Signed out")
@@ -77,7 +75,7 @@ class AuthInterceptor(UnaryInterceptor):
         if anonymous:
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
-        header = _authorization(context)
+        header = metadata.get("authorization")
         if header is None and org and public_flow_read:
             caller = callers.anonymous_caller(org)
         else:
@@ -91,12 +89,10 @@ class AuthInterceptor(UnaryInterceptor):
                 if kept is not None:
                     kept[(header, org)] = caller
         if caller.privilege < required:
-            needed = service_accounts.PRIVILEGES[required - 1]
-            raise PermissionDenied(
-                "You don't have permission to access this resource",
-                {"privilege": f"needs {needed} privilege in organization "
-                              f"'{caller.org.name if caller.organization else org}', the key has "
-                              f"{service_accounts.PRIVILEGES[caller.privilege - 1]}"})
+            raise permission_denied({"privilege": (
+                f"needs {service_accounts.privilege_name(required)} privilege in organization "
+                f"'{caller.org.name if caller.organization else org}', the key has "
+                f"{service_accounts.privilege_name(caller.privilege)}")})
         token = callers.set_current_caller(caller)
         rules = change_privileges.declare(_change_rules(method))
         try:
@@ -104,7 +100,7 @@ class AuthInterceptor(UnaryInterceptor):
         finally:
             change_privileges.reset(rules)
             callers.reset_current_caller(token)
-        opened = _metadata(context, web_sessions.OPEN_METADATA)
+        opened = metadata.get(web_sessions.OPEN_METADATA)
         if opened and org and header and web_sessions.session_id_of(header) is None:
             web_sessions.open_session(opened, callers.hash_key(
                 organizations.key_from_authorization(header)), org)

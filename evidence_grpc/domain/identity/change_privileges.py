@@ -14,9 +14,9 @@ import contextvars
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..kernel.errors import PermissionDenied
+from ..kernel.errors import permission_denied
 from .callers import current_caller
-from .service_accounts import PRIVILEGES
+from .service_accounts import privilege_name
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,9 @@ def require_to_change(what: str, changed: Iterable[str]) -> None:
              if caller.privilege < rules.needed(name)}
     if not short:
         return
-    has = PRIVILEGES[caller.privilege - 1]
-    most = PRIVILEGES[max(short.values()) - 1]
-    errors = {name: f"changing it needs {PRIVILEGES[needed - 1]} privilege"
+    errors = {name: f"changing it needs {privilege_name(needed)} privilege"
               for name, needed in short.items()}
-    errors["privilege"] = (f"needs {most} privilege to change {', '.join(short)} of the "
-                           f"existing {what}, the key has {has}")
-    raise PermissionDenied("You don't have permission to access this resource", errors)
+    errors["privilege"] = (f"needs {privilege_name(max(short.values()))} privilege to change "
+                           f"{', '.join(short)} of the existing {what}, the key has "
+                           f"{privilege_name(caller.privilege)}")
+    raise permission_denied(errors)

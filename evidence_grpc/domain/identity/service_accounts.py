@@ -47,6 +47,11 @@ def privilege_level(privilege: str) -> int:
     return PRIVILEGES.index(privilege) + 1
 
 
+def privilege_name(level: int) -> str:
+    """The name of an options_pb2.Privilege value (privilege_level's inverse)."""
+    return PRIVILEGES[level - 1]
+
+
 def check_privilege(field: str, privilege: Any) -> str:
     if privilege not in PRIVILEGES:
         raise validation_error(field, f"Input should be {', '.join(repr(p) for p in PRIVILEGES)}"

@@ -30,6 +30,7 @@ from ...storage.models import (
     WebSession,
 )
 from ..kernel.errors import NotFound, Unauthenticated, validation_error
+from ..kernel.numbers import as_whole_number
 from .callers import current_actor_type
 
 log = logging.getLogger(__name__)
@@ -153,10 +154,11 @@ MAX_ROW_ID = 2**63 - 1
 
 def row_id_of(handle: str) -> int:
     """The row number a session's handle names; InvalidArgument for text that is no handle."""
-    if not (handle.isascii() and handle.isdigit() and int(handle) <= MAX_ROW_ID):
+    row_id = as_whole_number(handle, MAX_ROW_ID)
+    if row_id is None:
         raise validation_error("id", "Input should be a session id as listed (a decimal "
                                      "number)")
-    return int(handle)
+    return row_id
 
 
 def list_live(org: Organization) -> list[dict[str, Any]]:

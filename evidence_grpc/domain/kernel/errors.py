@@ -51,6 +51,11 @@ class ResourceExhausted(DomainError):
     reason = "RESOURCE_EXHAUSTED"
 
 
+def permission_denied(errors: dict[str, str]) -> PermissionDenied:
+    """What a caller without the privilege a call needs is answered, `errors` saying which."""
+    return PermissionDenied("You don't have permission to access this resource", errors)
+
+
 def authentication_required() -> Unauthenticated:
     """What a call without (usable) credentials is answered, wherever it is refused."""
     return Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")

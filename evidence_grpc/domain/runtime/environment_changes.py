@@ -102,12 +102,11 @@ def known_policies(org: Organization, names: list[str]) -> list[str]:
 
 def set_policies(org: Organization, env: Environment, names: list[str], *,
                  field: str = "policies", judged: dict[str, Any] | None = None) -> None:
-    """Attach exactly the policies `names` (all known, or NotFound; at most
-    MAX_ENVIRONMENT_POLICIES, else InvalidArgument on `field`); when that changes what the
-    environment requires, what runs there is judged again in a new snapshot (`judged`: as
-    snapshots.rejudge_latest takes it). In the caller's write transaction with `env` locked
-    (the caller saves it)."""
-    names = known_policies(org, names)
+    """Attach exactly the policies `names` (distinct, and known: the callers have read them
+    with known_policies; at most MAX_ENVIRONMENT_POLICIES, else InvalidArgument on `field`);
+    when that changes what the environment requires, what runs there is judged again in a new
+    snapshot (`judged`: as snapshots.rejudge_latest takes it). In the caller's write
+    transaction with `env` locked (the caller saves it)."""
     check_policy_count(names, field)
     if names != list(env.policies or []):
         if env.id is not None:
