@@ -126,7 +126,7 @@ def _reserved_address(address: str) -> tuple[str, socket.socket | None]:
 def _forked(workers: int, run: Any) -> int:
     """Run `run` in `workers` forked children until a signal stops them all (exit 0) or one
     ends by itself (the others are stopped, exit 1)."""
-    pids = []
+    pids: list[int] = []
     stopping = False
 
     def stop(*_: Any) -> None:

@@ -72,8 +72,9 @@ def _converter(field: descriptor.FieldDescriptor) -> Convert | None:
     """How a view's value becomes the constructor's argument for one field (None: as it is)."""
     message_type = field.message_type
     if message_type is not None and message_type.GetOptions().map_entry:
-        item = _converter(message_type.fields_by_name["value"])
-        return None if item is None else lambda value: {k: item(v) for k, v in value.items()}
+        entry = _converter(message_type.fields_by_name["value"])
+        return None if entry is None else lambda value: {k: entry(v) for k, v in value.items()}
+    item: Convert
     if message_type is not None and message_type.full_name == "google.protobuf.Value":
         item = _value
     elif message_type is not None and not message_type.full_name.startswith("google.protobuf."):

@@ -265,7 +265,7 @@ class LineHandler(logging.StreamHandler):
     of many threads log without taking a lock, and nothing waits in a buffer. A stream with no
     descriptor (a test's capture) is written as StreamHandler does."""
 
-    def handle(self, record: logging.LogRecord) -> logging.LogRecord | bool:
+    def handle(self, record: logging.LogRecord) -> bool:
         try:
             fd = self.stream.fileno()
         except (AttributeError, OSError, ValueError):
@@ -278,7 +278,7 @@ class LineHandler(logging.StreamHandler):
                 line = line[os.write(fd, line):]
         except Exception:  # a log line must never fail the call that writes it
             self.handleError(record)
-        return record
+        return True
 
 
 def configure_logging(form: str) -> None:
@@ -294,7 +294,7 @@ def configure_logging(form: str) -> None:
     # for every record saves a good part of a log line's cost (there is an access line per
     # request and per servicer call).
     logging.logThreads = logging.logMultiprocessing = False
-    logging._srcfile = None  # type: ignore[attr-defined]
+    logging._srcfile = None
     # Python writes warnings and the traceback of an exception nothing caught straight to
     # stderr, in lines of its own: they become records (logger py.warnings, uncaught).
     logging.captureWarnings(True)

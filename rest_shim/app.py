@@ -150,11 +150,12 @@ class _ApiDispatch:
         adapter = self.url_map.bind_to_environ(
             environ, server_name=self.server_name, subdomain=self.url_map.default_subdomain or "")
         try:
-            rule, path_values = adapter.match(return_rule=True)
+            rule, matched = adapter.match(return_rule=True)
+            path_values = {name: str(value) for name, value in matched.items()}
         except HTTPException:
             return self.flask_app(environ, start_response)
         environ[ROUTE_KEY] = rule.rule
-        view = self.views.get(rule.endpoint)  # type: ignore[arg-type]
+        view = self.views.get(rule.endpoint)
         if view is None or environ.get("REQUEST_METHOD") == "OPTIONS":
             return self.flask_app(environ, start_response)
         api_request = ApiRequest(environ, self.settings)

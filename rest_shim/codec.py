@@ -93,10 +93,10 @@ def _step(field: descriptor.FieldDescriptor, omit_unset: bool, sent: bool = Fals
     converter = _sent_converter if sent else _converter
     omitted = options.Extensions[options_pb2.omit_when_unset]
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
-        convert = converter(field.message_type.fields_by_name["value"])
-        if convert is None:
+        entry = converter(field.message_type.fields_by_name["value"])
+        if entry is None:
             return lambda message: dict(getattr(message, name))
-        return lambda message: {k: convert(v) for k, v in getattr(message, name).items()}
+        return lambda message: {k: entry(v) for k, v in getattr(message, name).items()}
     object_key = options.Extensions[options_pb2.json_object_key]
     if object_key:  # a packed series answered as one-key objects
         return _object_series(name, object_key)

@@ -98,8 +98,7 @@ def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
             if len(data) > max_file_bytes:
                 return None
             mimetype = (content_type or "").partition(";")[0].strip(" \t").lower()
-            files.setdefault(name, FilePart(filename, mimetype, len(data),
-                                            lambda data=data: data))
+            files.setdefault(name, FilePart(filename, mimetype, len(data), _reader(data)))
         after = end + len(delimiter)
         if body.startswith(b"\r\n", after):
             position = after + 2
@@ -107,6 +106,10 @@ def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
             return Form(fields, files)
         else:
             return None
+
+
+def _reader(data: bytes) -> Callable[[], bytes]:
+    return lambda: data
 
 
 def _headers(block: bytes) -> tuple[str, str | None, str | None] | None:

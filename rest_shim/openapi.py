@@ -21,7 +21,7 @@ from .transcoder import PATH_VARIABLE, UPLOADED_FILE, Route, routes_of
 
 FD = descriptor.FieldDescriptor
 DOCUMENT_PATH = pathlib.Path(__file__).resolve().parent.parent / "evidence_grpc" / "api" / "openapi.json"
-_SCALARS = {
+_SCALARS: dict[int, dict[str, Any]] = {
     FD.TYPE_STRING: {"type": "string"},
     FD.TYPE_BOOL: {"type": "boolean"},
     FD.TYPE_INT32: {"type": "integer", "format": "int32"},
@@ -38,7 +38,7 @@ _SCALARS = {
     FD.TYPE_FLOAT: {"type": "number"},
     FD.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
 }
-_WELL_KNOWN = {
+_WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Struct": {"type": "object"},
     "google.protobuf.Value": {},
     "google.protobuf.ListValue": {"type": "array"},
@@ -151,12 +151,12 @@ class _Builder:
                 properties.update(target.get("properties", {}))
                 continue
             key = field_options.Extensions[options_pb2.json_key] or field.name
-            schema = self.field_schema(field, sent or field_options.Extensions[options_pb2.as_sent])
+            field_schema = self.field_schema(field, sent or field_options.Extensions[options_pb2.as_sent])
             comment = _comments(field.file).get(f"{message.full_name}.{field.name}")
             if comment:
-                schema = {**schema, "description": comment} if "$ref" not in schema else \
-                    {"allOf": [schema], "description": comment}
-            properties[key] = schema
+                field_schema = {**field_schema, "description": comment} if "$ref" not in field_schema \
+                    else {"allOf": [field_schema], "description": comment}
+            properties[key] = field_schema
             omitted = field_options.Extensions[options_pb2.omit_when_unset] or (
                 field.has_presence and (sent or (omit_unset and field.message_type is None)))
             if not omitted and not sent:
@@ -291,7 +291,7 @@ def document(services: list[descriptor.ServiceDescriptor], version: str) -> dict
     """The OpenAPI 3.1 document of every route of `services`."""
     builder = _Builder()
     paths: dict[str, dict[str, Any]] = {}
-    tags = []
+    tags: list[dict[str, Any]] = []
     for route in routes_of(services):
         method = route.method
         rule = method.GetOptions().Extensions[annotations_pb2.http]

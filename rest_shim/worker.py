@@ -38,6 +38,8 @@ LINGER = 0.002
 class ThreadWorker(gthread.ThreadWorker):
     """`gthread` with connection affinity (see the module's text)."""
 
+    wsgi: Any  # the application, set by gunicorn's load_wsgi
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._waiting = 0  # connections queued for a thread, not yet taken by one

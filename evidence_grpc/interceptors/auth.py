@@ -83,8 +83,10 @@ class AuthInterceptor(UnaryInterceptor):
             # of their key; a revoked key is refused from the next request on. Network calls
             # have no such memo: each is authenticated.
             kept = getattr(context, "authenticated", None)
-            caller = kept.get((header, org)) if kept is not None else None
-            if caller is None:
+            remembered = kept.get((header, org)) if kept is not None else None
+            if remembered is not None:
+                caller = remembered
+            else:
                 caller = organizations.authenticate(header, org)
                 if kept is not None:
                     kept[(header, org)] = caller

@@ -3,6 +3,8 @@ artifacts, and builds."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
 from ..api.v2 import build_service_pb2 as build_pb
@@ -118,7 +120,7 @@ class BuildServicer(build_grpc.BuildServiceServicer):
         self.html_base = settings.html_base
 
     def _filters(self, request: build_pb.ListBuildsRequest | build_pb.GetBuildStatisticsRequest
-                 ) -> dict[str, object]:
+                 ) -> dict[str, Any]:
         return {name: optional(request, name)
                 for name in ("repo_id", "repo_name", "repo_inner_id", "start_ts", "end_ts")}
 

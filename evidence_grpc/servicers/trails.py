@@ -111,10 +111,11 @@ class _Read:
 
     def size(self) -> int:
         """Characters of the text its key holds."""
+        assert self.key is not None, "a read without a key is never kept"
         rows, events, evidence = self.key
-        return sum(len(value) for row in (*rows, *events, *evidence.attestations,
-                                          *evidence.artifacts)
-                   for value in row if isinstance(value, str))
+        texts = (value for row in (*rows, *events, *evidence.attestations, *evidence.artifacts)
+                 for value in row or () if isinstance(value, str))
+        return sum(len(text) for text in texts)
 
     def __hash__(self) -> int:
         return hash(self.key)

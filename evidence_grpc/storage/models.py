@@ -6,7 +6,7 @@ COLLATE "C", as SQLite compares (migrations/0008_collate_c.py)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import peewee
@@ -27,6 +27,9 @@ class JSONField(peewee.TextField):
             return orjson.loads(value)
         except orjson.JSONDecodeError:  # what only Python's parser reads (integers past 64 bits)
             return json.loads(value)
+
+    if TYPE_CHECKING:  # on a row, the field reads as the JSON data it holds (peewee is untyped here)
+        def __get__(self, instance: Any, owner: Any) -> Any: ...
 
 
 class BaseModel(peewee.Model):

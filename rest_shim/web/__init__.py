@@ -97,7 +97,7 @@ class _Pages:
             self.backend.call(_method("FlowService.ListFlows"), flow_pb.ListFlowsRequest(),
                               metadata)
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAUTHENTICATED:  # type: ignore[attr-defined]
+            if error.code() != grpc.StatusCode.UNAUTHENTICATED:
                 raise
 
     def optional(self, rpc: str, message: Message) -> Any:
@@ -152,14 +152,14 @@ def register(app: Flask, backend: Backend, settings: Settings) -> None:
 
     @web.errorhandler(grpc.RpcError)
     def refused(error: grpc.RpcError) -> Any:
-        code = error.code()  # type: ignore[attr-defined]
+        code = error.code()
         if code == grpc.StatusCode.UNAUTHENTICATED:
             if "authorization" in request.headers and not _session_id():
                 return _error_page(401, "The API key was not accepted.")
             _forget_session()
             return redirect(url_for("web.sign_in", next=request.full_path.rstrip("?")))
         status = HTTP_STATUS.get(code, 500)  # as the API answers the same refusal
-        return _error_page(status, error.details() or code.name)  # type: ignore[attr-defined]
+        return _error_page(status, error.details() or code.name)
 
     app.register_blueprint(web)
 
@@ -265,7 +265,7 @@ def _sign_in(web: Blueprint, pages: _Pages) -> None:
                 session_id = pages.open_session(key, org)
             except grpc.RpcError as error:
                 problem = ("That key is not valid for this organization."
-                           if error.code() in (grpc.StatusCode.UNAUTHENTICATED,  # type: ignore[attr-defined]
+                           if error.code() in (grpc.StatusCode.UNAUTHENTICATED,
                                                grpc.StatusCode.PERMISSION_DENIED,
                                                grpc.StatusCode.NOT_FOUND,
                                                grpc.StatusCode.INVALID_ARGUMENT)

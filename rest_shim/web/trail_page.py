@@ -141,8 +141,7 @@ def event_text(event: Any) -> str:
         return f"{a.artifact_name} ({a.fingerprint[:12]}) as {a.template_reference_name or '-'} by {a.user}"
     if kind == "attestation":
         a = event.attestation
-        verdict = {True: "compliant", False: "non-compliant"}.get(
-            a.is_compliant if a.HasField("is_compliant") else None, "")
+        verdict = ("compliant" if a.is_compliant else "non-compliant") if a.HasField("is_compliant") else ""
         about = f" about {a.target_artifact}" if a.HasField("target_artifact") else ""
         return f"{a.template_reference_name} ({a.attestation_type}){about} {verdict} by {a.user}"
     if kind == "running":

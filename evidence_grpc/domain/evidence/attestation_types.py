@@ -36,7 +36,8 @@ def _schema_of(text: str) -> dict[str, Any] | bool:
         raise validation_error("type_schema", "A JSON Schema must be an object or a boolean")
     draft = rules.validator_class(schema)
     if draft is None:
-        raise validation_error("type_schema", f"Unsupported $schema '{schema['$schema']}'")
+        declared = schema.get("$schema") if isinstance(schema, dict) else None
+        raise validation_error("type_schema", f"Unsupported $schema '{declared}'")
     try:
         draft.check_schema(schema)
     except jsonschema.SchemaError as exc:

@@ -11,7 +11,7 @@ import json
 import mimetypes
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import peewee
 import re2
@@ -182,7 +182,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
                 if overrides else _target(org, trail, data))
             stamp = now()
-            blob = blobs.store(attachment[1], address) if attachment else None
+            blob = blobs.store(attachment[1], address) if attachment and address else None
             attestation = _ATTESTATION.create(
                 uid=str(uuid.uuid4()), organization=org, flow=trail.flow_id, trail=trail,
                 artifact=artifact, name=data["attestation_name"], type=type_name,
@@ -327,7 +327,7 @@ def _listed(rows: peewee.Query | Iterable[tuple[Any, ...]]) -> list[Listed]:
     gives them: only the flag is converted (SQLite answers 0 or 1)."""
     if isinstance(rows, peewee.Query):
         rows = database.execute_sql(*rows.sql())
-    return [Listed(*row[:5], bool(row[5]), *row[6:]) for row in rows]
+    return [Listed(*[*row[:5], bool(row[5]), *row[6:]]) for row in rows]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -549,7 +549,7 @@ def attestations_for_criteria(org: Organization, criteria: dict[str, Any]
     for chunk in in_chunks(sorted(commits)):
         for a in _listed(query.where(Attestation.git_commit.in_(chunk))
                          .order_by(Attestation.id.desc())):
-            by_commit[a.git_commit].append(a)
+            by_commit[cast(str, a.git_commit)].append(a)  # the query asks for these commits
     return by_commit
 
 

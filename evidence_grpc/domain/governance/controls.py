@@ -141,7 +141,9 @@ def _referencing(org: Organization) -> Callable[[str], list[str]]:
 
 
 def control_views(org: Organization, controls: list[Control]) -> list[dict[str, Any]]:
-    referencing = _referencing(org) if controls else None
+    if not controls:
+        return []
+    referencing = _referencing(org)
     return [{
         "identifier": c.identifier,
         "name": c.name,

@@ -48,7 +48,7 @@ NOT_GLOBAL = tuple(ipaddress.ip_network(cidr) for cidr in (
 def system_resolver(host: str, port: int) -> list[str]:
     """Every address the C library resolves `host` to (numeric forms without DNS)."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,6 +247,7 @@ class _VettedConnection(http.client.HTTPConnection):
         context.sslsocket_class = _DeadlineTLSSocket
         plain.arm()  # the handshake is one call, bounded by the socket's timeout
         tls = context.wrap_socket(plain, server_hostname=self._server_name)
+        assert isinstance(tls, _DeadlineTLSSocket)  # the context's sslsocket_class, set above
         tls.deadline = self._deadline
         self.sock = tls
 

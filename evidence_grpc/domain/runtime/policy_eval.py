@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from peewee import Tuple, fn
@@ -327,7 +327,7 @@ class _Case:
             found = self.memo[key] = expression.holds(self.context)
         return found
 
-    def outcomes(self, policy: LoadedPolicy) -> tuple[list[str] | tuple[str, ...], bool]:
+    def outcomes(self, policy: LoadedPolicy) -> tuple[Sequence[str | None], bool]:
         """(the outcome of each rule of the policy, whether one of them fails). Rules that do
         not read the artifact are resolved once per batch for cases alike."""
         key = (id(policy), self.key)

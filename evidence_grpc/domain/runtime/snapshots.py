@@ -275,7 +275,7 @@ def rejudge_latest(org: Organization, env: Environment, judged: dict[str, Any] |
 def _record_changes(org: Organization, env: Environment, index: int,
                     before: dict[tuple[str, str], int], after: dict[tuple[str, str], int],
                     stamp: float) -> None:
-    events = []
+    events: list[dict[str, Any]] = []
     for key in sorted(set(before) | set(after)):
         was, count = before.get(key, 0), after.get(key, 0)
         if was == count:
@@ -321,7 +321,9 @@ class Judgement:
             verdict = self.verdicts.get(fingerprint)
             return verdict is not None and verdict.compliant
         reports = self.provenance.get(fingerprint)
-        return bool(reports) and all(r["compliance_state"] == COMPLIANT for r in reports)
+        if not reports:
+            return False
+        return all(r["compliance_state"] == COMPLIANT for r in reports)
 
     def reasons(self, fingerprint: str) -> list[dict[str, str]]:
         if self.compliant(fingerprint):
@@ -747,7 +749,7 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
                            "not_changed": {"snapshot_id": None, "artifacts": []}}
     for key in sorted(keys):
         one, two = side1.get(key), side2.get(key)
-        view = _diff_artifact(one or two, one, two, verdicts[key]["flows"])
+        view = _diff_artifact(one if one is not None else side2[key], one, two, verdicts[key]["flows"])
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
