@@ -44,7 +44,7 @@ def attestation_fields(a: attestations.Listed, org_name: str, html_base: str) ->
     """An attestation as the fields of its message, from the parts its API view is made of: the
     part of its kind goes to the member of `kind` its type names; anything a system attestation
     carries beyond its type and data to `more`."""
-    fields = attestations.common_fields(a, org_name, html_base)
+    fields: dict[str, Any] = {**attestations.common_fields(a, org_name, html_base)}  # and a member
     part = attestations.kind_part(a.data or {})
     fields["override"] = part.pop("override", None)
     kind = a.type.partition(":")[0]

@@ -132,7 +132,7 @@ def _trail(read: _Read, org_name: str, html_base: str) -> pb.Trail:
 
 
 def _made(read: _Read, org_name: str, html_base: str) -> pb.Trail:
-    view = trails.trail_view(read.trail, org_name, [], html_base, read.evidence.evidence())
+    view = trails.trail_view(read.trail, org_name, html_base, read.evidence.evidence())
     return with_items(to_message(view, pb.Trail), "events", [_encoded(e) for e in read.events])
 
 

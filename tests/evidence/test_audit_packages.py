@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import tarfile
+import zlib
 from typing import Any
 
 import pytest
@@ -73,10 +75,20 @@ def test_a_trail_package_holds_its_evidence_with_checkable_sums(recorded):
     assert answer.data == recorded.get(PACKAGE, headers=H).data  # repeatable
 
 
+def pdf_text(content: bytes) -> str:
+    """The text the PDF's pages draw: the literal strings of its (deflated) content streams."""
+    streams = re.findall(rb"stream\r?\n(.*?)\r?\nendstream", content, flags=re.S)
+    drawn = b"".join(zlib.decompress(s) if s.startswith(b"x") else s for s in streams)
+    return " ".join(m.decode("latin-1") for m in re.findall(rb"\((.*?)\) ?Tj", drawn))
+
+
 def test_the_pdf_report_of_a_trail(recorded):
     answer = recorded.get("/api/v2/trails/acme/payments/release-1/audit_pdf", headers=H)
     assert answer.status_code == 200 and answer.content_type == "application/pdf"
     assert answer.data.startswith(b"%PDF-") and answer.data.rstrip().endswith(b"%%EOF")
+    text = pdf_text(answer.data)
+    # the artifact by its file name and its state in the trail (it read keys no view has)
+    assert f"backend.tgz  {BACKEND_FP}  INCOMPLETE" in text, text
 
 
 def test_names_beyond_latin1_and_control_characters_still_make_a_pdf(client):

@@ -496,9 +496,7 @@ def test_trail_view_uses_trail_template_over_flow_template(acme, alice):
 
     def view_of(name, html_base):
         trail = trails.find_trail(acme, "f", name)
-        events = [e.view() for e in trails.events_of([trail])[trail.id]]
-        return trails.trail_view(trail, "acme", events, html_base,
-                                 trails.evidence_of([trail])[trail.id])
+        return trails.trail_view(trail, "acme", html_base, trails.evidence_of([trail])[trail.id])
 
     strict = trails.find_trail(acme, "f", "strict")
     view = view_of("strict", "https://evidence.example")
@@ -509,7 +507,7 @@ def test_trail_view_uses_trail_template_over_flow_template(acme, alice):
     assert view["flow"] == {"name": "f", "tags": {}}
     assert view["html_url"] == "https://evidence.example/acme/flows/f/trails/strict"
     assert view["compliance_status"]["evaluated_at"] == strict.last_modified_at
-    assert [e["type"] for e in view["events"]] == ["trail_reported"]
+    assert view["events"] == []  # encoded apart: servicers.trails
     assert view["created_by"] == "alice"
 
     loose = view_of("loose", "http://x")

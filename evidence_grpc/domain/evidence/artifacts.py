@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
 from ..kernel import contract, events
@@ -305,7 +306,8 @@ def states_of(artifacts: list[Artifact]) -> dict[int, str]:
             for a in artifacts}
 
 
-_RESULTS = ("snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests")
+_RESULTS: tuple[Literal["snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests"],
+                ...] = ("snyk_results", "junit_results", "jira_results", "git_provider", "pull_requests")
 
 
 _ABOUT = Prepared(lambda artifacts: Attestation.select().where(Attestation.artifact.in_(artifacts))
@@ -323,24 +325,27 @@ def attestations_about(artifacts: list[Artifact]) -> dict[int, list[Attestation]
 
 
 def evidence_of(org: Organization, artifact: Artifact, attested: list[Attestation],
-                html_base: str) -> dict[str, dict[str, Any]]:
+                html_base: str) -> dict[str, views.ArtifactEvidence]:
     """{attestation name: the newest attestation of that name about the artifact} in the
     published `evidence` shape."""
-    evidence = {}
+    evidence: dict[str, views.ArtifactEvidence] = {}
     for row in attested:
         data = row.data or {}
         url = (f"{html_base}/api/v2/attestations/{org.name}/{artifact.flow.name}/trail/"
                f"{artifact.trail.name}/attestation/{row.uid}/evidence"
                if row.attachment_id else None)
-        evidence[row.name] = {
+        entry: views.ArtifactEvidence = {
             "evidence_type": row.type, "is_compliant": row.is_compliant,
             "created_at": timestamp_text(row.created_at), "has_audit_package": True,
             "build_url": data.get("build_url"), "description": data.get("description"),
             "user_data": data.get("user_data") or {},
             "evidence_archive_fingerprint": row.attachment_id,
             "evidence_fingerprint": row.attachment_id, "evidence_url": url,
-            "commit_sha": row.git_commit,
-            **{key: data[key] for key in _RESULTS if key in data}}
+            "commit_sha": row.git_commit}
+        for key in _RESULTS:
+            if key in data:
+                entry[key] = data[key]
+        evidence[row.name] = entry
     return evidence
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 
+from ...api.v2 import views
 from ...storage.db import locked, now, retry_on_conflict, write_transaction
 from ...storage.models import AttestationType, AttestationTypeVersion, Organization, User
 from ..kernel import contract, sandbox
@@ -103,7 +104,8 @@ def _versions(type_: AttestationType) -> list[AttestationTypeVersion]:
                 .order_by(AttestationTypeVersion.version))
 
 
-def type_view(type_: AttestationType, org_name: str, version: int | None = None) -> dict[str, Any]:
+def type_view(type_: AttestationType, org_name: str, version: int | None = None
+              ) -> views.AttestationType:
     """The type as the hosted service shows it: an empty description or comment is left out,
     and one version (`NAME@vN`) comes without the type's own history fields."""
     versions = _versions(type_)
@@ -112,25 +114,24 @@ def type_view(type_: AttestationType, org_name: str, version: int | None = None)
         if not versions:
             raise NotFound(f"version {version} does not exist for custom attestation type "
                            f"'{type_.name}'")
-    view: dict[str, Any] = {"name": type_.name}
+    view: views.AttestationType = {"name": type_.name, "org": org_name, "archived": type_.archived,
+                                   "versions": [_version_view(v) for v in versions]}
     description = versions[-1].description if versions else ""
     if description:
         view["description"] = description
-    view.update(org=org_name, archived=type_.archived)
     if version is None:
-        view.update(created_by=type_.created_by, created_at=type_.created_at,
-                    last_modified_at=type_.last_modified_at)
-    view["versions"] = [_version_view(v) for v in versions]
+        view.update({"created_by": type_.created_by, "created_at": type_.created_at,
+                     "last_modified_at": type_.last_modified_at})
     return view
 
 
-def _version_view(version: AttestationTypeVersion) -> dict[str, Any]:
-    view: dict[str, Any] = {"version": version.version}
+def _version_view(version: AttestationTypeVersion) -> views.AttestationTypeVersion:
+    view: views.AttestationTypeVersion = {
+        "version": version.version, "timestamp": version.timestamp,
+        "created_by": version.created_by, "type_schema": version.type_schema,
+        "evaluator": version.evaluator, "summary": version.summary}
     if version.comment:
         view["comment"] = version.comment
-    view.update(timestamp=version.timestamp, created_by=version.created_by,
-                type_schema=version.type_schema, evaluator=version.evaluator,
-                summary=version.summary)
     return view
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 import peewee
 import re2
 
+from ...api.v2 import views
 from ...storage.db import (
     Prepared,
     PreparedInsert,
@@ -358,12 +359,12 @@ def kind_part(data: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
-def common_fields(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
+def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation:
     """The fields every attestation has, as the API answers them (the gRPC message reads the
     same keys, `_links` and its `self` by their contract names)."""
     data = a.data
     links = links_of(a, org_name, html_base)
-    evidence = None
+    evidence: views.AttestationAttachment | None = None
     if a.attachment_id:
         evidence = {"filename": a.attachment_name, "sha256": a.attachment_id,
                     "size": a.attachment_size, "url": links.evidence_url}

@@ -11,7 +11,10 @@ disagree between processes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ...api.v2 import views
 
 COMPLIANT = "COMPLIANT"
 NON_COMPLIANT = "NON-COMPLIANT"
@@ -25,7 +28,7 @@ def _type_matches(required: str, actual: str) -> bool:
 
 
 def _status_entry(name: str, type_: str, attestation: dict[str, Any] | None,
-                  unexpected: bool) -> dict[str, Any]:
+                  unexpected: bool) -> views.AttestationStatus:
     return {
         "attestation_name": name,
         "attestation_type": attestation["type"] if attestation else type_,
@@ -45,9 +48,9 @@ def _newest_by_name(attestations: list[dict[str, Any]]) -> dict[str, dict[str, A
 
 
 def _statuses(requirements: list[dict[str, str]], attestations: list[dict[str, Any]]
-              ) -> list[dict[str, Any]]:
+              ) -> list[views.AttestationStatus]:
     newest = _newest_by_name(attestations)
-    entries = []
+    entries: list[views.AttestationStatus] = []
     for requirement in requirements:
         found = newest.pop(requirement["name"], None)
         if found is not None and not _type_matches(requirement["type"], found["type"]):
@@ -57,7 +60,7 @@ def _statuses(requirements: list[dict[str, str]], attestations: list[dict[str, A
     return entries
 
 
-def _overall(entries: list[dict[str, Any]]) -> str:
+def _overall(entries: Sequence[Mapping[str, Any]]) -> str:
     if any(e["status"] != MISSING and not e["is_compliant"] for e in entries):
         return NON_COMPLIANT
     if any(e["status"] == MISSING for e in entries):
@@ -65,9 +68,9 @@ def _overall(entries: list[dict[str, Any]]) -> str:
     return COMPLIANT
 
 
-def evaluate_trail(template: dict[str, Any], evaluated_at: float,
+def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
                    attestations: list[dict[str, Any]] | None = None,
-                   artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                   artifacts: list[dict[str, Any]] | None = None) -> views.ComplianceStatus:
     """The compliance_status object of a trail.
 
     attestations: {id, name, type, is_compliant, seq (report order: the newest has the highest),
@@ -78,7 +81,7 @@ def evaluate_trail(template: dict[str, Any], evaluated_at: float,
     trail_level = [a for a in attestations if a["target"] is None]
     trail_entries = _statuses(template["trail"]["attestations"], trail_level)
 
-    artifact_entries: dict[str, Any] = {}
+    artifact_entries: dict[str, views.ArtifactStatus] = {}
     required = {a["name"]: a["attestations"] for a in template["trail"]["artifacts"]}
     reported = {a["template_reference_name"]: a for a in artifacts if a["template_reference_name"]}
     for name in [*required, *(n for n in reported if n not in required)]:
@@ -113,7 +116,9 @@ def evaluate_trail(template: dict[str, Any], evaluated_at: float,
     }
 
 
-def artifact_state(compliance: dict[str, Any], template_reference_name: str | None) -> str:
+def artifact_state(compliance: views.ComplianceStatus, template_reference_name: str | None) -> str:
     """The compliance state of one reported artifact of an evaluated trail."""
     entry = compliance["artifacts_statuses"].get(template_reference_name or "")
-    return entry["status"] if entry else compliance["status"]
+    status = entry["status"] if entry else compliance["status"]
+    assert status is not None, "evaluate_trail gives every entry a status"
+    return status

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...api.v2 import views
 from ...storage.db import Prepared, contains, for_update, locked, now, retry_on_conflict, write_transaction
 from ...storage.models import Flow, FlowAlias, Organization
 from ..identity.callers import sees_flow
@@ -129,7 +130,7 @@ def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
         return flow
 
 
-def flow_view(flow: Flow, org_name: str) -> dict[str, Any]:
+def flow_view(flow: Flow, org_name: str) -> views.Flow:
     return {
         "name": flow.name,
         "description": flow.description,

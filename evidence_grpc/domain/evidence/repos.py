@@ -10,9 +10,9 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Repo
 from ..kernel.errors import InvalidArgument, NotFound, validation_error
-from ..kernel.numbers import timestamp_text
 from ..kernel.pages import page_of
 from ..kernel.tag_filters import has_tag
 from ..kernel.urls import parsed_url
@@ -163,16 +163,16 @@ def list_repos(org: Organization, page: int | None, per_page: int | None, *,
     return paging.slice(rows)
 
 
-def repo_view(repo: Repo) -> dict[str, Any]:
+def repo_view(repo: Repo) -> views.Repo:
     return {"id": repo.repo_id, "repo_id": repo.repo_id, "name": repo.name, "url": repo.url,
             "provider": repo.provider, "description": repo.description,
             "tags": {k: str(v) for k, v in (repo.tags or {}).items()},
-            "latest_activity": timestamp_text(repo.last_seen_at),
+            "latest_activity": repo.last_seen_at,
             "namespace_path": list(repo.namespace_path or []),
             "vcs_instance": vcs_instance(repo)}
 
 
-def tag_choices(org: Organization) -> list[dict[str, Any]]:
+def tag_choices(org: Organization) -> list[views.RepoTagChoice]:
     """Every tag key used on the organization's repos with the distinct values it takes."""
     choices: dict[str, set[str]] = {}
     for tags in Repo.select(Repo.tags).where(Repo.organization == org).tuples():
@@ -183,7 +183,7 @@ def tag_choices(org: Organization) -> list[dict[str, Any]]:
 
 def filter_options(org: Organization, *, provider: str | None = None, vcs: str | None = None,
                    namespace: str | None = None, tags: list[str] | None = None
-                   ) -> dict[str, list[str]]:
+                   ) -> views.RepoFilterOptions:
     """Distinct providers, VCS hosts and next-level namespace values of the repos. Each facet
     applies every filter but its own, so its alternatives stay visible."""
     def facet(**skip: None) -> list[Repo]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from ...api.v2 import views
 from ...memo import BytesLru, bytes_lru
 from ..kernel.errors import InvalidArgument
 from ..kernel.yaml_documents import MAX_DOCUMENT_BYTES, load_mapping, schema_violations
@@ -60,18 +61,20 @@ def _parse_template(text: str) -> dict[str, Any]:
     }
 
 
-def template_view(text: str | None) -> dict[str, Any]:
+def template_view(text: str | None) -> views.Template:
     """The template object of a trail answer (parsed requirements plus the raw YAML)."""
     content = text if text is not None else EMPTY_TEMPLATE_YAML
-    return {**_parsed(content), "content": content}  # read by answers, never changed
+    parsed = _parsed(content)  # read by answers, never changed
+    return {"version": parsed["version"], "trail": parsed["trail"], "content": content}
 
 
-def legacy_template_view(names: list[str], artifact_keys: list[str]) -> dict[str, Any]:
+def legacy_template_view(names: list[str], artifact_keys: list[str]) -> views.Template:
     """A legacy flow's template list (`["artifact", "unit-test", ...]`) as the template object
     of its trails: every listed evidence but `artifact` is required of each artifact of the
     trail (by its template name, or its fingerprint when reported without one), of any type."""
     parsed = _legacy_parsed(tuple(names), tuple(artifact_keys))
-    return {**parsed, "content": _legacy_yaml(tuple(names), tuple(artifact_keys))}
+    return {"version": parsed["version"], "trail": parsed["trail"],
+            "content": _legacy_yaml(tuple(names), tuple(artifact_keys))}
 
 
 def _legacy_parsed(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> dict[str, Any]:

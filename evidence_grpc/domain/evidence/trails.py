@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import (
     Prepared,
     PreparedInsert,
@@ -276,7 +277,7 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
         trail_id: rows.evidence() for trail_id, rows in evidence_rows_of(trails).items()})
 
 
-def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dict[str, Any]]:
+def compliance_of(trail: Trail, evidence: Evidence) -> tuple[views.Template, views.ComplianceStatus]:
     """(template view, compliance_status) of a trail whose `flow` is loaded."""
     attestations, artifacts = evidence
     legacy = trail.flow.legacy_template
@@ -291,9 +292,9 @@ def compliance_of(trail: Trail, evidence: Evidence) -> tuple[dict[str, Any], dic
     return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts)
 
 
-def trail_view(trail: Trail, org_name: str, events: list[dict[str, Any]],
-               html_base: str, evidence: Evidence) -> dict[str, Any]:
-    """The trail as the contract answers it."""
+def trail_view(trail: Trail, org_name: str, html_base: str, evidence: Evidence) -> views.Trail:
+    """The trail as the contract answers it, but for its events (encoded apart: see
+    servicers.trails)."""
     flow = trail.flow
     template, compliance = compliance_of(trail, evidence)
     repo_id = (trail.repo_info or {}).get("id")
@@ -310,7 +311,7 @@ def trail_view(trail: Trail, org_name: str, events: list[dict[str, Any]],
         "template": template,
         "compliance_state": compliance["status"],
         "is_compliant": compliance["is_compliant"],
-        "events": events,
+        "events": [],
         "created_by": trail.created_by,
         "flow": {"name": flow.name, "tags": flow.tags or {}},
         "external_urls": trail.external_urls or {},

@@ -9,6 +9,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail
 from ..evidence.artifacts import (
@@ -37,11 +38,11 @@ def _commit_time(artifact: Artifact) -> float | None:
 
 
 def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
-             ) -> list[dict[str, Any]]:
+             ) -> list[views.ArtifactHistoryEvent]:
     """What happened to the artifact, oldest first, each event with its time: its commit, its
     report, every attestation about it, and every start and exit in an environment (as `kosli
     get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
-    history = []
+    history: list[views.ArtifactHistoryEvent] = []
     committed = _commit_time(artifact)
     if artifact.git_commit and committed is not None:
         author = (artifact.git_commit_info or {}).get("author")
@@ -63,7 +64,7 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
         history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
                                  " environment",
                         "timestamp": event["timestamp"], "type": event["type"]})
-    return sorted(history, key=lambda e: e["timestamp"])  # stable: ties keep this order
+    return sorted(history, key=lambda e: e["timestamp"] or 0.0)  # stable: ties keep this order
 
 
 def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
@@ -81,19 +82,19 @@ def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
 
 
 def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
-                   ) -> list[dict[str, Any]]:
+                   ) -> list[views.Artifact]:
     """Artifacts as `get artifact` and `list artifacts` answer them (every field the CLI reads
     is always present)."""
     states = states_of(artifacts)
     where = presence(org, [a.fingerprint for a in artifacts])
     approved = approval_numbers(artifacts)
     about = attestations_about(artifacts)
-    views = []
+    answers: list[views.Artifact] = []
     for a in artifacts:
         flow_name = a.flow.name
         running = where[a.fingerprint]
         commit_lead_times, build_lead_times = _lead_times(a, running)
-        views.append({
+        answers.append({
             "id": str(a.id),
             "flow_name": flow_name,
             "trail_name": a.trail.name,
@@ -123,7 +124,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "commit_lead_times": commit_lead_times,
             "build_lead_times": build_lead_times,
         })
-    return views
+    return answers
 
 
 def _found_by(field: peewee.Field) -> Prepared:
@@ -137,7 +138,7 @@ def _found_by(field: peewee.Field) -> Prepared:
 _FOUND_BY = {"fingerprint": _found_by(Artifact.fingerprint), "commit": _found_by(Artifact.git_commit)}
 
 
-def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
+def search(org: Organization, value: str, html_base: str) -> views.SearchResult:
     """Artifacts whose fingerprint or commit is `value` or starts with it."""
     prefix = check_prefix("search_value", value, FINGERPRINT_LENGTH, minimum=4)
     fingerprints = matching_fingerprints(org, prefix) if len(prefix) >= MIN_PREFIX else []
@@ -151,7 +152,7 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
     else:
         kind, full = None, None
     found = _FOUND_BY[kind].models(Artifact, org=org.id, value=full) if kind else []
-    views = artifact_views(org, found, html_base)
+    found_views = artifact_views(org, found, html_base)
     return {
         "resolved_to": {
             "type": kind,
@@ -169,5 +170,5 @@ def search(org: Organization, value: str, html_base: str) -> dict[str, Any]:
             "running_in": [r["environment_name"] for r in v["running"]],
             "exited_from": [r["environment_name"] for r in v["exited"]],
             "html_url": v["html_url"], "api_url": v["api_url"], "history": v["history"],
-        } for v in views],
+        } for v in found_views],
     }

@@ -20,6 +20,7 @@ from typing import Any
 
 from fpdf import FPDF
 
+from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Trail
 from ..evidence import artifacts, attestations, blobs, trails
 from ..evidence.flows import find_flow
@@ -75,23 +76,24 @@ class _Package:
 
 def _add_evidence(package: _Package, org: Organization, rows: list[attestations.Listed],
                   html_base: str) -> list[dict[str, Any]]:
-    views = []
+    attested = []
     for number, row in enumerate(rows, start=1):
         view = attestations.attestation_view(row, org.name, html_base)
-        views.append(view)
+        attested.append(view)
         stem = f"{number:04d}-{_safe(row.name)}"
         package.add(f"attestations/{stem}.json", _json(view))
         if row.attachment_id:
             package.add(f"attachments/{stem}/{_safe(row.attachment_name or 'evidence')}",
                         blobs.content_of(row.attachment_id))
-    return views
+    return attested
 
 
 def _trail_view(org: Organization, trail: Trail, html_base: str) -> dict[str, Any]:
-    events = trails.events_of([trail])
-    evidence = trails.evidence_of([trail])
-    return trails.trail_view(trail, org.name, [e.view() for e in events[trail.id]], html_base,
-                             evidence[trail.id])
+    """The trail as get trail answers it, with its events as recorded: each its fields beside
+    its timestamp and type."""
+    events = [e.view() for e in trails.events_of([trail])[trail.id]]
+    view = trails.trail_view(trail, org.name, html_base, trails.evidence_of([trail])[trail.id])
+    return {key: events if key == "events" else value for key, value in view.items()}
 
 
 def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str) -> bytes:
@@ -150,7 +152,7 @@ def _when(stamp: Any) -> str:
 
 
 def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]],
-         made: list[dict[str, Any]]) -> bytes:
+         made: list[views.Artifact]) -> bytes:
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.set_creation_date(datetime.datetime.fromtimestamp(trail["last_modified_at"],
@@ -177,7 +179,7 @@ def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]
             pdf.multi_cell(0, 5, _text(line), new_x="LMARGIN", new_y="NEXT")
 
     section(f"Artifacts ({len(made)})", [
-        f"{a.get('name')}  {a.get('fingerprint')}  {a.get('compliance_state', '')}" for a in made])
+        f"{a.get('filename')}  {a.get('fingerprint')}  {a.get('state')}" for a in made])
     section(f"Attestations ({len(attested)})", [
         f"{_when(a['created_at'])}  {a['attestation_name']} ({a['attestation_type']})  "
         f"{'compliant' if a['is_compliant'] else 'NON-COMPLIANT'}  by {a['created_by']}"
