@@ -6,8 +6,8 @@
 # 1. the official kosli CLI from package.json (npm install)
 # 2. a throwaway PostgreSQL (scripts/start_postgres.sh), so both engines are tested
 # 3. generated code matches protos/ (scripts/gen_protos.py, then git diff)
-# 4. ruff check, lint-imports (the import contracts of docs/architecture.md), buf lint
-#    (scripts/buf_lint.sh), buf breaking (scripts/buf_breaking.sh)
+# 4. ruff check, lint-imports (the import contracts of docs/architecture.md), mypy (pyproject.toml),
+#    buf lint (scripts/buf_lint.sh), buf breaking (scripts/buf_breaking.sh)
 # 5. the whole pytest suite (unit, servicer, shim, end-to-end with real processes), one worker
 #    per core up to 4 (pytest-xdist)
 #
@@ -29,7 +29,7 @@ fi
 # The environment's scripts (ruff, buf, evidence-server) come first on PATH.
 BIN=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")
 export PATH="$BIN:$PATH"
-if ! "$PYTHON" -c 'import evidence_grpc, pytest, grpc_tools, xdist, importlinter' 2>/dev/null; then
+if ! "$PYTHON" -c 'import evidence_grpc, pytest, grpc_tools, xdist, importlinter, mypy' 2>/dev/null; then
   if [ "$PYTHON" = python3 ] || [ "$PYTHON" = .venv/bin/python ]; then
     step "install the project and its dev tools into .venv"
     [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -100,6 +100,9 @@ step "ruff check"
 
 step "import contracts (lint-imports: the contexts' layers in pyproject.toml)"
 lint-imports --no-cache
+
+step "mypy (types; the domain's views are typed by evidence_grpc/api/v2/views.py)"
+"$PYTHON" -m mypy
 
 step "buf lint"
 PYTHON=$PYTHON scripts/buf_lint.sh

@@ -409,8 +409,9 @@ def _annotations(stored: Any) -> dict[str, str]:
             for key, value in stored.items()}
 
 
-def attestation_view(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
-    """An attestation as the API answers it: the part of its kind and the common fields."""
+def attestation_document(a: Listed, org_name: str, html_base: str) -> dict[str, Any]:
+    """An attestation as the REST API answers it (the JSON document of an audit package): the
+    part of its kind and the common fields, in one object."""
     view = kind_part(a.data)
     view.update(common_fields(a, org_name, html_base))
     return view

@@ -78,7 +78,7 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
                   html_base: str) -> list[dict[str, Any]]:
     attested = []
     for number, row in enumerate(rows, start=1):
-        view = attestations.attestation_view(row, org.name, html_base)
+        view = attestations.attestation_document(row, org.name, html_base)
         attested.append(view)
         stem = f"{number:04d}-{_safe(row.name)}"
         package.add(f"attestations/{stem}.json", _json(view))
@@ -88,7 +88,7 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
     return attested
 
 
-def _trail_view(org: Organization, trail: Trail, html_base: str) -> dict[str, Any]:
+def _trail_document(org: Organization, trail: Trail, html_base: str) -> dict[str, Any]:
     """The trail as get trail answers it, with its events as recorded: each its fields beside
     its timestamp and type."""
     events = [e.view() for e in trails.events_of([trail])[trail.id]]
@@ -99,7 +99,7 @@ def _trail_view(org: Organization, trail: Trail, html_base: str) -> dict[str, An
 def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str) -> bytes:
     trail = trails.find_trail(org, flow_name, trail_name)
     package = _Package(trail.last_modified_at)
-    view = _trail_view(org, trail, html_base)
+    view = _trail_document(org, trail, html_base)
     package.add("trail.json", _json(view))
     rows = attestations.recorded_in(org, trail)
     attested = _add_evidence(package, org, rows, html_base)
@@ -130,9 +130,9 @@ def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_b
 def trail_pdf(org: Organization, flow_name: str, trail_name: str, html_base: str) -> bytes:
     trail = trails.find_trail(org, flow_name, trail_name)
     rows = attestations.recorded_in(org, trail)
-    attested = [attestations.attestation_view(r, org.name, html_base) for r in rows]
+    attested = [attestations.attestation_document(r, org.name, html_base) for r in rows]
     made = list(Artifact.select().where(Artifact.trail == trail).order_by(Artifact.id))
-    return _pdf(org, _trail_view(org, trail, html_base), attested,
+    return _pdf(org, _trail_document(org, trail, html_base), attested,
                 artifact_views.artifact_views(org, made, html_base) if made else [])
 
 
