@@ -59,7 +59,8 @@ def main() -> int:
     (OUT / "protos").symlink_to(pathlib.Path("..", "..", "protos"), target_is_directory=True)
     # Made from the stubs just written, so in processes of their own.
     views = subprocess.call([sys.executable, str(ROOT / "scripts" / "gen_views.py"),
-                             str(OUT / "v2" / "views.py")], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                             str(OUT / "v2" / "views.py")],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     return views or subprocess.call([sys.executable, "-m", "rest_shim.openapi", str(OUT / "openapi.json")],
                                     cwd=ROOT)
 

@@ -53,7 +53,9 @@ def _field_type(field: descriptor.FieldDescriptor) -> str:
     if field.is_repeated:
         return f"Sequence[{_value_type(field)}]"
     value_type = _value_type(field)
-    return value_type if value_type == "Any" else f"{value_type} | None"
+    if value_type == "Any" or not field.has_presence:
+        return value_type  # a plain proto3 scalar: its default stands for "not set"
+    return f"{value_type} | None"
 
 
 def _messages() -> list[descriptor.Descriptor]:
@@ -70,7 +72,8 @@ def _messages() -> list[descriptor.Descriptor]:
 
     for module in sorted(m.name for m in pkgutil.iter_modules(api.__path__)):
         if module.endswith("_pb2"):
-            for message in importlib.import_module(f"{api.__name__}.{module}").DESCRIPTOR.message_types_by_name.values():
+            descriptor_of = importlib.import_module(f"{api.__name__}.{module}").DESCRIPTOR
+            for message in descriptor_of.message_types_by_name.values():
                 walk(message)
     return [found[name] for name in sorted(found)]
 

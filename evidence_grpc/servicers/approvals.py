@@ -46,7 +46,7 @@ class ApprovalServicer(pb_grpc.ApprovalServiceServicer):
                     ) -> pb.Approval:
         approval = approvals.get_approval(current_caller().org, request.flow_name,
                                           request.approval_number)
-        return to_message(approvals.approval_view(approval, with_artifacts=True), pb.Approval)
+        return to_message(approvals.approval_detail_view(approval), pb.Approval)
 
     def GetRunningArtifactCommit(self, request: pb.GetRunningArtifactCommitRequest,
                                  context: grpc.ServicerContext

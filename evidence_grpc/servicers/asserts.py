@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -16,7 +17,7 @@ from ..domain.governance import asserts
 from ..domain.identity.callers import current_caller
 
 
-def _rules(evaluations: list[dict[str, Any]]) -> list[pb.RuleEvaluation]:
+def _rules(evaluations: Sequence[Mapping[str, Any]]) -> list[pb.RuleEvaluation]:
     """Rule evaluations built directly: one answer holds policies x rules x reports of them,
     which a generic dict-to-message walk makes the bulk of the call. Rules are shared objects
     (see policy_eval.Rule.shown), so each definition is converted once."""
@@ -49,16 +50,15 @@ class AssertServicer(pb_grpc.AssertServiceServicer):
             flow_name=optional(request, "flow_name"),
             environment_name=optional(request, "environment_name"),
             policy_names=list(request.policy_name))
+        status = answer["compliance_status"]
+        assert status is not None, "an assert answers the artifact's own compliance"
         return pb.AssertArtifactResponse(
             compliant=answer["compliant"], scope=answer["scope"],
             fingerprint=answer["fingerprint"], flow=answer["flow"], trail=answer["trail"],
-            compliance_status=to_message(answer["compliance_status"],
-                                         trail_service_pb2.ArtifactStatus),
+            compliance_status=to_message(status, trail_service_pb2.ArtifactStatus),
             environment=answer.get("environment"), html_url=answer["html_url"],
             policy_evaluations=[pb.PolicyEvaluation(
                 policy_name=e["policy_name"], policy_version=e["policy_version"],
                 status=e["status"], rule_evaluations=_rules(e["rule_evaluations"]))
                 for e in answer["policy_evaluations"]],
-            flows=[pb.AssertedFlow(flow=f["flow"], trail=f["trail"], compliance_status=to_message(
-                f["compliance_status"], trail_service_pb2.ComplianceStatus))
-                for f in answer["flows"]])
+            flows=[to_message(f, pb.AssertedFlow) for f in answer["flows"]])

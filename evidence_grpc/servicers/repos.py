@@ -13,6 +13,7 @@ from ..api.v2 import deployment_service_pb2 as deploy_pb
 from ..api.v2 import deployment_service_pb2_grpc as deploy_grpc
 from ..api.v2 import repo_service_pb2 as pb
 from ..api.v2 import repo_service_pb2_grpc as pb_grpc
+from ..api.v2 import views
 from ..config import Settings
 from ..convert import optional, to_message
 from ..domain.evidence import repos
@@ -20,7 +21,7 @@ from ..domain.identity.callers import current_caller
 from ..domain.runtime import builds, deployments, live
 
 
-def _deployments(result: tuple[list[dict], dict[str, int]]) -> deploy_pb.ListDeploymentsResponse:
+def _deployments(result: tuple[list[views.Deployment], dict[str, int]]) -> deploy_pb.ListDeploymentsResponse:
     rows, pagination = result
     return deploy_pb.ListDeploymentsResponse(
         deployments=[to_message(d, deploy_pb.Deployment) for d in rows], **pagination)

@@ -300,24 +300,24 @@ __all__ = [
 
 
 Action = TypedDict("Action", {
-    "name": "str | None",
-    "type": "str | None",
-    "number": "int | None",
+    "name": "str",
+    "type": "str",
+    "number": "int",
     "targets": "Sequence[Mapping[str, Any]]",
     "triggers": "Sequence[str]",
-    "created_by": "str | None",
-    "is_created_from_slack_app": "bool | None",
+    "created_by": "str",
+    "is_created_from_slack_app": "bool",
     "is_failing": "bool | None",
     "last_success_timestamp": "float | None",
     "last_failure_timestamp": "float | None",
     "created_at": "float | None",
-    "last_modified_at": "float | None",
+    "last_modified_at": "float",
     "flows": "Sequence[str]",
     "environments": "Sequence[str]",
 }, total=False)
 
 ActionInput = TypedDict("ActionInput", {
-    "name": "str | None",
+    "name": "str",
     "targets": "Sequence[Mapping[str, Any]]",
     "type": "str | None",
     "environments": "Sequence[str]",
@@ -326,15 +326,15 @@ ActionInput = TypedDict("ActionInput", {
 }, total=False)
 
 ActionMessage = TypedDict("ActionMessage", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 AllowArtifactRequest = TypedDict("AllowArtifactRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "artifact_name": "str | None",
-    "artifact_fingerprint": "str | None",
-    "description": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "artifact_name": "str",
+    "artifact_fingerprint": "str",
+    "description": "str",
 }, total=False)
 
 AllowArtifactResponse = TypedDict("AllowArtifactResponse", {
@@ -343,154 +343,154 @@ AllowArtifactResponse = TypedDict("AllowArtifactResponse", {
 }, total=False)
 
 AllowedArtifact = TypedDict("AllowedArtifact", {
-    "artifact_name": "str | None",
-    "artifact_fingerprint": "str | None",
-    "description": "str | None",
+    "artifact_name": "str",
+    "artifact_fingerprint": "str",
+    "description": "str",
 }, total=False)
 
 AllowlistEntry = TypedDict("AllowlistEntry", {
-    "artifact_name": "str | None",
-    "fingerprint": "str | None",
-    "environment_name": "str | None",
-    "timestamp": "float | None",
-    "user_name": "str | None",
-    "description": "str | None",
+    "artifact_name": "str",
+    "fingerprint": "str",
+    "environment_name": "str",
+    "timestamp": "float",
+    "user_name": "str",
+    "description": "str",
 }, total=False)
 
 ApiKey = TypedDict("ApiKey", {
-    "id": "str | None",
-    "description": "str | None",
-    "created_at": "float | None",
-    "expires_at": "int | None",
+    "id": "str",
+    "description": "str",
+    "created_at": "float",
+    "expires_at": "int",
     "last_used_at": "float | None",
 }, total=False)
 
 ApiKeySecret = TypedDict("ApiKeySecret", {
-    "id": "str | None",
-    "key": "str | None",
-    "description": "str | None",
-    "created_at": "float | None",
-    "expires_at": "int | None",
+    "id": "str",
+    "key": "str",
+    "description": "str",
+    "created_at": "float",
+    "expires_at": "int",
     "grace_period_expires_at": "float | None",
 }, total=False)
 
 AppliedPolicy = TypedDict("AppliedPolicy", {
-    "id": "str | None",
-    "name": "str | None",
-    "version": "int | None",
+    "id": "str",
+    "name": "str",
+    "version": "int",
     "policy_dump": "Mapping[str, Any] | None",
     "failing_artifacts": "Sequence[str]",
 }, total=False)
 
 Approval = TypedDict("Approval", {
-    "release_number": "int | None",
-    "base_artifact": "str | None",
-    "artifact_name": "str | None",
-    "target_artifact": "str | None",
+    "release_number": "int",
+    "base_artifact": "str",
+    "artifact_name": "str",
+    "target_artifact": "str",
     "environment": "str | None",
-    "description": "str | None",
+    "description": "str",
     "src_commit_list": "Sequence[ApprovalCommit]",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
-    "state": "str | None",
+    "created_at": "float",
+    "last_modified_at": "float",
+    "state": "str",
     "approvals": "Sequence[ApprovalReview]",
     "user_data": "Any",
 }, total=False)
 
 ApprovalCommit = TypedDict("ApprovalCommit", {
-    "commit_sha": "str | None",
+    "commit_sha": "str",
     "artifact_fingerprints": "Sequence[str]",
 }, total=False)
 
 ApprovalListItem = TypedDict("ApprovalListItem", {
-    "release_number": "int | None",
-    "base_artifact": "str | None",
-    "artifact_name": "str | None",
-    "target_artifact": "str | None",
+    "release_number": "int",
+    "base_artifact": "str",
+    "artifact_name": "str",
+    "target_artifact": "str",
     "environment": "str | None",
-    "description": "str | None",
+    "description": "str",
     "src_commit_list": "Sequence[str]",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
-    "state": "str | None",
+    "created_at": "float",
+    "last_modified_at": "float",
+    "state": "str",
     "approvals": "Sequence[ApprovalReview]",
     "user_data": "Any",
 }, total=False)
 
 ApprovalReported = TypedDict("ApprovalReported", {
-    "artifact_fingerprint": "str | None",
-    "approval_id": "str | None",
-    "approval_number": "int | None",
+    "artifact_fingerprint": "str",
+    "approval_id": "str",
+    "approval_number": "int",
     "environment_id": "str | None",
-    "state": "str | None",
+    "state": "str",
     "reviewer": "str | None",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
 }, total=False)
 
 ApprovalReview = TypedDict("ApprovalReview", {
-    "state": "str | None",
-    "comment": "str | None",
-    "approved_by": "str | None",
-    "approval_url": "str | None",
-    "timestamp": "float | None",
+    "state": "str",
+    "comment": "str",
+    "approved_by": "str",
+    "approval_url": "str",
+    "timestamp": "float",
 }, total=False)
 
 ApprovalReviewInput = TypedDict("ApprovalReviewInput", {
-    "state": "str | None",
-    "comment": "str | None",
-    "approved_by": "str | None",
-    "approval_url": "str | None",
+    "state": "str",
+    "comment": "str",
+    "approved_by": "str",
+    "approval_url": "str",
 }, total=False)
 
 ArchiveAttestationTypeRequest = TypedDict("ArchiveAttestationTypeRequest", {
-    "org": "str | None",
-    "custom_attestation_type_name": "str | None",
+    "org": "str",
+    "custom_attestation_type_name": "str",
 }, total=False)
 
 ArchiveAttestationTypeResponse = TypedDict("ArchiveAttestationTypeResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 ArchiveControlRequest = TypedDict("ArchiveControlRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
 }, total=False)
 
 ArchiveEnvironmentRequest = TypedDict("ArchiveEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
 }, total=False)
 
 ArchiveFlowRequest = TypedDict("ArchiveFlowRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
 }, total=False)
 
 ArchiveFlowResponse = TypedDict("ArchiveFlowResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 Artifact = TypedDict("Artifact", {
-    "id": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "id": "str",
+    "flow_name": "str",
+    "trail_name": "str",
     "template_reference_name": "str | None",
-    "fingerprint": "str | None",
-    "filename": "str | None",
-    "git_commit": "str | None",
+    "fingerprint": "str",
+    "filename": "str",
+    "git_commit": "str",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
-    "commit_url": "str | None",
-    "build_url": "str | None",
+    "commit_url": "str",
+    "build_url": "str",
     "repo_url": "str | None",
-    "html_url": "str | None",
-    "api_url": "str | None",
-    "created_at": "str | None",
-    "last_modified_at": "str | None",
+    "html_url": "str",
+    "api_url": "str",
+    "created_at": "str",
+    "last_modified_at": "str",
     "external_urls": "Mapping[str, ExternalUrl]",
     "annotations": "Mapping[str, Any] | None",
-    "state": "str | None",
+    "state": "str",
     "running": "Sequence[ArtifactPlacement]",
     "exited": "Sequence[ArtifactPlacement]",
     "history": "Sequence[ArtifactHistoryEvent]",
@@ -503,10 +503,10 @@ Artifact = TypedDict("Artifact", {
 }, total=False)
 
 ArtifactEvidence = TypedDict("ArtifactEvidence", {
-    "evidence_type": "str | None",
-    "is_compliant": "bool | None",
-    "created_at": "str | None",
-    "has_audit_package": "bool | None",
+    "evidence_type": "str",
+    "is_compliant": "bool",
+    "created_at": "str",
+    "has_audit_package": "bool",
     "build_url": "str | None",
     "description": "str | None",
     "user_data": "Any",
@@ -522,9 +522,9 @@ ArtifactEvidence = TypedDict("ArtifactEvidence", {
 }, total=False)
 
 ArtifactHistoryEvent = TypedDict("ArtifactHistoryEvent", {
-    "type": "str | None",
-    "event": "str | None",
-    "timestamp": "float | None",
+    "type": "str",
+    "event": "str",
+    "timestamp": "float",
 }, total=False)
 
 ArtifactList = TypedDict("ArtifactList", {
@@ -532,24 +532,24 @@ ArtifactList = TypedDict("ArtifactList", {
 }, total=False)
 
 ArtifactPlacement = TypedDict("ArtifactPlacement", {
-    "environment_name": "str | None",
-    "snapshot_index": "int | None",
+    "environment_name": "str",
+    "snapshot_index": "int",
 }, total=False)
 
 ArtifactReported = TypedDict("ArtifactReported", {
-    "artifact_name": "str | None",
-    "fingerprint": "str | None",
+    "artifact_name": "str",
+    "fingerprint": "str",
     "template_reference_name": "str | None",
     "git_commit_info": "GitCommitInfo | None",
-    "user": "str | None",
+    "user": "str",
 }, total=False)
 
 ArtifactRunning = TypedDict("ArtifactRunning", {
-    "artifact_fingerprint": "str | None",
+    "artifact_fingerprint": "str",
     "template_reference_name": "str | None",
-    "environment_id": "str | None",
-    "environment_name": "str | None",
-    "snapshot_index": "int | None",
+    "environment_id": "str",
+    "environment_name": "str",
+    "snapshot_index": "int",
     "replica_number": "int | None",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
@@ -558,65 +558,65 @@ ArtifactRunning = TypedDict("ArtifactRunning", {
 ArtifactStatus = TypedDict("ArtifactStatus", {
     "artifact_fingerprint": "str | None",
     "artifact_id": "str | None",
-    "status": "str | None",
+    "status": "str",
     "is_compliant": "bool | None",
     "attestations_statuses": "Sequence[AttestationStatus]",
-    "unexpected": "bool | None",
+    "unexpected": "bool",
     "evaluated_at": "float | None",
     "flow_template_id": "str | None",
 }, total=False)
 
 AssertArtifactRequest = TypedDict("AssertArtifactRequest", {
-    "org": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "fingerprint": "str",
     "flow_name": "str | None",
     "environment_name": "str | None",
     "policy_name": "Sequence[str]",
 }, total=False)
 
 AssertArtifactResponse = TypedDict("AssertArtifactResponse", {
-    "compliant": "bool | None",
-    "scope": "str | None",
+    "compliant": "bool",
+    "scope": "str",
     "environment": "str | None",
     "policy_evaluations": "Sequence[PolicyEvaluation]",
     "flows": "Sequence[AssertedFlow]",
-    "html_url": "str | None",
-    "fingerprint": "str | None",
-    "flow": "str | None",
-    "trail": "str | None",
+    "html_url": "str",
+    "fingerprint": "str",
+    "flow": "str",
+    "trail": "str",
     "compliance_status": "ArtifactStatus | None",
 }, total=False)
 
 AssertedFlow = TypedDict("AssertedFlow", {
-    "flow": "str | None",
-    "trail": "str | None",
+    "flow": "str",
+    "trail": "str",
     "compliance_status": "ComplianceStatus | None",
 }, total=False)
 
 AttachPoliciesRequest = TypedDict("AttachPoliciesRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "policy_names": "Sequence[str]",
 }, total=False)
 
 AttachPoliciesResponse = TypedDict("AttachPoliciesResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 Attestation = TypedDict("Attestation", {
-    "schema_version": "int | None",
-    "attestation_id": "str | None",
-    "attestation_name": "str | None",
-    "attestation_type": "str | None",
-    "is_compliant": "bool | None",
+    "schema_version": "int",
+    "attestation_id": "str",
+    "attestation_name": "str",
+    "attestation_type": "str",
+    "is_compliant": "bool",
     "artifact_fingerprint": "str | None",
     "target_artifact": "str | None",
     "target_artifacts": "Sequence[str]",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
-    "created_at": "float | None",
-    "created_by": "str | None",
-    "reported_by": "str | None",
+    "flow_name": "str",
+    "trail_name": "str",
+    "created_at": "float",
+    "created_by": "str",
+    "reported_by": "str",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
     "origin_url": "str | None",
@@ -629,8 +629,8 @@ Attestation = TypedDict("Attestation", {
     "overridden_attestation_id": "str | None",
     "override": "AttestationOverride | None",
     "evidence_archive_fingerprint": "str | None",
-    "has_audit_package": "bool | None",
-    "html_url": "str | None",
+    "has_audit_package": "bool",
+    "html_url": "str",
     "links": "AttestationLinks | None",
     "_links": "AttestationLinks | None",
     "junit": "JunitAttestation | None",
@@ -644,14 +644,14 @@ Attestation = TypedDict("Attestation", {
 }, total=False)
 
 AttestationAttachment = TypedDict("AttestationAttachment", {
-    "filename": "str | None",
-    "sha256": "str | None",
-    "size": "int | None",
-    "url": "str | None",
+    "filename": "str",
+    "sha256": "str",
+    "size": "int",
+    "url": "str",
 }, total=False)
 
 AttestationEvaluator = TypedDict("AttestationEvaluator", {
-    "content_type": "str | None",
+    "content_type": "str",
     "rules": "Sequence[str]",
 }, total=False)
 
@@ -666,10 +666,10 @@ AttestationList = TypedDict("AttestationList", {
 }, total=False)
 
 AttestationOverride = TypedDict("AttestationOverride", {
-    "reason": "str | None",
-    "overridden_attestation_id": "str | None",
-    "previous_compliance": "bool | None",
-    "by": "str | None",
+    "reason": "str",
+    "overridden_attestation_id": "str",
+    "previous_compliance": "bool",
+    "by": "str",
 }, total=False)
 
 AttestationPage = TypedDict("AttestationPage", {
@@ -680,30 +680,30 @@ AttestationPage = TypedDict("AttestationPage", {
 }, total=False)
 
 AttestationReported = TypedDict("AttestationReported", {
-    "attestation_id": "str | None",
-    "attestation_type": "str | None",
-    "template_reference_name": "str | None",
+    "attestation_id": "str",
+    "attestation_type": "str",
+    "template_reference_name": "str",
     "target_artifact": "str | None",
     "is_compliant": "bool | None",
     "git_commit_info": "GitCommitInfo | None",
-    "user": "str | None",
+    "user": "str",
 }, total=False)
 
 AttestationStatus = TypedDict("AttestationStatus", {
-    "attestation_name": "str | None",
-    "attestation_type": "str | None",
+    "attestation_name": "str",
+    "attestation_type": "str",
     "attestation_id": "str | None",
     "overridden_attestation_id": "str | None",
-    "status": "str | None",
+    "status": "str",
     "is_compliant": "bool | None",
-    "unexpected": "bool | None",
+    "unexpected": "bool",
 }, total=False)
 
 AttestationType = TypedDict("AttestationType", {
-    "name": "str | None",
+    "name": "str",
     "description": "str | None",
-    "org": "str | None",
-    "archived": "bool | None",
+    "org": "str",
+    "archived": "bool",
     "created_by": "str | None",
     "created_at": "float | None",
     "last_modified_at": "float | None",
@@ -715,55 +715,55 @@ AttestationTypeList = TypedDict("AttestationTypeList", {
 }, total=False)
 
 AttestationTypeVersion = TypedDict("AttestationTypeVersion", {
-    "version": "int | None",
+    "version": "int",
     "comment": "str | None",
-    "timestamp": "float | None",
-    "created_by": "str | None",
+    "timestamp": "float",
+    "created_by": "str",
     "type_schema": "Any",
     "evaluator": "AttestationEvaluator | None",
     "summary": "Any",
 }, total=False)
 
 BeginTrailRequest = TypedDict("BeginTrailRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "data_json": "TrailData | None",
     "template_file": "UploadedFile | None",
 }, total=False)
 
 BeginTrailResponse = TypedDict("BeginTrailResponse", {
-    "message": "str | None",
-    "created": "bool | None",
+    "message": "str",
+    "created": "bool",
 }, total=False)
 
 Build = TypedDict("Build", {
-    "created_at": "float | None",
-    "fingerprint": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "created_at": "float",
+    "fingerprint": "str",
+    "flow_name": "str",
+    "trail_name": "str",
     "repo_info": "BuildRepoInfo | None",
     "links": "Mapping[str, str]",
     "_links": "Mapping[str, str]",
 }, total=False)
 
 BuildRepoInfo = TypedDict("BuildRepoInfo", {
-    "name": "str | None",
-    "repo_id": "str | None",
+    "name": "str",
+    "repo_id": "str",
 }, total=False)
 
 BuildStatistics = TypedDict("BuildStatistics", {
-    "start_ts": "float | None",
-    "end_ts": "float | None",
-    "count": "int | None",
+    "start_ts": "float",
+    "end_ts": "float",
+    "count": "int",
     "builds": "Sequence[BuiltAt]",
 }, total=False)
 
 BuiltAt = TypedDict("BuiltAt", {
-    "created_at": "float | None",
+    "created_at": "float",
 }, total=False)
 
 ComplianceStatus = TypedDict("ComplianceStatus", {
-    "status": "str | None",
+    "status": "str",
     "is_compliant": "bool | None",
     "attestations_statuses": "Sequence[AttestationStatus]",
     "artifacts_statuses": "Mapping[str, ArtifactStatus]",
@@ -772,46 +772,46 @@ ComplianceStatus = TypedDict("ComplianceStatus", {
 }, total=False)
 
 Control = TypedDict("Control", {
-    "identifier": "str | None",
-    "name": "str | None",
-    "description": "str | None",
+    "identifier": "str",
+    "name": "str",
+    "description": "str",
     "links": "Mapping[str, str]",
-    "version": "int | None",
-    "created_by": "str | None",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
+    "version": "int",
+    "created_by": "str",
+    "created_at": "float",
+    "last_modified_at": "float",
     "tags": "Mapping[str, str]",
-    "archived": "bool | None",
+    "archived": "bool",
     "policies_referencing": "Sequence[str]",
 }, total=False)
 
 ControlCoverage = TypedDict("ControlCoverage", {
-    "identifier": "str | None",
+    "identifier": "str",
     "environments": "Sequence[CoveredEnvironment]",
-    "covered_count": "int | None",
-    "uncovered_count": "int | None",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "covered_count": "int",
+    "uncovered_count": "int",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ControlDecision = TypedDict("ControlDecision", {
-    "decision_id": "str | None",
-    "control": "str | None",
-    "is_compliant": "bool | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
-    "attestation_name": "str | None",
+    "decision_id": "str",
+    "control": "str",
+    "is_compliant": "bool",
+    "flow_name": "str",
+    "trail_name": "str",
+    "attestation_name": "str",
     "artifact_fingerprint": "str | None",
     "target_artifact": "str | None",
-    "created_by": "str | None",
-    "created_at": "float | None",
-    "html_url": "str | None",
+    "created_by": "str",
+    "created_at": "float",
+    "html_url": "str",
 }, total=False)
 
 ControlTagChoice = TypedDict("ControlTagChoice", {
-    "key": "str | None",
+    "key": "str",
     "values": "Sequence[str]",
 }, total=False)
 
@@ -820,34 +820,34 @@ ControlTagChoices = TypedDict("ControlTagChoices", {
 }, total=False)
 
 ControlVersion = TypedDict("ControlVersion", {
-    "version": "int | None",
-    "event": "str | None",
-    "created_by": "str | None",
-    "created_at": "float | None",
-    "name": "str | None",
-    "description": "str | None",
+    "version": "int",
+    "event": "str",
+    "created_by": "str",
+    "created_at": "float",
+    "name": "str",
+    "description": "str",
     "links": "Mapping[str, str]",
-    "archived": "bool | None",
+    "archived": "bool",
 }, total=False)
 
 CoveredEnvironment = TypedDict("CoveredEnvironment", {
-    "name": "str | None",
-    "type": "str | None",
-    "covered": "bool | None",
+    "name": "str",
+    "type": "str",
+    "covered": "bool",
     "policies": "Sequence[str]",
 }, total=False)
 
 CreateApiKeyRequest = TypedDict("CreateApiKeyRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "description": "str | None",
+    "org": "str",
+    "name": "str",
+    "description": "str",
     "expires_at": "int | None",
 }, total=False)
 
 CreateApprovalRequest = TypedDict("CreateApprovalRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "artifact_fingerprint": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "artifact_fingerprint": "str",
     "description": "str | None",
     "environment": "str | None",
     "src_commit_list": "Sequence[str]",
@@ -857,81 +857,81 @@ CreateApprovalRequest = TypedDict("CreateApprovalRequest", {
 }, total=False)
 
 CreateApprovalResponse = TypedDict("CreateApprovalResponse", {
-    "message": "str | None",
-    "release_number": "int | None",
+    "message": "str",
+    "release_number": "int",
 }, total=False)
 
 CreateAttestationRequest = TypedDict("CreateAttestationRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
-    "kind": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
+    "kind": "str",
     "data_json": "Mapping[str, Any] | None",
     "attachment_file": "UploadedFile | None",
 }, total=False)
 
 CreateAttestationResponse = TypedDict("CreateAttestationResponse", {
-    "message": "str | None",
-    "attestation_id": "str | None",
+    "message": "str",
+    "attestation_id": "str",
 }, total=False)
 
 CreateAttestationTypeRequest = TypedDict("CreateAttestationTypeRequest", {
-    "org": "str | None",
+    "org": "str",
     "data_json": "Mapping[str, Any] | None",
     "type_schema": "UploadedFile | None",
 }, total=False)
 
 CreateAttestationTypeResponse = TypedDict("CreateAttestationTypeResponse", {
-    "message": "str | None",
-    "created": "bool | None",
+    "message": "str",
+    "created": "bool",
 }, total=False)
 
 CreateControlRequest = TypedDict("CreateControlRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "identifier": "str",
+    "name": "str",
     "description": "str | None",
     "links": "Mapping[str, Any] | None",
 }, total=False)
 
 CreateServiceAccountRequest = TypedDict("CreateServiceAccountRequest", {
-    "org": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "name": "str",
     "description": "str | None",
     "privilege": "str | None",
 }, total=False)
 
 CustomAttestation = TypedDict("CustomAttestation", {
-    "type_name": "str | None",
+    "type_name": "str",
     "attestation_data": "Any",
 }, total=False)
 
 DeleteActionRequest = TypedDict("DeleteActionRequest", {
-    "org": "str | None",
-    "action_number": "int | None",
+    "org": "str",
+    "action_number": "int",
 }, total=False)
 
 DeleteEnvironmentNotificationRequest = TypedDict("DeleteEnvironmentNotificationRequest", {
-    "org": "str | None",
-    "notification_number": "int | None",
+    "org": "str",
+    "notification_number": "int",
 }, total=False)
 
 DeleteServiceAccountRequest = TypedDict("DeleteServiceAccountRequest", {
-    "org": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "name": "str",
 }, total=False)
 
 Deployment = TypedDict("Deployment", {
-    "id": "int | None",
-    "environment_name": "str | None",
-    "snapshot_index": "int | None",
-    "artifact_name": "str | None",
-    "fingerprint": "str | None",
+    "id": "int",
+    "environment_name": "str",
+    "snapshot_index": "int",
+    "artifact_name": "str",
+    "fingerprint": "str",
     "flow_name": "str | None",
     "trail_name": "str | None",
     "git_commit": "str | None",
     "repo_name": "str | None",
-    "deployed_at": "float | None",
+    "deployed_at": "float",
     "lead_time_seconds": "float | None",
     "repo_id": "str | None",
 }, total=False)
@@ -939,51 +939,51 @@ Deployment = TypedDict("Deployment", {
 DeploymentDiff = TypedDict("DeploymentDiff", {
     "diff_url": "str | None",
     "previous_git_commit": "str | None",
-    "previous_fingerprint": "str | None",
-    "previous_artifact_name": "str | None",
-    "previous_artifact_compliance_state": "str | None",
-    "previous_running": "bool | None",
+    "previous_fingerprint": "str",
+    "previous_artifact_name": "str",
+    "previous_artifact_compliance_state": "str",
+    "previous_running": "bool",
     "previous_git_commit_url": "str | None",
-    "previous_trail_name": "str | None",
+    "previous_trail_name": "str",
     "previous_template_reference_name": "str | None",
 }, total=False)
 
 DeploymentFrequency = TypedDict("DeploymentFrequency", {
-    "env_name": "str | None",
+    "env_name": "str",
     "flow_name": "str | None",
-    "start_ts": "float | None",
-    "end_ts": "float | None",
-    "count": "int | None",
+    "start_ts": "float",
+    "end_ts": "float",
+    "count": "int",
     "deployment_frequency": "Sequence[float]",
 }, total=False)
 
 DeploymentStatistics = TypedDict("DeploymentStatistics", {
-    "start_ts": "float | None",
-    "end_ts": "float | None",
+    "start_ts": "float",
+    "end_ts": "float",
     "environments": "Sequence[EnvironmentDeploymentStatistics]",
     "links": "Mapping[str, Any] | None",
     "_links": "Mapping[str, Any] | None",
 }, total=False)
 
 DetachPoliciesRequest = TypedDict("DetachPoliciesRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "policy_names": "Sequence[str]",
 }, total=False)
 
 DetachPoliciesResponse = TypedDict("DetachPoliciesResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 DiffArtifact = TypedDict("DiffArtifact", {
-    "name": "str | None",
-    "fingerprint": "str | None",
+    "name": "str",
+    "fingerprint": "str",
     "flow": "str | None",
     "commit_url": "str | None",
-    "most_recent_timestamp": "int | None",
-    "instance_count": "int | None",
-    "s1_instance_count": "int | None",
-    "s2_instance_count": "int | None",
+    "most_recent_timestamp": "int",
+    "instance_count": "int",
+    "s1_instance_count": "int",
+    "s2_instance_count": "int",
     "pods": "Any",
 }, total=False)
 
@@ -993,167 +993,167 @@ DiffItem = TypedDict("DiffItem", {
 }, total=False)
 
 DiffSnapshotsRequest = TypedDict("DiffSnapshotsRequest", {
-    "org": "str | None",
-    "snappish1": "str | None",
-    "snappish2": "str | None",
+    "org": "str",
+    "snappish1": "str",
+    "snappish2": "str",
 }, total=False)
 
 EndWebSessionRequest = TypedDict("EndWebSessionRequest", {
-    "org": "str | None",
-    "id": "str | None",
+    "org": "str",
+    "id": "str",
 }, total=False)
 
 EndWebSessionResponse = TypedDict("EndWebSessionResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 EndWebSessionsRequest = TypedDict("EndWebSessionsRequest", {
-    "org": "str | None",
+    "org": "str",
     "actor": "str | None",
 }, total=False)
 
 EndWebSessionsResponse = TypedDict("EndWebSessionsResponse", {
-    "ended": "int | None",
+    "ended": "int",
 }, total=False)
 
 Environment = TypedDict("Environment", {
-    "org": "str | None",
-    "name": "str | None",
-    "type": "str | None",
-    "description": "str | None",
-    "last_modified_at": "float | None",
+    "org": "str",
+    "name": "str",
+    "type": "str",
+    "description": "str",
+    "last_modified_at": "float",
     "last_reported_at": "float | None",
     "last_changed_at": "float | None",
     "state": "bool | None",
-    "include_scaling": "bool | None",
+    "include_scaling": "bool",
     "tags": "Mapping[str, str]",
     "policies": "Sequence[str]",
     "included_environments": "Sequence[str]",
-    "archived": "bool | None",
-    "created_at": "float | None",
+    "archived": "bool",
+    "created_at": "float",
 }, total=False)
 
 EnvironmentDeploymentStatistics = TypedDict("EnvironmentDeploymentStatistics", {
-    "env_name": "str | None",
+    "env_name": "str",
     "deployment_frequency": "Sequence[float]",
     "lead_times": "Sequence[float]",
 }, total=False)
 
 EnvironmentEvent = TypedDict("EnvironmentEvent", {
-    "environment_name": "str | None",
-    "snapshot_index": "int | None",
-    "artifact_name": "str | None",
-    "sha256": "str | None",
-    "description": "str | None",
-    "reported_at": "float | None",
-    "pipeline": "str | None",
+    "environment_name": "str",
+    "snapshot_index": "int",
+    "artifact_name": "str",
+    "sha256": "str",
+    "description": "str",
+    "reported_at": "float",
+    "pipeline": "str",
     "deployments": "Sequence[int]",
     "flows": "Sequence[EnvironmentEventFlow]",
     "artifact_compliance": "bool | None",
     "snapshot_compliance": "bool | None",
-    "type": "str | None",
+    "type": "str",
     "code_diff": "str | None",
 }, total=False)
 
 EnvironmentEventFlow = TypedDict("EnvironmentEventFlow", {
-    "flow_name": "str | None",
+    "flow_name": "str",
     "deployments": "Sequence[int]",
 }, total=False)
 
 EnvironmentMessage = TypedDict("EnvironmentMessage", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 ExternalUrl = TypedDict("ExternalUrl", {
-    "href": "str | None",
+    "href": "str",
     "fingerprint": "str | None",
 }, total=False)
 
 Flow = TypedDict("Flow", {
-    "name": "str | None",
-    "description": "str | None",
-    "visibility": "str | None",
-    "org": "str | None",
+    "name": "str",
+    "description": "str",
+    "visibility": "str",
+    "org": "str",
     "template": "Any",
     "repo_url": "str | None",
     "tags": "Mapping[str, str]",
     "last_deployment_at": "float | None",
-    "archived": "bool | None",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
+    "archived": "bool",
+    "created_at": "float",
+    "last_modified_at": "float",
 }, total=False)
 
 FlowData = TypedDict("FlowData", {
-    "name": "str | None",
-    "description": "str | None",
+    "name": "str",
+    "description": "str",
     "visibility": "str | None",
 }, total=False)
 
 FlowInfo = TypedDict("FlowInfo", {
-    "name": "str | None",
+    "name": "str",
     "tags": "Mapping[str, str]",
 }, total=False)
 
 GetActionRequest = TypedDict("GetActionRequest", {
-    "org": "str | None",
-    "action_number": "int | None",
+    "org": "str",
+    "action_number": "int",
 }, total=False)
 
 GetApiKeyRequest = TypedDict("GetApiKeyRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "key_id": "str | None",
+    "org": "str",
+    "name": "str",
+    "key_id": "str",
 }, total=False)
 
 GetApprovalRequest = TypedDict("GetApprovalRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "approval_number": "int | None",
+    "org": "str",
+    "flow_name": "str",
+    "approval_number": "int",
 }, total=False)
 
 GetArtifactAttestationRequest = TypedDict("GetArtifactAttestationRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "fingerprint": "str | None",
-    "attestation_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "fingerprint": "str",
+    "attestation_name": "str",
 }, total=False)
 
 GetArtifactAuditPackageRequest = TypedDict("GetArtifactAuditPackageRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "fingerprint": "str",
 }, total=False)
 
 GetArtifactByFingerprintRequest = TypedDict("GetArtifactByFingerprintRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "fingerprint": "str",
     "trail": "str | None",
     "attestation_id": "str | None",
 }, total=False)
 
 GetArtifactsByCommitRequest = TypedDict("GetArtifactsByCommitRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "commit_sha": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "commit_sha": "str",
     "trail": "str | None",
 }, total=False)
 
 GetAttestationEvidenceRequest = TypedDict("GetAttestationEvidenceRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
-    "attestation_id": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
+    "attestation_id": "str",
 }, total=False)
 
 GetAttestationTypeRequest = TypedDict("GetAttestationTypeRequest", {
-    "org": "str | None",
-    "custom_attestation_type_name": "str | None",
+    "org": "str",
+    "custom_attestation_type_name": "str",
     "version": "int | None",
 }, total=False)
 
 GetBuildStatisticsRequest = TypedDict("GetBuildStatisticsRequest", {
-    "org": "str | None",
+    "org": "str",
     "repo_id": "str | None",
     "repo_name": "str | None",
     "repo_inner_id": "str | None",
@@ -1162,8 +1162,8 @@ GetBuildStatisticsRequest = TypedDict("GetBuildStatisticsRequest", {
 }, total=False)
 
 GetControlCoverageRequest = TypedDict("GetControlCoverageRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
     "page": "int | None",
     "per_page": "int | None",
     "search": "str | None",
@@ -1171,52 +1171,52 @@ GetControlCoverageRequest = TypedDict("GetControlCoverageRequest", {
 }, total=False)
 
 GetControlDecisionRequest = TypedDict("GetControlDecisionRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
-    "decision_id": "str | None",
+    "org": "str",
+    "identifier": "str",
+    "decision_id": "str",
 }, total=False)
 
 GetControlRequest = TypedDict("GetControlRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
 }, total=False)
 
 GetControlVersionRequest = TypedDict("GetControlVersionRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
-    "version_number": "int | None",
+    "org": "str",
+    "identifier": "str",
+    "version_number": "int",
 }, total=False)
 
 GetDefaultOrganizationRequest = TypedDict("GetDefaultOrganizationRequest", {
 }, total=False)
 
 GetDefaultOrganizationResponse = TypedDict("GetDefaultOrganizationResponse", {
-    "default_org_name": "str | None",
+    "default_org_name": "str",
 }, total=False)
 
 GetDeploymentFrequencyRequest = TypedDict("GetDeploymentFrequencyRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "flow_id": "str | None",
 }, total=False)
 
 GetDeploymentRequest = TypedDict("GetDeploymentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "fingerprint": "str",
 }, total=False)
 
 GetDeploymentStatisticsRequest = TypedDict("GetDeploymentStatisticsRequest", {
-    "org": "str | None",
-    "repo": "str | None",
+    "org": "str",
+    "repo": "str",
     "env": "Sequence[str]",
     "start_ts": "float | None",
     "end_ts": "float | None",
 }, total=False)
 
 GetEnvironmentAuditLogRequest = TypedDict("GetEnvironmentAuditLogRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "from_timestamp": "float | None",
     "to_timestamp": "float | None",
     "event_types": "Sequence[str]",
@@ -1225,24 +1225,24 @@ GetEnvironmentAuditLogRequest = TypedDict("GetEnvironmentAuditLogRequest", {
 }, total=False)
 
 GetEnvironmentNotificationRequest = TypedDict("GetEnvironmentNotificationRequest", {
-    "org": "str | None",
-    "notification_number": "int | None",
+    "org": "str",
+    "notification_number": "int",
 }, total=False)
 
 GetEnvironmentRequest = TypedDict("GetEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
 }, total=False)
 
 GetFlowRequest = TypedDict("GetFlowRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
 }, total=False)
 
 GetLatestArtifactCommitRequest = TypedDict("GetLatestArtifactCommitRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "fingerprint": "str",
     "branch": "str | None",
 }, total=False)
 
@@ -1251,35 +1251,35 @@ GetLatestArtifactCommitResponse = TypedDict("GetLatestArtifactCommitResponse", {
 }, total=False)
 
 GetOrganizationRequest = TypedDict("GetOrganizationRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 GetPolicyRequest = TypedDict("GetPolicyRequest", {
-    "org": "str | None",
-    "policy_name": "str | None",
+    "org": "str",
+    "policy_name": "str",
 }, total=False)
 
 GetReadinessRequest = TypedDict("GetReadinessRequest", {
 }, total=False)
 
 GetRepoLiveArtifactsRequest = TypedDict("GetRepoLiveArtifactsRequest", {
-    "org": "str | None",
-    "repo_name": "str | None",
+    "org": "str",
+    "repo_name": "str",
     "provider": "str | None",
     "id": "str | None",
 }, total=False)
 
 GetRepoRequest = TypedDict("GetRepoRequest", {
-    "org": "str | None",
-    "repo_name": "str | None",
+    "org": "str",
+    "repo_name": "str",
     "provider": "str | None",
     "id": "str | None",
 }, total=False)
 
 GetRunningArtifactCommitRequest = TypedDict("GetRunningArtifactCommitRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "env_name": "str",
 }, total=False)
 
 GetRunningArtifactCommitResponse = TypedDict("GetRunningArtifactCommitResponse", {
@@ -1287,53 +1287,53 @@ GetRunningArtifactCommitResponse = TypedDict("GetRunningArtifactCommitResponse",
 }, total=False)
 
 GetSchemaRequest = TypedDict("GetSchemaRequest", {
-    "kind": "str | None",
-    "version": "str | None",
+    "kind": "str",
+    "version": "str",
 }, total=False)
 
 GetServiceAccountRequest = TypedDict("GetServiceAccountRequest", {
-    "org": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "name": "str",
 }, total=False)
 
 GetSnapshotRequest = TypedDict("GetSnapshotRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "snapshot_expression": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "snapshot_expression": "str",
 }, total=False)
 
 GetTrailAttestationRequest = TypedDict("GetTrailAttestationRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
-    "attestation_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
+    "attestation_name": "str",
 }, total=False)
 
 GetTrailAuditPackageRequest = TypedDict("GetTrailAuditPackageRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
 }, total=False)
 
 GetTrailAuditPdfRequest = TypedDict("GetTrailAuditPdfRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
 }, total=False)
 
 GetTrailRequest = TypedDict("GetTrailRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
 }, total=False)
 
 GitCommitInfo = TypedDict("GitCommitInfo", {
-    "sha1": "str | None",
-    "message": "str | None",
-    "author": "str | None",
+    "sha1": "str",
+    "message": "str",
+    "author": "str",
     "author_username": "str | None",
-    "branch": "str | None",
-    "timestamp": "float | None",
+    "branch": "str",
+    "timestamp": "float",
     "url": "str | None",
     "parents": "Sequence[str]",
     "verified": "bool | None",
@@ -1341,20 +1341,20 @@ GitCommitInfo = TypedDict("GitCommitInfo", {
 }, total=False)
 
 Href = TypedDict("Href", {
-    "href": "str | None",
+    "href": "str",
 }, total=False)
 
 HttpOptions = TypedDict("HttpOptions", {
-    "success_code": "int | None",
-    "created_field": "str | None",
-    "envelope_field": "str | None",
-    "strict_body": "bool | None",
-    "anonymous": "bool | None",
+    "success_code": "int",
+    "created_field": "str",
+    "envelope_field": "str",
+    "strict_body": "bool",
+    "anonymous": "bool",
 }, total=False)
 
 IncomplianceReason = TypedDict("IncomplianceReason", {
-    "type": "str | None",
-    "message": "str | None",
+    "type": "str",
+    "message": "str",
 }, total=False)
 
 JiraAttestation = TypedDict("JiraAttestation", {
@@ -1369,9 +1369,9 @@ JiraIssue = TypedDict("JiraIssue", {
 }, total=False)
 
 JoinEnvironmentRequest = TypedDict("JoinEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "physical_env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "physical_env_name": "str",
 }, total=False)
 
 JunitAttestation = TypedDict("JunitAttestation", {
@@ -1393,7 +1393,7 @@ Links = TypedDict("Links", {
 }, total=False)
 
 ListActionsRequest = TypedDict("ListActionsRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListActionsResponse = TypedDict("ListActionsResponse", {
@@ -1401,7 +1401,7 @@ ListActionsResponse = TypedDict("ListActionsResponse", {
 }, total=False)
 
 ListAllowlistRequest = TypedDict("ListAllowlistRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListAllowlistResponse = TypedDict("ListAllowlistResponse", {
@@ -1409,8 +1409,8 @@ ListAllowlistResponse = TypedDict("ListAllowlistResponse", {
 }, total=False)
 
 ListApiKeysRequest = TypedDict("ListApiKeysRequest", {
-    "org": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "name": "str",
 }, total=False)
 
 ListApiKeysResponse = TypedDict("ListApiKeysResponse", {
@@ -1418,8 +1418,8 @@ ListApiKeysResponse = TypedDict("ListApiKeysResponse", {
 }, total=False)
 
 ListApprovalsRequest = TypedDict("ListApprovalsRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "page": "int | None",
     "per_page": "int | None",
 }, total=False)
@@ -1429,13 +1429,13 @@ ListApprovalsResponse = TypedDict("ListApprovalsResponse", {
 }, total=False)
 
 ListArtifactApprovalsRequest = TypedDict("ListArtifactApprovalsRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "fingerprint": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "fingerprint": "str",
 }, total=False)
 
 ListArtifactsRequest = TypedDict("ListArtifactsRequest", {
-    "org": "str | None",
+    "org": "str",
     "flow_name": "str | None",
     "repo_name": "str | None",
     "page": "int | None",
@@ -1443,11 +1443,11 @@ ListArtifactsRequest = TypedDict("ListArtifactsRequest", {
 }, total=False)
 
 ListAttestationTypesRequest = TypedDict("ListAttestationTypesRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListAttestationsForCriteriaRequest = TypedDict("ListAttestationsForCriteriaRequest", {
-    "org": "str | None",
+    "org": "str",
     "flow_name": "str | None",
     "commit_list": "Sequence[str]",
     "attestation_name": "str | None",
@@ -1460,7 +1460,7 @@ ListAttestationsForCriteriaResponse = TypedDict("ListAttestationsForCriteriaResp
 }, total=False)
 
 ListAttestationsRequest = TypedDict("ListAttestationsRequest", {
-    "org": "str | None",
+    "org": "str",
     "attestation_id": "str | None",
     "name": "str | None",
     "name_regex": "str | None",
@@ -1474,7 +1474,7 @@ ListAttestationsRequest = TypedDict("ListAttestationsRequest", {
 }, total=False)
 
 ListBuildsRequest = TypedDict("ListBuildsRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "repo_id": "str | None",
@@ -1486,15 +1486,15 @@ ListBuildsRequest = TypedDict("ListBuildsRequest", {
 
 ListBuildsResponse = TypedDict("ListBuildsResponse", {
     "builds": "Sequence[Build]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListControlDecisionsRequest = TypedDict("ListControlDecisionsRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
     "page": "int | None",
     "per_page": "int | None",
     "is_compliant": "bool | None",
@@ -1506,19 +1506,19 @@ ListControlDecisionsRequest = TypedDict("ListControlDecisionsRequest", {
 
 ListControlDecisionsResponse = TypedDict("ListControlDecisionsResponse", {
     "decisions": "Sequence[ControlDecision]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListControlTagChoicesRequest = TypedDict("ListControlTagChoicesRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListControlVersionsRequest = TypedDict("ListControlVersionsRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
     "page": "int | None",
     "per_page": "int | None",
     "sort_direction": "str | None",
@@ -1526,14 +1526,14 @@ ListControlVersionsRequest = TypedDict("ListControlVersionsRequest", {
 
 ListControlVersionsResponse = TypedDict("ListControlVersionsResponse", {
     "versions": "Sequence[ControlVersion]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListControlsRequest = TypedDict("ListControlsRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "sort_direction": "str | None",
@@ -1544,14 +1544,14 @@ ListControlsRequest = TypedDict("ListControlsRequest", {
 
 ListControlsResponse = TypedDict("ListControlsResponse", {
     "controls": "Sequence[Control]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListDeploymentsRequest = TypedDict("ListDeploymentsRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "repo_name": "str | None",
@@ -1562,15 +1562,15 @@ ListDeploymentsRequest = TypedDict("ListDeploymentsRequest", {
 
 ListDeploymentsResponse = TypedDict("ListDeploymentsResponse", {
     "deployments": "Sequence[Deployment]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListEnvironmentDeploymentsRequest = TypedDict("ListEnvironmentDeploymentsRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "from": "str | None",
     "to": "str | None",
     "page": "int | None",
@@ -1578,8 +1578,8 @@ ListEnvironmentDeploymentsRequest = TypedDict("ListEnvironmentDeploymentsRequest
 }, total=False)
 
 ListEnvironmentEventsRequest = TypedDict("ListEnvironmentEventsRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "page": "int | None",
     "per_page": "int | None",
     "reverse": "bool | None",
@@ -1598,11 +1598,11 @@ ListEnvironmentEventsResponse = TypedDict("ListEnvironmentEventsResponse", {
 }, total=False)
 
 ListEnvironmentNotificationsRequest = TypedDict("ListEnvironmentNotificationsRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListEnvironmentsRequest = TypedDict("ListEnvironmentsRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "name": "str | None",
@@ -1616,22 +1616,22 @@ ListEnvironmentsRequest = TypedDict("ListEnvironmentsRequest", {
 ListEnvironmentsResponse = TypedDict("ListEnvironmentsResponse", {
     "environments": "Sequence[Environment]",
     "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListFlowArtifactsRequest = TypedDict("ListFlowArtifactsRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "page": "int | None",
     "per_page": "int | None",
     "trail_name": "str | None",
 }, total=False)
 
 ListFlowAttestationsRequest = TypedDict("ListFlowAttestationsRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "page": "int | None",
     "per_page": "int | None",
     "from_timestamp": "float | None",
@@ -1640,14 +1640,14 @@ ListFlowAttestationsRequest = TypedDict("ListFlowAttestationsRequest", {
 }, total=False)
 
 ListFlowTrailsRequest = TypedDict("ListFlowTrailsRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "page": "int | None",
     "per_page": "int | None",
 }, total=False)
 
 ListFlowsRequest = TypedDict("ListFlowsRequest", {
-    "org": "str | None",
+    "org": "str",
     "search_by_name": "str | None",
     "case_sensitive": "bool | None",
     "page": "int | None",
@@ -1660,7 +1660,7 @@ ListFlowsResponse = TypedDict("ListFlowsResponse", {
 }, total=False)
 
 ListMembershipAuditLogRequest = TypedDict("ListMembershipAuditLogRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "search": "str | None",
@@ -1671,7 +1671,7 @@ ListMembershipAuditLogRequest = TypedDict("ListMembershipAuditLogRequest", {
 }, total=False)
 
 ListPoliciesRequest = TypedDict("ListPoliciesRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListPoliciesResponse = TypedDict("ListPoliciesResponse", {
@@ -1679,8 +1679,8 @@ ListPoliciesResponse = TypedDict("ListPoliciesResponse", {
 }, total=False)
 
 ListRepoDeploymentsRequest = TypedDict("ListRepoDeploymentsRequest", {
-    "org": "str | None",
-    "repo": "str | None",
+    "org": "str",
+    "repo": "str",
     "page": "int | None",
     "per_page": "int | None",
     "env": "Sequence[str]",
@@ -1689,7 +1689,7 @@ ListRepoDeploymentsRequest = TypedDict("ListRepoDeploymentsRequest", {
 }, total=False)
 
 ListRepoFilterOptionsRequest = TypedDict("ListRepoFilterOptionsRequest", {
-    "org": "str | None",
+    "org": "str",
     "provider": "str | None",
     "vcs_instance": "str | None",
     "namespace": "str | None",
@@ -1697,11 +1697,11 @@ ListRepoFilterOptionsRequest = TypedDict("ListRepoFilterOptionsRequest", {
 }, total=False)
 
 ListRepoTagChoicesRequest = TypedDict("ListRepoTagChoicesRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListReposRequest = TypedDict("ListReposRequest", {
-    "org": "str | None",
+    "org": "str",
     "page": "int | None",
     "per_page": "int | None",
     "name": "str | None",
@@ -1716,14 +1716,14 @@ ListReposRequest = TypedDict("ListReposRequest", {
 
 ListReposResponse = TypedDict("ListReposResponse", {
     "repos": "Sequence[Repo]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_pages": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_pages": "int",
+    "total_count": "int",
 }, total=False)
 
 ListServiceAccountsRequest = TypedDict("ListServiceAccountsRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListServiceAccountsResponse = TypedDict("ListServiceAccountsResponse", {
@@ -1731,8 +1731,8 @@ ListServiceAccountsResponse = TypedDict("ListServiceAccountsResponse", {
 }, total=False)
 
 ListSnapshotsRequest = TypedDict("ListSnapshotsRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "page": "int | None",
     "per_page": "int | None",
     "interval": "str | None",
@@ -1751,7 +1751,7 @@ ListSystemAttestationTypesResponse = TypedDict("ListSystemAttestationTypesRespon
 }, total=False)
 
 ListTrailsRequest = TypedDict("ListTrailsRequest", {
-    "org": "str | None",
+    "org": "str",
     "flow": "str | None",
     "fingerprint": "str | None",
     "flow_tag": "Sequence[str]",
@@ -1765,7 +1765,7 @@ ListTrailsResponse = TypedDict("ListTrailsResponse", {
 }, total=False)
 
 ListWebSessionsRequest = TypedDict("ListWebSessionsRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 ListWebSessionsResponse = TypedDict("ListWebSessionsResponse", {
@@ -1773,115 +1773,115 @@ ListWebSessionsResponse = TypedDict("ListWebSessionsResponse", {
 }, total=False)
 
 LiveArtifact = TypedDict("LiveArtifact", {
-    "environment_id": "str | None",
-    "artifact_id": "str | None",
-    "artifact_name": "str | None",
-    "snapshot_index": "int | None",
+    "environment_id": "str",
+    "artifact_id": "str",
+    "artifact_name": "str",
+    "snapshot_index": "int",
     "compliance": "str | None",
-    "started_at": "float | None",
+    "started_at": "float",
     "links": "Mapping[str, str]",
     "_links": "Mapping[str, str]",
 }, total=False)
 
 LiveArtifactOrigin = TypedDict("LiveArtifactOrigin", {
-    "id": "str | None",
-    "fingerprint": "str | None",
+    "id": "str",
+    "fingerprint": "str",
     "commit_sha": "str | None",
     "commit_url": "str | None",
 }, total=False)
 
 LiveEnvironment = TypedDict("LiveEnvironment", {
-    "id": "str | None",
-    "name": "str | None",
-    "type": "str | None",
+    "id": "str",
+    "name": "str",
+    "type": "str",
 }, total=False)
 
 MembershipAuditEvent = TypedDict("MembershipAuditEvent", {
-    "event_type": "str | None",
-    "timestamp": "float | None",
-    "actor": "str | None",
-    "subject": "str | None",
-    "role": "str | None",
-    "source": "str | None",
+    "event_type": "str",
+    "timestamp": "float",
+    "actor": "str",
+    "subject": "str",
+    "role": "str",
+    "source": "str",
     "details": "Mapping[str, Any] | None",
-    "actor_type": "str | None",
+    "actor_type": "str",
 }, total=False)
 
 MembershipAuditLog = TypedDict("MembershipAuditLog", {
     "events": "Sequence[MembershipAuditEvent]",
-    "page": "int | None",
-    "per_page": "int | None",
-    "total_count": "int | None",
+    "page": "int",
+    "per_page": "int",
+    "total_count": "int",
 }, total=False)
 
 Organization = TypedDict("Organization", {
-    "name": "str | None",
-    "kind": "str | None",
-    "experimental_features_enabled": "bool | None",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
+    "name": "str",
+    "kind": "str",
+    "experimental_features_enabled": "bool",
+    "created_at": "float",
+    "last_modified_at": "float",
     "features": "Sequence[str]",
 }, total=False)
 
 OverrideAttestationRequest = TypedDict("OverrideAttestationRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
     "data_json": "Mapping[str, Any] | None",
 }, total=False)
 
 Pagination = TypedDict("Pagination", {
-    "total": "int | None",
-    "page": "int | None",
-    "per_page": "int | None",
-    "page_count": "int | None",
+    "total": "int",
+    "page": "int",
+    "per_page": "int",
+    "page_count": "int",
 }, total=False)
 
 Policy = TypedDict("Policy", {
-    "name": "str | None",
-    "description": "str | None",
-    "created_by": "str | None",
-    "created_at": "float | None",
-    "last_modified_at": "float | None",
-    "archived": "bool | None",
+    "name": "str",
+    "description": "str",
+    "created_by": "str",
+    "created_at": "float",
+    "last_modified_at": "float",
+    "archived": "bool",
     "versions": "Sequence[PolicyVersion]",
     "events": "Sequence[PolicyEvent]",
     "consuming_envs": "Sequence[str]",
 }, total=False)
 
 PolicyEvaluation = TypedDict("PolicyEvaluation", {
-    "policy_name": "str | None",
-    "policy_version": "int | None",
-    "status": "str | None",
+    "policy_name": "str",
+    "policy_version": "int",
+    "status": "str",
     "rule_evaluations": "Sequence[RuleEvaluation]",
 }, total=False)
 
 PolicyEvent = TypedDict("PolicyEvent", {
-    "type": "str | None",
-    "timestamp": "float | None",
-    "user": "str | None",
+    "type": "str",
+    "timestamp": "float",
+    "user": "str",
     "data": "Mapping[str, Any] | None",
-    "user_type": "str | None",
+    "user_type": "str",
 }, total=False)
 
 PolicyPayload = TypedDict("PolicyPayload", {
-    "name": "str | None",
-    "description": "str | None",
+    "name": "str",
+    "description": "str",
     "type": "str | None",
-    "comment": "str | None",
+    "comment": "str",
 }, total=False)
 
 PolicyRule = TypedDict("PolicyRule", {
-    "type": "str | None",
+    "type": "str",
     "definition": "Mapping[str, Any] | None",
 }, total=False)
 
 PolicyVersion = TypedDict("PolicyVersion", {
-    "version": "int | None",
-    "comment": "str | None",
-    "timestamp": "float | None",
-    "created_by": "str | None",
-    "policy_yaml": "str | None",
+    "version": "int",
+    "comment": "str",
+    "timestamp": "float",
+    "created_by": "str",
+    "policy_yaml": "str",
 }, total=False)
 
 PullRequest = TypedDict("PullRequest", {
@@ -1899,56 +1899,56 @@ PullRequest = TypedDict("PullRequest", {
 }, total=False)
 
 PullRequestAttestation = TypedDict("PullRequestAttestation", {
-    "git_provider": "str | None",
+    "git_provider": "str",
     "pull_requests": "Sequence[PullRequest]",
 }, total=False)
 
 PutActionResponse = TypedDict("PutActionResponse", {
     "action": "Action | None",
-    "created": "bool | None",
+    "created": "bool",
 }, total=False)
 
 PutEnvironmentActionRequest = TypedDict("PutEnvironmentActionRequest", {
-    "org": "str | None",
+    "org": "str",
     "action": "ActionInput | None",
 }, total=False)
 
 PutEnvironmentNotificationRequest = TypedDict("PutEnvironmentNotificationRequest", {
-    "org": "str | None",
+    "org": "str",
     "notification": "ActionInput | None",
 }, total=False)
 
 PutFlowActionRequest = TypedDict("PutFlowActionRequest", {
-    "org": "str | None",
+    "org": "str",
     "action": "ActionInput | None",
 }, total=False)
 
 RenameEnvironmentRequest = TypedDict("RenameEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "new_name": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "new_name": "str",
 }, total=False)
 
 RenameFlowRequest = TypedDict("RenameFlowRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
-    "new_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
+    "new_name": "str",
 }, total=False)
 
 RenameFlowResponse = TypedDict("RenameFlowResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 Repo = TypedDict("Repo", {
-    "id": "str | None",
-    "name": "str | None",
-    "url": "str | None",
+    "id": "str",
+    "name": "str",
+    "url": "str",
     "provider": "str | None",
     "description": "str | None",
     "tags": "Mapping[str, str]",
     "latest_activity": "float | None",
     "namespace_path": "Sequence[str]",
-    "repo_id": "str | None",
+    "repo_id": "str",
     "vcs_instance": "str | None",
 }, total=False)
 
@@ -1959,9 +1959,9 @@ RepoFilterOptions = TypedDict("RepoFilterOptions", {
 }, total=False)
 
 RepoInfo = TypedDict("RepoInfo", {
-    "name": "str | None",
-    "url": "str | None",
-    "id": "str | None",
+    "name": "str",
+    "url": "str",
+    "id": "str",
     "description": "str | None",
     "provider": "str | None",
     "namespace_path": "Sequence[str]",
@@ -1982,7 +1982,7 @@ RepoLiveEmbedded = TypedDict("RepoLiveEmbedded", {
 }, total=False)
 
 RepoTagChoice = TypedDict("RepoTagChoice", {
-    "key": "str | None",
+    "key": "str",
     "values": "Sequence[str]",
 }, total=False)
 
@@ -1991,33 +1991,33 @@ RepoTagChoices = TypedDict("RepoTagChoices", {
 }, total=False)
 
 ReportArtifactRequest = TypedDict("ReportArtifactRequest", {
-    "org": "str | None",
-    "flow_name": "str | None",
+    "org": "str",
+    "flow_name": "str",
     "artifact": "Mapping[str, Any] | None",
 }, total=False)
 
 ReportArtifactResponse = TypedDict("ReportArtifactResponse", {
-    "message": "str | None",
-    "fingerprint": "str | None",
+    "message": "str",
+    "fingerprint": "str",
 }, total=False)
 
 ReportEnvironmentRequest = TypedDict("ReportEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
-    "type": "str | None",
+    "org": "str",
+    "env_name": "str",
+    "type": "str",
     "report": "Mapping[str, Any] | None",
 }, total=False)
 
 RevokeApiKeyRequest = TypedDict("RevokeApiKeyRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "key_id": "str | None",
+    "org": "str",
+    "name": "str",
+    "key_id": "str",
 }, total=False)
 
 RotateApiKeyRequest = TypedDict("RotateApiKeyRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "key_id": "str | None",
+    "org": "str",
+    "name": "str",
+    "key_id": "str",
     "grace_period_hours": "int | None",
     "expires_at": "int | None",
 }, total=False)
@@ -2025,12 +2025,12 @@ RotateApiKeyRequest = TypedDict("RotateApiKeyRequest", {
 RuleEvaluation = TypedDict("RuleEvaluation", {
     "rule": "PolicyRule | None",
     "satisfied": "bool | None",
-    "ignored": "bool | None",
+    "ignored": "bool",
     "resolutions": "Sequence[RuleResolution]",
 }, total=False)
 
 RuleResolution = TypedDict("RuleResolution", {
-    "type": "str | None",
+    "type": "str",
     "context": "RuleResolutionContext | None",
 }, total=False)
 
@@ -2073,33 +2073,33 @@ ScannerAttestation = TypedDict("ScannerAttestation", {
 }, total=False)
 
 SearchArtifact = TypedDict("SearchArtifact", {
-    "fingerprint": "str | None",
-    "name": "str | None",
-    "has_provenance": "bool | None",
-    "git_commit": "str | None",
-    "pipeline": "str | None",
-    "flow": "str | None",
-    "trail": "str | None",
-    "template_reference_name": "str | None",
-    "build_url": "str | None",
-    "commit_url": "str | None",
-    "compliance_state": "str | None",
+    "fingerprint": "str",
+    "name": "str",
+    "has_provenance": "bool",
+    "git_commit": "str",
+    "pipeline": "str",
+    "flow": "str",
+    "trail": "str",
+    "template_reference_name": "str",
+    "build_url": "str",
+    "commit_url": "str",
+    "compliance_state": "str",
     "running_in": "Sequence[str]",
     "exited_from": "Sequence[str]",
-    "html_url": "str | None",
-    "api_url": "str | None",
+    "html_url": "str",
+    "api_url": "str",
     "history": "Sequence[ArtifactHistoryEvent]",
 }, total=False)
 
 SearchCandidates = TypedDict("SearchCandidates", {
-    "type": "str | None",
-    "count": "int | None",
+    "type": "str",
+    "count": "int",
     "matches": "Sequence[str]",
 }, total=False)
 
 SearchRequest = TypedDict("SearchRequest", {
-    "org": "str | None",
-    "search_value": "str | None",
+    "org": "str",
+    "search_value": "str",
 }, total=False)
 
 SearchResolution = TypedDict("SearchResolution", {
@@ -2115,47 +2115,47 @@ SearchResult = TypedDict("SearchResult", {
 }, total=False)
 
 ServiceAccount = TypedDict("ServiceAccount", {
-    "name": "str | None",
+    "name": "str",
     "description": "str | None",
-    "privilege": "str | None",
-    "created_at": "float | None",
-    "created_by": "str | None",
+    "privilege": "str",
+    "created_at": "float",
+    "created_by": "str",
 }, total=False)
 
 ServiceAccountMessage = TypedDict("ServiceAccountMessage", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 SetDefaultOrganizationRequest = TypedDict("SetDefaultOrganizationRequest", {
-    "org": "str | None",
+    "org": "str",
 }, total=False)
 
 SetDefaultOrganizationResponse = TypedDict("SetDefaultOrganizationResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 Snapshot = TypedDict("Snapshot", {
-    "index": "int | None",
-    "is_latest": "bool | None",
+    "index": "int",
+    "is_latest": "bool",
     "next_snapshot_timestamp": "float | None",
     "artifact_compliance_count": "Mapping[str, int]",
-    "timestamp": "float | None",
-    "type": "str | None",
-    "compliant": "bool | None",
-    "html_url": "str | None",
+    "timestamp": "float",
+    "type": "str",
+    "compliant": "bool",
+    "html_url": "str",
     "artifacts": "Sequence[SnapshotArtifact]",
     "applied_policies": "Sequence[AppliedPolicy]",
 }, total=False)
 
 SnapshotAnnotation = TypedDict("SnapshotAnnotation", {
-    "type": "str | None",
-    "was": "int | None",
-    "now": "int | None",
+    "type": "str",
+    "was": "int",
+    "now": "int",
 }, total=False)
 
 SnapshotArtifact = TypedDict("SnapshotArtifact", {
-    "name": "str | None",
-    "fingerprint": "str | None",
+    "name": "str",
+    "fingerprint": "str",
     "compliant": "bool | None",
     "deployments": "Sequence[Any]",
     "policy_decisions": "Sequence[PolicyEvaluation]",
@@ -2163,30 +2163,30 @@ SnapshotArtifact = TypedDict("SnapshotArtifact", {
     "creation_timestamp": "Sequence[int]",
     "creationTimestamp": "Sequence[int]",
     "pods": "Mapping[str, Any] | None",
-    "instance_count": "int | None",
+    "instance_count": "int",
     "context": "Sequence[Mapping[str, Any]]",
     "annotation": "SnapshotAnnotation | None",
-    "flow_name": "str | None",
-    "git_commit": "str | None",
-    "commit_url": "str | None",
-    "html_url": "str | None",
-    "flow_html_url": "str | None",
+    "flow_name": "str",
+    "git_commit": "str",
+    "commit_url": "str",
+    "html_url": "str",
+    "flow_html_url": "str",
     "deployment_diff": "DeploymentDiff | None",
     "commit_lead_time": "float | None",
     "flows": "Sequence[SnapshotArtifactFlow]",
 }, total=False)
 
 SnapshotArtifactFlow = TypedDict("SnapshotArtifactFlow", {
-    "flow_name": "str | None",
-    "trail_name": "str | None",
+    "flow_name": "str",
+    "trail_name": "str",
     "template_reference_name": "str | None",
-    "git_commit": "str | None",
-    "commit_url": "str | None",
+    "git_commit": "str",
+    "commit_url": "str",
     "git_commit_info": "GitCommitInfo | None",
-    "html_url": "str | None",
-    "flow_html_url": "str | None",
-    "compliance_state": "str | None",
-    "artifact_compliance_in_flow": "bool | None",
+    "html_url": "str",
+    "flow_html_url": "str",
+    "compliance_state": "str",
+    "artifact_compliance_in_flow": "bool",
     "commit_lead_time": "float | None",
     "deployment_diff": "DeploymentDiff | None",
 }, total=False)
@@ -2200,11 +2200,11 @@ SnapshotDiff = TypedDict("SnapshotDiff", {
 }, total=False)
 
 SnapshotListItem = TypedDict("SnapshotListItem", {
-    "index": "int | None",
-    "from": "float | None",
-    "to": "float | None",
-    "duration": "float | None",
-    "compliant": "bool | None",
+    "index": "int",
+    "from": "float",
+    "to": "float",
+    "duration": "float",
+    "compliant": "bool",
 }, total=False)
 
 SnykAttestation = TypedDict("SnykAttestation", {
@@ -2216,36 +2216,36 @@ SonarAttestation = TypedDict("SonarAttestation", {
 }, total=False)
 
 SystemAttestation = TypedDict("SystemAttestation", {
-    "type_name": "str | None",
+    "type_name": "str",
     "attestation_data": "Any",
     "more": "Mapping[str, Any] | None",
 }, total=False)
 
 SystemAttestationType = TypedDict("SystemAttestationType", {
-    "name": "str | None",
-    "description": "str | None",
+    "name": "str",
+    "description": "str",
     "versions": "Sequence[SystemAttestationTypeVersion]",
 }, total=False)
 
 SystemAttestationTypeVersion = TypedDict("SystemAttestationTypeVersion", {
-    "version": "int | None",
+    "version": "int",
     "attestation_data_schema": "Mapping[str, Any] | None",
 }, total=False)
 
 Template = TypedDict("Template", {
-    "version": "int | None",
+    "version": "int",
     "trail": "TemplateTrail | None",
     "content": "str | None",
 }, total=False)
 
 TemplateArtifact = TypedDict("TemplateArtifact", {
-    "name": "str | None",
+    "name": "str",
     "attestations": "Sequence[TemplateAttestation]",
 }, total=False)
 
 TemplateAttestation = TypedDict("TemplateAttestation", {
-    "name": "str | None",
-    "type": "str | None",
+    "name": "str",
+    "type": "str",
 }, total=False)
 
 TemplateTrail = TypedDict("TemplateTrail", {
@@ -2254,27 +2254,27 @@ TemplateTrail = TypedDict("TemplateTrail", {
 }, total=False)
 
 Trail = TypedDict("Trail", {
-    "name": "str | None",
+    "name": "str",
     "description": "str | None",
     "git_commit_info": "GitCommitInfo | None",
     "origin_url": "str | None",
     "user_data": "Any",
     "repo_ids": "Sequence[str]",
-    "last_modified_at": "float | None",
-    "created_at": "float | None",
+    "last_modified_at": "float",
+    "created_at": "float",
     "compliance_status": "ComplianceStatus | None",
     "template": "Template | None",
-    "compliance_state": "str | None",
-    "is_compliant": "bool | None",
+    "compliance_state": "str",
+    "is_compliant": "bool",
     "events": "Sequence[TrailEvent]",
-    "created_by": "str | None",
+    "created_by": "str",
     "flow": "FlowInfo | None",
     "external_urls": "Mapping[str, ExternalUrl]",
-    "html_url": "str | None",
+    "html_url": "str",
 }, total=False)
 
 TrailData = TypedDict("TrailData", {
-    "name": "str | None",
+    "name": "str",
     "description": "str | None",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
@@ -2284,8 +2284,8 @@ TrailData = TypedDict("TrailData", {
 }, total=False)
 
 TrailEvent = TypedDict("TrailEvent", {
-    "timestamp": "float | None",
-    "type": "str | None",
+    "timestamp": "float",
+    "type": "str",
     "trail": "TrailReported | None",
     "artifact": "ArtifactReported | None",
     "attestation": "AttestationReported | None",
@@ -2294,7 +2294,7 @@ TrailEvent = TypedDict("TrailEvent", {
 }, total=False)
 
 TrailReported = TypedDict("TrailReported", {
-    "user": "str | None",
+    "user": "str",
     "git_commit_info": "GitCommitInfo | None",
     "repo_info": "RepoInfo | None",
     "origin_url": "str | None",
@@ -2302,27 +2302,27 @@ TrailReported = TypedDict("TrailReported", {
 }, total=False)
 
 UnarchiveControlRequest = TypedDict("UnarchiveControlRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
 }, total=False)
 
 UpdateControlRequest = TypedDict("UpdateControlRequest", {
-    "org": "str | None",
-    "identifier": "str | None",
+    "org": "str",
+    "identifier": "str",
     "name": "str | None",
     "description": "str | None",
     "links": "Mapping[str, Any] | None",
 }, total=False)
 
 UpdateEnvironmentNotificationRequest = TypedDict("UpdateEnvironmentNotificationRequest", {
-    "org": "str | None",
-    "notification_number": "int | None",
+    "org": "str",
+    "notification_number": "int",
     "notification": "ActionInput | None",
 }, total=False)
 
 UpdateEnvironmentRequest = TypedDict("UpdateEnvironmentRequest", {
-    "org": "str | None",
-    "env_name": "str | None",
+    "org": "str",
+    "env_name": "str",
     "description": "str | None",
     "include_scaling": "bool | None",
     "included_environments": "Sequence[Any] | None",
@@ -2330,44 +2330,44 @@ UpdateEnvironmentRequest = TypedDict("UpdateEnvironmentRequest", {
 }, total=False)
 
 UpdateExperimentalFeaturesRequest = TypedDict("UpdateExperimentalFeaturesRequest", {
-    "org": "str | None",
-    "experimental_features_enabled": "bool | None",
+    "org": "str",
+    "experimental_features_enabled": "bool",
 }, total=False)
 
 UpdateExperimentalFeaturesResponse = TypedDict("UpdateExperimentalFeaturesResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 UpdateServiceAccountRequest = TypedDict("UpdateServiceAccountRequest", {
-    "org": "str | None",
-    "name": "str | None",
+    "org": "str",
+    "name": "str",
     "description": "Any",
     "privilege": "Any",
 }, total=False)
 
 UpdateTagsRequest = TypedDict("UpdateTagsRequest", {
-    "org": "str | None",
-    "resource_type": "str | None",
-    "resource_id": "str | None",
+    "org": "str",
+    "resource_type": "str",
+    "resource_id": "str",
     "set_tags": "Mapping[str, str]",
     "remove_tags": "Sequence[str]",
 }, total=False)
 
 UpdateTagsResponse = TypedDict("UpdateTagsResponse", {
-    "message": "str | None",
+    "message": "str",
 }, total=False)
 
 UploadedFile = TypedDict("UploadedFile", {
-    "filename": "str | None",
-    "content_type": "str | None",
-    "content": "bytes | None",
+    "filename": "str",
+    "content_type": "str",
+    "content": "bytes",
 }, total=False)
 
 UpsertEnvironmentRequest = TypedDict("UpsertEnvironmentRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "type": "str | None",
-    "description": "str | None",
+    "org": "str",
+    "name": "str",
+    "type": "str",
+    "description": "str",
     "include_scaling": "bool | None",
     "require_provenance": "bool | None",
     "included_environments": "Sequence[str]",
@@ -2375,14 +2375,14 @@ UpsertEnvironmentRequest = TypedDict("UpsertEnvironmentRequest", {
 }, total=False)
 
 UpsertEnvironmentResponse = TypedDict("UpsertEnvironmentResponse", {
-    "message": "str | None",
-    "created": "bool | None",
+    "message": "str",
+    "created": "bool",
 }, total=False)
 
 UpsertFlowRequest = TypedDict("UpsertFlowRequest", {
-    "org": "str | None",
-    "name": "str | None",
-    "description": "str | None",
+    "org": "str",
+    "name": "str",
+    "description": "str",
     "visibility": "str | None",
     "template": "Sequence[str]",
     "repo_url": "str | None",
@@ -2390,36 +2390,36 @@ UpsertFlowRequest = TypedDict("UpsertFlowRequest", {
 
 UpsertFlowResponse = TypedDict("UpsertFlowResponse", {
     "flow": "Flow | None",
-    "created": "bool | None",
+    "created": "bool",
 }, total=False)
 
 UpsertFlowWithTemplateRequest = TypedDict("UpsertFlowWithTemplateRequest", {
-    "org": "str | None",
+    "org": "str",
     "data_json": "FlowData | None",
     "template_file": "UploadedFile | None",
 }, total=False)
 
 UpsertFlowWithTemplateResponse = TypedDict("UpsertFlowWithTemplateResponse", {
     "flow": "Flow | None",
-    "created": "bool | None",
+    "created": "bool",
 }, total=False)
 
 UpsertPolicyRequest = TypedDict("UpsertPolicyRequest", {
-    "org": "str | None",
+    "org": "str",
     "payload": "PolicyPayload | None",
     "policy_file": "UploadedFile | None",
 }, total=False)
 
 UpsertPolicyResponse = TypedDict("UpsertPolicyResponse", {
     "policy": "Policy | None",
-    "created": "bool | None",
+    "created": "bool",
 }, total=False)
 
 WebSession = TypedDict("WebSession", {
-    "id": "str | None",
-    "actor": "str | None",
-    "actor_type": "str | None",
-    "created_at": "float | None",
-    "last_seen_at": "float | None",
-    "expires_at": "float | None",
+    "id": "str",
+    "actor": "str",
+    "actor_type": "str",
+    "created_at": "float",
+    "last_seen_at": "float",
+    "expires_at": "float",
 }, total=False)

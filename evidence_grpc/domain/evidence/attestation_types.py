@@ -114,24 +114,25 @@ def type_view(type_: AttestationType, org_name: str, version: int | None = None
         if not versions:
             raise NotFound(f"version {version} does not exist for custom attestation type "
                            f"'{type_.name}'")
-    view: views.AttestationType = {"name": type_.name, "org": org_name, "archived": type_.archived,
-                                   "versions": [_version_view(v) for v in versions]}
+    view: views.AttestationType = {"name": type_.name}
     description = versions[-1].description if versions else ""
     if description:
         view["description"] = description
+    view.update({"org": org_name, "archived": type_.archived})
     if version is None:
         view.update({"created_by": type_.created_by, "created_at": type_.created_at,
                      "last_modified_at": type_.last_modified_at})
+    view["versions"] = [_version_view(v) for v in versions]
     return view
 
 
 def _version_view(version: AttestationTypeVersion) -> views.AttestationTypeVersion:
-    view: views.AttestationTypeVersion = {
-        "version": version.version, "timestamp": version.timestamp,
-        "created_by": version.created_by, "type_schema": version.type_schema,
-        "evaluator": version.evaluator, "summary": version.summary}
+    view: views.AttestationTypeVersion = {"version": version.version}
     if version.comment:
         view["comment"] = version.comment
+    view.update({"timestamp": version.timestamp, "created_by": version.created_by,
+                 "type_schema": version.type_schema, "evaluator": version.evaluator,
+                 "summary": version.summary})
     return view
 
 

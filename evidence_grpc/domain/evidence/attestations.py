@@ -366,8 +366,11 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation
     links = links_of(a, org_name, html_base)
     evidence: views.AttestationAttachment | None = None
     if a.attachment_id:
-        evidence = {"filename": a.attachment_name, "sha256": a.attachment_id,
-                    "size": a.attachment_size, "url": links.evidence_url}
+        evidence = {"filename": a.attachment_name or "", "sha256": a.attachment_id,
+                    "size": a.attachment_size or 0, "url": links.evidence_url or ""}
+    links_view: views.AttestationLinks = {"self": {"href": links.self_href}}
+    if evidence:
+        links_view["evidence"] = {"href": evidence["url"]}
     return {
         "schema_version": 2,
         "attestation_id": a.uid,
@@ -395,8 +398,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation
         "reported_by": a.created_by,
         "evidence_archive_fingerprint": a.attachment_id,
         "has_audit_package": True,
-        "_links": {"self": {"href": links.self_href}, **(
-            {"evidence": {"href": links.evidence_url}} if evidence else {})},
+        "_links": links_view,
     }
 
 

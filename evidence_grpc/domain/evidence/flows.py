@@ -3,8 +3,6 @@ rename."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...api.v2 import views
 from ...storage.db import Prepared, contains, for_update, locked, now, retry_on_conflict, write_transaction
 from ...storage.models import Flow, FlowAlias, Organization

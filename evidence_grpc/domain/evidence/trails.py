@@ -310,7 +310,7 @@ def trail_view(trail: Trail, org_name: str, html_base: str, evidence: Evidence) 
         "compliance_status": compliance,
         "template": template,
         "compliance_state": compliance["status"],
-        "is_compliant": compliance["is_compliant"],
+        "is_compliant": compliance["is_compliant"] is True,
         "events": [],
         "created_by": trail.created_by,
         "flow": {"name": flow.name, "tags": flow.tags or {}},

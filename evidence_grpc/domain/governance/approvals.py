@@ -13,6 +13,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, database, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Approval, Artifact, Environment, Flow, Organization, User
 from ..evidence.flows import find_flow
@@ -246,13 +247,8 @@ def _commit_artifacts(approval: Approval) -> dict[str, list[str]]:
     return {commit: sorted(fps) for commit, fps in built.items()}
 
 
-def approval_view(approval: Approval, with_artifacts: bool = False) -> dict[str, Any]:
-    """The approval as the contract answers it: its commits as bare SHAs (lists), or with the
-    artifacts built from each (`with_artifacts`, one approval)."""
-    commits: list[Any] = list(approval.commits or [])
-    if with_artifacts:
-        built = _commit_artifacts(approval)
-        commits = [{"commit_sha": c, "artifact_fingerprints": built.get(c, [])} for c in commits]
+def approval_view(approval: Approval) -> views.ApprovalListItem:
+    """The approval as the contract lists it: its commits as bare SHAs."""
     return {
         "release_number": approval.number,
         "base_artifact": approval.fingerprint,
@@ -261,10 +257,19 @@ def approval_view(approval: Approval, with_artifacts: bool = False) -> dict[str,
         "environment": (approval.environment_ref.name if approval.environment_id
                         else approval.environment),
         "description": approval.description,
-        "src_commit_list": commits,
+        "src_commit_list": list(approval.commits or []),
         "created_at": approval.created_at,
         "last_modified_at": approval.last_modified_at,
         "state": approval.state,
         "approvals": approval.reviews or [],
         "user_data": approval.user_data,
     }
+
+
+def approval_detail_view(approval: Approval) -> views.Approval:
+    """One approval as the contract answers it: its commits with the artifacts built from
+    each."""
+    built = _commit_artifacts(approval)
+    return {**approval_view(approval), "src_commit_list": [
+        {"commit_sha": c, "artifact_fingerprints": built.get(c, [])}
+        for c in approval.commits or []]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...api.v2 import views
 from ...storage.models import Flow, Organization, Trail
 from ..evidence import trails
 from ..evidence.artifacts import FINGERPRINT_LENGTH, check_prefix, provenance_of
@@ -36,8 +37,8 @@ def _policies(org: Organization, environment_name: str | None, policy_names: lis
     return "flow", []
 
 
-def _artifact_result(report: dict[str, Any], compliance: dict[str, Any],
-                     fingerprint: str) -> dict[str, Any]:
+def _artifact_result(report: dict[str, Any], compliance: views.ComplianceStatus,
+                     fingerprint: str) -> views.ArtifactStatus:
     """The artifact's own compliance in the trail of a report (the published
     `compliance_status` of an assert): its entry in the trail's artifacts_statuses, or, when
     the template does not name it, the trail's state for it."""
@@ -50,20 +51,20 @@ def _artifact_result(report: dict[str, Any], compliance: dict[str, Any],
 
 
 def _flows(reports: list[dict[str, Any]], fingerprint: str
-           ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+           ) -> tuple[list[views.AssertedFlow], views.ArtifactStatus]:
     """(each report's flow and trail with the trail's compliance, whose attestations_statuses
     are the trail's own and those of the reported artifact; the artifact's own compliance in
     the trail of the latest report)."""
     rows = {t.id: t for t in Trail.select(Trail, Flow).join(Flow).where(
         Trail.id.in_(sorted({r["_trail_id"] for r in reports})))}
     evidence = trails.evidence_of(list(rows.values()))
-    flows = []
+    flows: list[views.AssertedFlow] = []
     for report in reports:
         trail = rows[report["_trail_id"]]
         compliance = trails.compliance_of(trail, evidence[trail.id])[1]
         artifact = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
-        statuses = compliance["attestations_statuses"] + (
-            artifact["attestations_statuses"] if artifact else [])
+        statuses = [*compliance["attestations_statuses"],
+                    *(artifact["attestations_statuses"] if artifact else ())]
         flows.append({"flow": report["flow_name"], "trail": report["trail_name"],
                       "compliance_status": {**compliance, "attestations_statuses": statuses}})
     return flows, _artifact_result(report, compliance, fingerprint)  # the loop's last: latest
@@ -71,7 +72,7 @@ def _flows(reports: list[dict[str, Any]], fingerprint: str
 
 def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
                     flow_name: str | None = None, environment_name: str | None = None,
-                    policy_names: list[str] | None = None) -> dict[str, Any]:
+                    policy_names: list[str] | None = None) -> views.AssertArtifactResponse:
     """The assert answer for one artifact (NotFound when it was never reported, to the flow
     when one is named)."""
     fingerprint = check_prefix("fingerprint", fingerprint, FINGERPRINT_LENGTH,
@@ -86,7 +87,8 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
         raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
                        f"organization '{org.name}'")
     flows, latest = _flows(reports, fingerprint)
-    answer: dict[str, Any] = {  # the published answer names one flow and trail: the latest
+    # The published answer names one flow and trail: the latest.
+    answer: views.AssertArtifactResponse = {
         "scope": scope, "fingerprint": fingerprint, "flow": flows[-1]["flow"],
         "trail": flows[-1]["trail"], "compliance_status": latest, "flows": flows,
         "html_url": reports[0]["html_url"], "policy_evaluations": []}
@@ -95,7 +97,10 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
         return answer
     verdict = evaluate(org, [fingerprint], policies, provenance={fingerprint: reports})[fingerprint]
     answer["compliant"] = verdict.compliant
-    answer["policy_evaluations"] = verdict.policy_decisions
+    answer["policy_evaluations"] = [  # the hosted shape, as the servicer reads it
+        {"policy_name": d["policy_name"], "policy_version": d["policy_version"],
+         "status": d["status"], "rule_evaluations": d["rule_evaluations"]}
+        for d in verdict.policy_decisions]
     if scope == "environment":
         answer["environment"] = environment_name
     return answer

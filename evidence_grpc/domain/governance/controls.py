@@ -16,6 +16,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import contains, for_update, now, retry_on_conflict, write_transaction
 from ...storage.models import Attestation, Control, ControlVersion, Environment, Flow, Organization, Trail
 from ..kernel.errors import AlreadyExists, FailedPrecondition, NotFound, PermissionDenied, validation_error
@@ -140,7 +141,7 @@ def _referencing(org: Organization) -> Callable[[str], list[str]]:
     return lambda identifier: sorted(p for p, ids in by_policy.items() if identifier in ids)
 
 
-def control_views(org: Organization, controls: list[Control]) -> list[dict[str, Any]]:
+def control_views(org: Organization, controls: list[Control]) -> list[views.Control]:
     if not controls:
         return []
     referencing = _referencing(org)
@@ -159,7 +160,7 @@ def control_views(org: Organization, controls: list[Control]) -> list[dict[str, 
     } for c in controls]
 
 
-def tag_choices(org: Organization) -> list[dict[str, Any]]:
+def tag_choices(org: Organization) -> list[views.ControlTagChoice]:
     """Every tag key used on the organization's controls with the distinct values it takes."""
     require_controls(org)
     choices: dict[str, set[str]] = {}
@@ -189,7 +190,7 @@ def get_version(org: Organization, identifier: str, number: int) -> ControlVersi
     return version
 
 
-def version_view(v: ControlVersion) -> dict[str, Any]:
+def version_view(v: ControlVersion) -> views.ControlVersion:
     return {"version": v.version, "event": v.event, "created_by": v.created_by,
             "created_at": v.created_at, "name": v.name, "description": v.description,
             "links": v.links or {}, "archived": v.archived}
@@ -320,10 +321,10 @@ def get_decision(org: Organization, identifier: str, decision_id: str) -> Attest
     return found
 
 
-def decision_view(a: Attestation, org_name: str, html_base: str) -> dict[str, Any]:
+def decision_view(a: Attestation, org_name: str, html_base: str) -> views.ControlDecision:
     flow_name, trail_name = a.flow.name, a.trail.name
     return {
-        "decision_id": a.uid, "control": (a.summary or {}).get("control"),
+        "decision_id": a.uid, "control": (a.summary or {}).get("control", ""),
         "is_compliant": a.is_compliant, "flow_name": flow_name, "trail_name": trail_name,
         "attestation_name": a.name, "artifact_fingerprint": a.artifact_fingerprint,
         "target_artifact": a.target_artifact, "created_by": a.created_by,
@@ -337,7 +338,7 @@ def decision_view(a: Attestation, org_name: str, html_base: str) -> dict[str, An
 
 def coverage(org: Organization, identifier: str, page: int | None = None,
              per_page: int | None = None, *, search: str | None = None,
-             covered: bool | None = None) -> dict[str, Any]:
+             covered: bool | None = None) -> views.ControlCoverage:
     """Each (active) environment by name, covered when one of its policies references the
     control in its latest version; `covered` keeps one kind; the counts ignore it."""
     find_control(org, identifier)
@@ -348,7 +349,7 @@ def coverage(org: Organization, identifier: str, page: int | None = None,
              .order_by(Environment.name))
     if search:
         query = query.where(peewee.fn.LOWER(Environment.name).contains(search.lower()))
-    rows = []
+    rows: list[views.CoveredEnvironment] = []
     for env in query:
         enforcing = [p for p in env.policies or [] if identifier in by_policy.get(p, ())]
         rows.append({"name": env.name, "type": env.type, "covered": bool(enforcing),
@@ -358,4 +359,5 @@ def coverage(org: Organization, identifier: str, page: int | None = None,
     environments, pagination = paging.slice(kept)
     return {"identifier": identifier, "environments": environments,
             "covered_count": covered_count, "uncovered_count": len(rows) - covered_count,
-            **pagination}
+            "page": pagination["page"], "per_page": pagination["per_page"],
+            "total_count": pagination["total_count"], "total_pages": pagination["total_pages"]}

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from ...api.v2 import views
 from ...memo import BytesLru
 from ...storage.db import for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Control, Environment, Organization, Policy, PolicyEvent, PolicyVersion
@@ -239,11 +240,11 @@ def _consuming_envs(org: Organization) -> dict[str, list[str]]:
     return consumers
 
 
-def policy_views(org: Organization, policies: list[Policy]) -> list[dict[str, Any]]:
+def policy_views(org: Organization, policies: list[Policy]) -> list[views.Policy]:
     """The contract's policy objects: versions, events and consuming environments read by one
     query each for all `policies`."""
-    versions: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    events: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    versions: dict[int, list[views.PolicyVersion]] = defaultdict(list)
+    events: dict[int, list[views.PolicyEvent]] = defaultdict(list)
     for chunk in in_chunks([p.id for p in policies]):
         for v in (PolicyVersion.select().where(PolicyVersion.policy.in_(chunk))
                   .order_by(PolicyVersion.version)):

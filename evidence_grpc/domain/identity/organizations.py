@@ -10,6 +10,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, instance_of, now, write_transaction
 from ...storage.models import ApiKey, Membership, Organization, ServiceAccount, ServiceAccountKey, User
 from ..kernel.errors import (
@@ -157,7 +158,7 @@ def _note_use(key_id: int, key_hash: str, last_used_at: float | None) -> None:
         log.warning("could not record the use of an API key; it is recorded next time")
 
 
-def organization_view(org: Organization) -> dict[str, Any]:
+def organization_view(org: Organization) -> views.Organization:
     return {
         "name": org.name,
         "kind": org.kind,

@@ -13,6 +13,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import for_update, now
 from ...storage.models import (
     Membership,
@@ -109,9 +110,10 @@ def member_named(org: Organization, name: str) -> bool:
             .where((Membership.organization == org) & (User.name == name)).exists())
 
 
-def account_view(account: ServiceAccount) -> dict[str, Any]:
-    view = {"name": account.name, "privilege": account.privilege,
-            "created_at": account.created_at, "created_by": account.created_by}
+def account_view(account: ServiceAccount) -> views.ServiceAccount:
+    view: views.ServiceAccount = {"name": account.name, "privilege": account.privilege,
+                                  "created_at": account.created_at,
+                                  "created_by": account.created_by}
     if account.description is not None:
         view["description"] = account.description
     return view
@@ -192,9 +194,9 @@ def _active(query: peewee.ModelSelect) -> peewee.ModelSelect:
                           | (ServiceAccountKey.expires_at > stamp)))
 
 
-def key_view(key: ServiceAccountKey) -> dict[str, Any]:
-    view = {"id": key.key_id, "description": key.description, "created_at": key.created_at,
-            "expires_at": key.expires_at}
+def key_view(key: ServiceAccountKey) -> views.ApiKey:
+    view: views.ApiKey = {"id": key.key_id, "description": key.description,
+                          "created_at": key.created_at, "expires_at": key.expires_at}
     if key.last_used_at is not None:
         view["last_used_at"] = key.last_used_at
     return view
@@ -209,14 +211,20 @@ def _mint(account: ServiceAccount, description: str, expires_at: int
     return key, secret
 
 
+def _secret_view(key: ServiceAccountKey, secret: str) -> views.ApiKeySecret:
+    """A key just minted, with its secret (shown this once); never used yet."""
+    return {"id": key.key_id, "description": key.description, "created_at": key.created_at,
+            "expires_at": key.expires_at, "key": secret}
+
+
 def create_key(org: Organization, actor: str, name: str, description: str,
-               expires_at: int | None) -> dict[str, Any]:
+               expires_at: int | None) -> views.ApiKeySecret:
     _check_text("description", description, MAX_KEY_DESCRIPTION, required=True)
     expiry = _check_expiry("expires_at", expires_at)
     account = find_account(org, name)
     key, secret = _mint(account, description, expiry)
     _record(org, actor, "api_key_created", account, key_id=key.key_id)
-    return {**key_view(key), "key": secret}
+    return _secret_view(key, secret)
 
 
 def list_keys(org: Organization, name: str) -> list[ServiceAccountKey]:
@@ -246,7 +254,7 @@ def revoke_key(org: Organization, actor: str, name: str, key_id: str) -> None:
 
 
 def rotate_key(org: Organization, actor: str, name: str, key_id: str,
-               grace_period_hours: int | None, expires_at: int | None) -> dict[str, Any]:
+               grace_period_hours: int | None, expires_at: int | None) -> views.ApiKeySecret:
     hours = DEFAULT_GRACE_HOURS if grace_period_hours is None else grace_period_hours
     if not 1 <= hours <= MAX_GRACE_HOURS:
         raise validation_error("grace_period_hours",
@@ -266,7 +274,7 @@ def rotate_key(org: Organization, actor: str, name: str, key_id: str,
     key, secret = _mint(account, old.description, expiry)
     _record(org, actor, "api_key_rotated", account, key_id=key_id, new_key_id=key.key_id,
             grace_period_hours=hours)
-    return {**key_view(key), "key": secret, "grace_period_expires_at": float(old_expiry)}
+    return {**_secret_view(key, secret), "grace_period_expires_at": float(old_expiry)}
 
 
 # ---- audit log ----------------------------------------------------------------------------------
@@ -297,7 +305,7 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
                   "total_count": pagination["total"]}
 
 
-def audit_view(event: MembershipAuditEvent) -> dict[str, Any]:
+def audit_view(event: MembershipAuditEvent) -> views.MembershipAuditEvent:
     return {"event_type": event.event_type, "timestamp": event.timestamp, "actor": event.actor,
             "actor_type": event.actor_type, "subject": event.subject, "role": event.role,
             "source": event.source, "details": event.details}

@@ -19,6 +19,7 @@ from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import now, write_transaction
 from ...storage.models import (
     ApiKey,
@@ -141,10 +142,12 @@ def _live_rows(org: Organization, stamp: float, *, actor: str | None = None,
     return sorted(found, key=lambda s: (s["created_at"], s["id"]))
 
 
-def session_view(session: dict[str, Any]) -> dict[str, Any]:
+def session_view(session: dict[str, Any]) -> views.WebSession:
     """A session as an admin sees it: its row's number as its handle (text, as API keys'
     handles are), never its id's or key's hash."""
-    return {**session, "id": str(session["id"]),
+    return {"id": str(session["id"]), "created_at": session["created_at"],
+            "last_seen_at": session["last_seen_at"], "actor": session["actor"],
+            "actor_type": session["actor_type"],
             "expires_at": min(session["last_seen_at"] + IDLE_SECONDS,
                               session["created_at"] + ABSOLUTE_SECONDS)}
 
@@ -161,7 +164,7 @@ def row_id_of(handle: str) -> int:
     return row_id
 
 
-def list_live(org: Organization) -> list[dict[str, Any]]:
+def list_live(org: Organization) -> list[views.WebSession]:
     return [session_view(s) for s in _live_rows(org, now())]
 
 

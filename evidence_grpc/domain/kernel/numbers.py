@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, overload
 
 from .errors import validation_error
 
@@ -51,6 +51,10 @@ def check_double(field: str, value: float) -> float:
     return value
 
 
+@overload
+def timestamp_text(stamp: float) -> str: ...
+@overload
+def timestamp_text(stamp: None) -> None: ...
 def timestamp_text(stamp: float | None) -> str | None:
     """A time in seconds as the published artifact and repo answers carry it: the number as
     text ("1795510373.59"), which the CLI reads back as a number."""

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, database, for_update, now, write_transaction
 from ...storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
 from ..kernel import references
@@ -227,7 +228,7 @@ def delete_action(org: Organization, number: int, kind: str | None = None) -> Ac
     return action
 
 
-def action_views(actions: list[Action], *, reveal: bool = True) -> list[dict[str, Any]]:
+def action_views(actions: list[Action], *, reveal: bool = True) -> list[views.Action]:
     """The actions as the contract answers them, their environments and flows by current name:
     one read of the names per kind, however many actions. Webhook URLs in full when `reveal`
     (the server's own reads, or a caller who may manage actions: the servicer decides), else
@@ -238,26 +239,33 @@ def action_views(actions: list[Action], *, reveal: bool = True) -> list[dict[str
     return [_view(a, references.labels(a.scopes, names[a.type]), reveal) for a in actions]
 
 
-def _target_view(target: dict[str, Any], reveal: bool) -> dict[str, Any]:
+def _target_shown(target: dict[str, Any], reveal: bool) -> dict[str, Any]:
+    """A target as its action's answer shows it (a Struct: its keys are the target kind's)."""
     view = {k: v for k, v in target.items() if not k.startswith("_")}
     if not reveal and isinstance(view.get("webhook"), str):
         view["webhook"] = redacted_url(view["webhook"])
     return view
 
 
-def _view(action: Action, scopes: list[str], reveal: bool) -> dict[str, Any]:
-    failing = None
+def _view(action: Action, scopes: list[str], reveal: bool) -> views.Action:
+    view: views.Action = {
+        "name": action.name, "type": action.type, "number": action.number,
+        "targets": [_target_shown(t, reveal) for t in action.targets],
+        "triggers": action.triggers, "created_by": action.created_by,
+        "is_created_from_slack_app": False, "created_at": action.created_at,
+        "last_modified_at": action.last_modified_at}
+    # Never used, never failed: no `is_failing` nor timestamps (left out, not null).
     if action.last_failure_at or action.last_success_at:
-        failing = (action.last_failure_at or 0) > (action.last_success_at or 0)
-    view = {"name": action.name, "type": action.type, "number": action.number,
-            "targets": [_target_view(t, reveal) for t in action.targets],
-            "triggers": action.triggers, "created_by": action.created_by,
-            "is_created_from_slack_app": False, "is_failing": failing,
-            "last_success_timestamp": action.last_success_at,
-            "last_failure_timestamp": action.last_failure_at,
-            "created_at": action.created_at, "last_modified_at": action.last_modified_at,
-            "flows" if action.type == "flow" else "environments": scopes}
-    return {k: v for k, v in view.items() if v is not None}
+        view["is_failing"] = (action.last_failure_at or 0) > (action.last_success_at or 0)
+    if action.last_success_at is not None:
+        view["last_success_timestamp"] = action.last_success_at
+    if action.last_failure_at is not None:
+        view["last_failure_timestamp"] = action.last_failure_at
+    if action.type == "flow":
+        view["flows"] = scopes
+    else:
+        view["environments"] = scopes
+    return view
 
 
 # ---- triggers -----------------------------------------------------------------------------
@@ -339,7 +347,7 @@ def compliance_changed(org: Organization, env: Environment, snapshot_index: int,
                                            previously_compliant=before))
 
 
-def artifact_allowed(org: Organization, env: Environment, entry: dict[str, Any]) -> None:
+def artifact_allowed(org: Organization, env: Environment, entry: Mapping[str, Any]) -> None:
     watching = _watching(org, "env", env.id, "ON_ALLOWED_ARTIFACT")
     if watching:
         _enqueue(watching, "ON_ALLOWED_ARTIFACT",

@@ -3,10 +3,9 @@ repo. A fingerprint reported again, to another flow or trail, is the same build.
 
 from __future__ import annotations
 
-from typing import Any
-
 import peewee
 
+from ...api.v2 import views
 from ...storage.models import Artifact, Flow, Organization, Repo, Trail
 from ..evidence.repos import find_repo
 from ..kernel.pages import counted, page_of
@@ -29,7 +28,7 @@ def _builds(org: Organization, start: float, end: float, *, repo_id: str | None,
 def build_statistics(org: Organization, *, repo_id: str | None = None,
                      repo_name: str | None = None, repo_inner_id: str | None = None,
                      start_ts: float | None = None, end_ts: float | None = None
-                     ) -> dict[str, Any]:
+                     ) -> views.BuildStatistics:
     """One timestamp per build in the window (both edges included), oldest first."""
     start, end = window(start_ts, end_ts)
     rows = _builds(org, start, end, repo_id=repo_id, repo_name=repo_name,
@@ -43,7 +42,7 @@ def list_builds(org: Organization, page: int | None, per_page: int | None, *,
                 repo_id: str | None = None, repo_name: str | None = None,
                 repo_inner_id: str | None = None, start_ts: float | None = None,
                 end_ts: float | None = None, html_base: str = ""
-                ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+                ) -> tuple[list[views.Build], dict[str, int]]:
     """Builds in the window, newest first."""
     paging = page_of(page, per_page, 15, MAX_PER_PAGE)
     start, end = window(start_ts, end_ts)
@@ -61,7 +60,7 @@ def list_builds(org: Organization, page: int | None, per_page: int | None, *,
 
 
 def _build_view(org: Organization, artifact: Artifact, repo: Repo | None, html_base: str
-                ) -> dict[str, Any]:
+                ) -> views.Build:
     flow: Flow = artifact.flow
     trail: Trail = artifact.trail
     return {

@@ -8,10 +8,9 @@ flow), and the compliance of the previous versions' trails."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, database, in_chunks
 from ...storage.models import Artifact, Deployment, Environment, Flow, Organization, Trail
 from ..evidence.artifacts import states_of
@@ -71,18 +70,21 @@ def compare_url(commit_url: str | None, commit: str | None, previous: str | None
 
 
 def add_deployment_diffs(org: Organization, env: Environment, index: int,
-                         artifacts: list[dict[str, Any]]) -> None:
+                         artifacts: list[views.SnapshotArtifact], running: set[str]) -> None:
     """Fill `deployment_diff` of snapshot artifact views and of each of their flows (null when
-    there is no previous version)."""
+    there is no previous version); `running`: the fingerprints that run in the snapshot."""
+    # (the views' fingerprints and flow names are never None: `is not None` only types them)
     reports = {(a["fingerprint"], f["flow_name"], f["template_reference_name"])
-               for a in artifacts for f in a["flows"] if f["template_reference_name"]}
+               for a in artifacts if a["fingerprint"] is not None
+               for f in a["flows"] if f["flow_name"] is not None and f["template_reference_name"]}
     previous = previous_versions(org, env, index, reports)
     states = states_of(list(previous.values())) if previous else {}
-    running = {a["fingerprint"] for a in artifacts if a["annotation"]["now"]}
     for artifact in artifacts:
+        fingerprint = artifact["fingerprint"]
         for flow in artifact["flows"]:
-            before = previous.get((artifact["fingerprint"], flow["flow_name"],
-                                   flow["template_reference_name"]))
+            flow_name, template = flow["flow_name"], flow["template_reference_name"]
+            before = (previous.get((fingerprint, flow_name, template))
+                      if fingerprint is not None and flow_name is not None and template else None)
             flow["deployment_diff"] = None if before is None else {
                 "diff_url": compare_url(flow["commit_url"], flow["git_commit"], before.git_commit),
                 "previous_git_commit": before.git_commit,

@@ -18,10 +18,10 @@ import sys
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import Prepared, as_given, at_transaction_end, for_update, in_chunks, now
 from ...storage.models import (
     Artifact,
@@ -262,7 +262,7 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
 
 
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None
-                         ) -> dict[str, Any]:
+                         ) -> views.DeploymentFrequency:
     """Deployment times in the environment over the last 28 days, of artifacts reported to
     one flow (by name or id) or of all."""
     env = find_environment(org, env_name)
@@ -289,10 +289,10 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
 # ---- lists ---------------------------------------------------------------------------------
 
 def _page(org: Organization, query: peewee.ModelSelect, paging: Page
-          ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+          ) -> tuple[list[views.Deployment], dict[str, int]]:
     rows = list(query.order_by(Deployment.id.desc())
                 .paginate(paging.number, paging.size))
-    return views(org, rows), counted(paging, query.count())
+    return deployment_views(org, rows), counted(paging, query.count())
 
 
 def _selected() -> peewee.ModelSelect:
@@ -303,7 +303,7 @@ def _selected() -> peewee.ModelSelect:
 def list_deployments(org: Organization, page: int | None, per_page: int | None, *,
                      repo_name: str | None = None, env_name: str | None = None,
                      start_ts: float | None = None, end_ts: float | None = None
-                     ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+                     ) -> tuple[list[views.Deployment], dict[str, int]]:
     """Deployments of the organization in the window, newest first."""
     paging = page_of(page, per_page, 15, MAX_PER_PAGE)
     start, end = window(start_ts, end_ts)
@@ -319,7 +319,7 @@ def list_deployments(org: Organization, page: int | None, per_page: int | None, 
 def list_repo_deployments(org: Organization, repo_key: str, page: int | None,
                           per_page: int | None, *, envs: list[str] | None = None,
                           start_ts: float | None = None, end_ts: float | None = None
-                          ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+                          ) -> tuple[list[views.Deployment], dict[str, int]]:
     """Deployments of one repo's artifacts in the window, newest first."""
     paging = page_of(page, per_page, 15, MAX_PER_PAGE)
     start, end = window(start_ts, end_ts)
@@ -334,7 +334,7 @@ def list_repo_deployments(org: Organization, repo_key: str, page: int | None,
 def list_environment_deployments(org: Organization, env_name: str, page: int | None,
                                  page_size: int | None, *, start: str | None = None,
                                  end: str | None = None
-                                 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+                                 ) -> tuple[list[views.Deployment], dict[str, int]]:
     """Deployments to one environment between two ISO-8601 times (default: the last 30 days),
     newest first."""
     paging = page_of(page, page_size, 50, MAX_ENVIRONMENT_PAGE_SIZE, "page_size")
@@ -345,7 +345,7 @@ def list_environment_deployments(org: Organization, env_name: str, page: int | N
     return _page(org, query, paging)
 
 
-def get_deployment(org: Organization, env_name: str, fingerprint: str) -> dict[str, Any]:
+def get_deployment(org: Organization, env_name: str, fingerprint: str) -> views.Deployment:
     """The latest deployment of the fingerprint to the environment."""
     env = find_environment(org, env_name)
     row = (_selected().where((Deployment.environment == env)
@@ -353,12 +353,12 @@ def get_deployment(org: Organization, env_name: str, fingerprint: str) -> dict[s
            .order_by(Deployment.id.desc()).first())
     if row is None:
         raise NotFound(f"No deployment of artifact '{fingerprint}' to environment '{env.name}'")
-    return views(org, [row])[0]
+    return deployment_views(org, [row])[0]
 
 
-def views(org: Organization, rows: list[Deployment]) -> list[dict[str, Any]]:
+def deployment_views(org: Organization, rows: list[Deployment]) -> list[views.Deployment]:
     known = first_reports(org, {d.fingerprint for d in rows})
-    out = []
+    out: list[views.Deployment] = []
     for d in rows:
         artifact = known.get(d.fingerprint)
         repo = d.repo if d.repo_id else None

@@ -11,6 +11,7 @@ import json
 import pathlib
 from typing import Any
 
+from ...api.v2 import views
 from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from ..kernel import references
@@ -97,7 +98,7 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
     return retry_on_conflict(write)
 
 
-def allowlist_view(entry: AllowlistEntry, env_name: str) -> dict[str, Any]:
+def allowlist_view(entry: AllowlistEntry, env_name: str) -> views.AllowlistEntry:
     return {"artifact_name": entry.artifact_name, "fingerprint": entry.fingerprint,
             "environment_name": env_name, "timestamp": entry.created_at,
             "user_name": entry.user_name, "description": entry.description}
@@ -105,7 +106,7 @@ def allowlist_view(entry: AllowlistEntry, env_name: str) -> dict[str, Any]:
 
 # ---- reads ---------------------------------------------------------------------------------
 
-def list_allowlist(org: Organization) -> list[dict[str, Any]]:
+def list_allowlist(org: Organization) -> list[views.AllowlistEntry]:
     """Every allowlist entry of the organization's environments, by environment then time."""
     rows = (AllowlistEntry.select(AllowlistEntry, Environment).join(Environment)
             .where(Environment.organization == org)
@@ -164,7 +165,7 @@ def member_names(env: Environment) -> list[str]:
 
 
 def environment_views(envs: list[Environment], org_name: str, states: dict[int, bool | None]
-                      ) -> list[dict[str, Any]]:
+                      ) -> list[views.Environment]:
     """The environments as the contract answers them (`states` by environment id), their
     members by current name, read in one query however many environments."""
     names = references.names_by_id(
@@ -173,7 +174,7 @@ def environment_views(envs: list[Environment], org_name: str, states: dict[int, 
 
 
 def _view(env: Environment, org_name: str, state: bool | None, members: list[str]
-          ) -> dict[str, Any]:
+          ) -> views.Environment:
     return {
         "org": org_name,
         "name": env.name,

@@ -3,10 +3,9 @@ environment (physical, not archived), with their compliance there and when they 
 
 from __future__ import annotations
 
-from typing import Any
-
 import peewee
 
+from ...api.v2 import views
 from ...storage.db import in_chunks
 from ...storage.models import Artifact, Environment, EnvironmentEvent, Organization
 from ..evidence.repos import find_repo
@@ -33,7 +32,7 @@ def _started_at(org: Organization, fingerprints: set[str]) -> dict[tuple[int, st
 
 
 def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | None = None,
-                        repo_id: str | None = None, html_base: str = "") -> dict[str, Any]:
+                        repo_id: str | None = None, html_base: str = "") -> views.RepoLiveArtifacts:
     repo = find_repo(org, name=repo_name, repo_id=repo_id, provider=provider)
     built = {fp for (fp,) in Artifact.select(Artifact.fingerprint)
              .where(Artifact.repo == repo).distinct().tuples()}
@@ -48,7 +47,7 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
     fingerprints = {fp for env in live_envs for _, fp in running[env.id]}
     started = _started_at(org, fingerprints)
     artifacts = first_reports(org, fingerprints)
-    entries = []
+    entries: list[views.LiveArtifact] = []
     for env in live_envs:
         snapshot = snapshots[env.id]
         verdicts = verdicts_of(snapshot, html_base)

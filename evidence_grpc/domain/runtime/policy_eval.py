@@ -28,6 +28,7 @@ from typing import Any
 
 from peewee import Tuple, fn
 
+from ...api.v2 import views
 from ...memo import bytes_lru
 from ...storage.db import in_chunks
 from ...storage.models import Attestation, Organization, Policy, PolicyVersion
@@ -81,7 +82,7 @@ class Rule:
         return any(e.reads_artifact for e in (*self.exceptions, self.condition) if e)
 
     @functools.cached_property
-    def shown(self) -> dict[str, Any]:
+    def shown(self) -> views.PolicyRule:
         """The rule as rule_evaluations show it."""
         return {"type": self.kind, "definition": self.definition}
 
@@ -371,12 +372,13 @@ class _Case:
 
 
 
-def _context_for(rule: Rule, report: dict[str, Any] | None) -> dict[str, Any]:
+def _context_for(rule: Rule, report: dict[str, Any] | None) -> views.RuleResolutionContext:
     """Where a rule was resolved: the report (flow and trail) it was resolved for."""
-    where = {"flow_name": report["flow_name"] if report else None,
-             "trail_name": report["trail_name"] if report else None,
-             "artifact_status": report["compliance_state"]
-             if report and rule.kind == TRAIL_COMPLIANCE else None}
+    where: views.RuleResolutionContext = {
+        "flow_name": report["flow_name"] if report else None,
+        "trail_name": report["trail_name"] if report else None,
+        "artifact_status": report["compliance_state"]
+        if report and rule.kind == TRAIL_COMPLIANCE else None}
     if rule.for_control:
         where["for_control"] = rule.for_control
     return where
@@ -405,9 +407,9 @@ def kept_outcomes(policies: list[LoadedPolicy], decided: str | list[list[str]]
 
 
 def render_reasons(policies: list[LoadedPolicy], outcomes: list[list[Any]],
-                   reports: list[dict[str, Any] | None]) -> list[dict[str, str]]:
+                   reports: list[dict[str, Any] | None]) -> list[views.IncomplianceReason]:
     """An artifact's reasons_for_incompliance, from the same inputs as `render_decisions`."""
-    reasons = []
+    reasons: list[views.IncomplianceReason] = []
     for policy, per_policy in zip(policies, outcomes, strict=True):
         for rule, resolved in zip(policy.rules, per_policy, strict=True):
             for outcome, report in zip(_outcomes_of(resolved), reports, strict=True):
@@ -421,13 +423,14 @@ def render_reasons(policies: list[LoadedPolicy], outcomes: list[list[Any]],
 
 
 def render_decisions(policies: list[LoadedPolicy], outcomes: list[list[Any]],
-                     reports: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+                     reports: list[dict[str, Any] | None]) -> list[views.PolicyEvaluation]:
     """The hosted `policy_decisions` of one artifact: outcomes[p][r] are the outcomes of rule r
     of policy p for each of the artifact's reports (a string of `_CODE` letters, or a tuple of
     outcomes), `reports` its reports in the same order ([None]: no provenance)."""
-    decisions = []
+    decisions: list[views.PolicyEvaluation] = []
     for policy, per_policy in zip(policies, outcomes, strict=True):
-        evaluations, compliant = [], True
+        evaluations: list[views.RuleEvaluation] = []
+        compliant = True
         for rule, resolved in zip(policy.rules, per_policy, strict=True):
             resolved = _outcomes_of(resolved)
             applicable = [o for o in resolved if o != NOT_APPLICABLE]
@@ -504,11 +507,11 @@ class ArtifactVerdict:
         self.compliant = not self.failing
 
     @functools.cached_property
-    def policy_decisions(self) -> list[dict[str, Any]]:
+    def policy_decisions(self) -> list[views.PolicyEvaluation]:
         return render_decisions(self._policies, self.outcomes.by_rule, self._reports)
 
     @functools.cached_property
-    def reasons(self) -> list[dict[str, str]]:
+    def reasons(self) -> list[views.IncomplianceReason]:
         return render_reasons(self._policies, self.outcomes.by_rule, self._reports)
 
 

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ...api.v2 import views
 from ...storage.db import (
     Prepared,
     database,
@@ -325,7 +326,7 @@ class Judgement:
             return False
         return all(r["compliance_state"] == COMPLIANT for r in reports)
 
-    def reasons(self, fingerprint: str) -> list[dict[str, str]]:
+    def reasons(self, fingerprint: str) -> list[views.IncomplianceReason]:
         if self.compliant(fingerprint):
             return []
         if self.verdicts is not None:
@@ -437,7 +438,7 @@ class _AppliedPolicies:
         return policies_applied(self._snapshot.applied_policies or [])
 
 
-def reasons_of(verdict: dict[str, Any]) -> list[dict[str, str]]:
+def reasons_of(verdict: dict[str, Any]) -> list[views.IncomplianceReason]:
     """An artifact's reasons_for_incompliance: kept as they are without policies, rendered
     from the outcome codes when policies judged it (none when it is compliant, allowlisted
     included)."""
@@ -458,7 +459,7 @@ def reasons_of(verdict: dict[str, Any]) -> list[dict[str, str]]:
         "message": f"{rest} more reasons: see policy_decisions for every failed rule"}]
 
 
-def policy_decisions_of(verdict: dict[str, Any]) -> list[dict[str, Any]]:
+def policy_decisions_of(verdict: dict[str, Any]) -> list[views.PolicyEvaluation]:
     """An artifact's hosted `policy_decisions`, rendered from the outcome codes its snapshot
     kept (snapshots judged before the codes were kept carry the rendered decisions)."""
     if "policy_decisions" in verdict:
@@ -576,7 +577,8 @@ def _interval(env: Environment, interval: str | None) -> tuple[int, int]:
 # ---- reads ---------------------------------------------------------------------------------
 
 def list_snapshots(org: Organization, env_name: str, page: int | None, per_page: int | None,
-                   interval: str | None = None, reverse: bool = False) -> list[dict[str, Any]]:
+                   interval: str | None = None, reverse: bool = False
+                   ) -> list[views.SnapshotListItem]:
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
     low, high = _interval(env, interval)
@@ -586,7 +588,7 @@ def list_snapshots(org: Organization, env_name: str, page: int | None, per_page:
     rows = list(query.order_by(order).paginate(paging.number, paging.size))
     next_start = _next_starts(env, [s.index for s in rows])
     stamp = now()
-    items = []
+    items: list[views.SnapshotListItem] = []
     for s in rows:
         until = next_start.get(s.index)
         items.append({"index": s.index, "from": s.created_at, "to": until or 0,
@@ -605,7 +607,7 @@ def _next_starts(env: Environment, indexes: list[int]) -> dict[int, float]:
 
 
 def get_snapshot(org: Organization, env_name: str, expression: str, html_base: str
-                 ) -> dict[str, Any]:
+                 ) -> views.Snapshot:
     env = find_environment(org, env_name)
     index, near = _snapshots_around(env, expression, 1)
     return snapshot_view(org, env, near[index], near.get(index - 1), near.get(index + 1),
@@ -619,22 +621,24 @@ def _by_artifact(snapshot: Snapshot | None) -> dict[tuple[str, str], dict[str, A
 
 def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
                   previous: Snapshot | None, following: Snapshot | None, html_base: str
-                  ) -> dict[str, Any]:
+                  ) -> views.Snapshot:
     """A snapshot with its artifacts marked against the previous one (started, exited)."""
     before, current = _by_artifact(previous), _by_artifact(snapshot)
     # An exited artifact shows the verdict of the snapshot it last ran in.
     verdicts = {**verdicts_of(previous, html_base), **verdicts_of(snapshot, html_base)}
-    artifacts = []
+    artifacts: list[views.SnapshotArtifact] = []
+    running: set[str] = set()  # the fingerprints running now
+    counts = {"true": 0, "false": 0, "null": 0}
     for key in sorted(set(current) | set(before)):
         entry = current.get(key) or before[key]
         was = before[key]["instance_count"] if key in before else 0
         count = current[key]["instance_count"] if key in current else 0
-        artifacts.append(_artifact_view(entry, was, count, verdicts[key]))
-    add_deployment_diffs(org, env, snapshot.index, artifacts)
-    counts = {"true": 0, "false": 0, "null": 0}
-    for a in artifacts:
-        if a["annotation"]["now"]:
-            counts[{True: "true", False: "false", None: "null"}[a["compliant"]]] += 1
+        verdict = verdicts[key]
+        artifacts.append(_artifact_view(entry, was, count, verdict))
+        if count:
+            running.add(entry["fingerprint"])
+            counts[{True: "true", False: "false", None: "null"}[verdict["compliant"]]] += 1
+    add_deployment_diffs(org, env, snapshot.index, artifacts, running)
     return {
         "index": snapshot.index,
         "is_latest": snapshot.index == env.latest_index,
@@ -649,7 +653,7 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
     }
 
 
-def applied_policies_of(snapshot: Snapshot) -> list[dict[str, Any]]:
+def applied_policies_of(snapshot: Snapshot) -> list[views.AppliedPolicy]:
     """The hosted `applied_policies`: each policy that judged the snapshot with the running
     artifacts it fails (kept with the policies by snapshots made before 2026-11-25)."""
     applied = snapshot.applied_policies or []
@@ -686,7 +690,7 @@ def _pods(entry: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
 
 
 def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[str, Any]
-                   ) -> dict[str, Any]:
+                   ) -> views.SnapshotArtifact:
     flows, compliant = verdict["flows"], verdict["compliant"]
     first = flows[0] if flows else None
     commit_ts = first.get("commit_timestamp") if first else None
@@ -734,7 +738,7 @@ def _snappish(org: Organization, text: str) -> tuple[Environment, Snapshot | Non
 
 
 def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base: str
-                   ) -> dict[str, Any]:
+                   ) -> views.SnapshotDiff:
     for field, value in (("snappish1", snappish1), ("snappish2", snappish2)):
         if not value:
             raise validation_error(field, "Field cannot be empty")
@@ -743,10 +747,8 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
     side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
     keys = side1.keys() | side2.keys()
     verdicts = {**verdicts_of(snap2, html_base), **verdicts_of(snap1, html_base)}
-    out: dict[str, Any] = {"snappish1": {"snapshot_id": id1, "artifacts": []},
-                           "snappish2": {"snapshot_id": id2, "artifacts": []},
-                           "changed": {"snapshot_id": None, "artifacts": []},
-                           "not_changed": {"snapshot_id": None, "artifacts": []}}
+    found: dict[str, list[views.DiffArtifact]] = {
+        "snappish1": [], "snappish2": [], "changed": [], "not_changed": []}
     for key in sorted(keys):
         one, two = side1.get(key), side2.get(key)
         view = _diff_artifact(one if one is not None else side2[key], one, two, verdicts[key]["flows"])
@@ -754,12 +756,15 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
             target = "snappish1" if one else "snappish2"
-        out[target]["artifacts"].append(view)
-    return out
+        found[target].append(view)
+    return {"snappish1": {"snapshot_id": id1, "artifacts": found["snappish1"]},
+            "snappish2": {"snapshot_id": id2, "artifacts": found["snappish2"]},
+            "changed": {"snapshot_id": None, "artifacts": found["changed"]},
+            "not_changed": {"snapshot_id": None, "artifacts": found["not_changed"]}}
 
 
 def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[str, Any] | None,
-                   flows: list[dict[str, Any]]) -> dict[str, Any]:
+                   flows: list[dict[str, Any]]) -> views.DiffArtifact:
     first = flows[0] if flows else None
     stamps = entry["creationTimestamp"] or [0]
     return {
@@ -788,7 +793,7 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
                 per_page: int | None = None, reverse: bool = False, interval: str | None = None,
                 start: str | None = None, end: str | None = None, start_ts: float | None = None,
                 end_ts: float | None = None, repo_names: list[str] | None = None,
-                html_base: str = "") -> list[dict[str, Any]]:
+                html_base: str = "") -> list[views.EnvironmentEvent]:
     """Events of the environment, newest first (oldest first with reverse)."""
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
@@ -839,7 +844,7 @@ def _describe(event: EnvironmentEvent) -> str:
 
 def _event_view(env: Environment, event: EnvironmentEvent,
                 verdicts: dict[tuple[str, str], dict[str, Any]], snapshot: Snapshot | None
-                ) -> dict[str, Any]:
+                ) -> views.EnvironmentEvent:
     verdict = verdicts.get((event.artifact_name, event.fingerprint))
     flows = verdict["flows"] if verdict else []
     return {
