@@ -6,7 +6,9 @@ same way by the release that wrote it and by the release that upgrades it."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -18,7 +20,9 @@ import requests
 
 ORG = "acme"
 KEY = "upgrade-fixture-key-0123456789"
-BOOTSTRAP = {"organizations": [{"name": ORG}],
+# The organization has the Controls feature (only bootstrap gives it; releases before 2026-11-28b
+# wrote no controls, and a policy names none).
+BOOTSTRAP = {"organizations": [{"name": ORG, "features": ["controls"]}],
              "users": [{"name": "alice", "organizations": [ORG], "api_keys": [{"key": KEY}]}]}
 PUBLIC_URL = "http://evidence.example"
 
@@ -36,7 +40,7 @@ trail:
 """
 # name: file content; a file's fingerprint is the SHA-256 of its content.
 FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
-         "stray": b"nobody reported this\n", "app-3": b"app 3.0\n"}
+         "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n"}
 
 
 def fingerprint(name: str) -> str:
@@ -70,10 +74,10 @@ class Cli:
         (work / "template.yml").write_text(TEMPLATE)
         self.commit = _git_commit(work)
 
-    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    def run(self, *args: str, check: bool = True, token: str = KEY) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOSLI_")}
         result = subprocess.run(
-            [self.binary, *args, "--host", self.host, "--api-token", KEY, "--org", ORG,
+            [self.binary, *args, "--host", self.host, "--api-token", token, "--org", ORG,
              "--max-api-retries", "0"], capture_output=True, text=True, env=env, timeout=60,
             cwd=self.work)
         if check and result.returncode != 0:
@@ -150,15 +154,108 @@ def write_2026_11_28(cli: Cli) -> None:
     cli.snapshot("governed", "app-3")  # #3 incomplete trail: non-compliant
 
 
+JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="shop" tests="3" failures="0" errors="0" skipped="1" time="0.25"
+             timestamp="2026-11-20T12:00:00">
+    <testcase classname="shop.cart" name="adds an item" time="0.1"/>
+    <testcase classname="shop.cart" name="removes an item" time="0.15"/>
+    <testcase classname="shop.checkout" name="pays by card" time="0"><skipped/></testcase>
+  </testsuite>
+</testsuites>
+"""
+# An artifact in `staging` needs compliant line coverage and a decision on control RCTL-001.
+TESTED = """_schema: https://kosli.com/schemas/policy/environment/v1
+artifacts:
+  attestations:
+    - name: coverage
+      type: custom:coverage
+    - name: tests-pass
+      type: decision
+      for_control: RCTL-001
+"""
+# name: text of the other files the 2026-11-28b evidence reports.
+DOCUMENTS = {
+    "tested.yml": TESTED,
+    "review.json": '{"reviewers": ["bob", "carol"], "approved": true}\n',
+    "coverage-type.json": '{"type": "object", "properties": {"lines": {"type": "number"}}, '
+                          '"required": ["lines"]}\n',
+    "coverage.json": '{"lines": 91.5}\n',
+    "junit/results.xml": JUNIT,
+}
+
+
+def write_2026_11_28b(cli: Cli) -> None:
+    """On top of the 2026-11-28 evidence, upgraded: what the release before the transparency log
+    (9188cd5, schema up to 0022) added that the CLI writes: environments with a description, a
+    logical one of members, a control, a policy naming it, a service account with an API key
+    that takes a snapshot (its audit events say so), and a trail with attestations of other
+    types (generic with annotations and user data, one overridden; junit; custom; a decision).
+    Approvals and actions have no CLI commands: not here."""
+    for name, text in DOCUMENTS.items():
+        (cli.work / name).parent.mkdir(parents=True, exist_ok=True)
+        (cli.work / name).write_text(text)
+    fp4 = fingerprint("app-4")
+    cli.run("create", "environment", "staging", "--type", "server",
+            "--description", "where releases wait for prod")
+    cli.run("create", "environment", "everywhere", "--type", "logical",
+            "--included-environments", "prod,governed", "--description", "prod and governed")
+    cli.run("create", "control", "RCTL-001", "--name", "Tests pass",
+            "--description", "every release passes its tests")
+    cli.run("create", "policy", "tested", cli.file("tested.yml"))
+    cli.run("attach-policy", "tested", "--environment", "staging")
+    cli.run("create", "service-account", "deployer", "--privilege", "snapshotter",
+            "--description", "takes snapshots")
+    created = cli.run("create", "api-key", "--service-account", "deployer", "--description",
+                      "key for the deployer", "--expires-at", "2030-01-01", "--output", "json")
+    cli.run("begin", "trail", "r4", "--flow", "shop", "--description", "release 4")
+    cli.artifact("app-4", "shop", "r4")
+    cli.run("attest", "generic", "--name", "review", "--flow", "shop", "--trail", "r4",
+            "--compliant=true", "--annotate", "ticket=SHOP-4", "--annotate", "reviewers=2",
+            "--user-data", cli.file("review.json"))
+    cli.generic("scan", "shop", "r4", False, artifact="app-4")
+    cli.generic("scan", "shop", "r4", True, artifact="app-4")  # overrides the failed one
+    cli.run("attest", "junit", "--name", "unit-tests", "--flow", "shop", "--trail", "r4",
+            "--results-dir", cli.file("junit"))
+    cli.run("create", "attestation-type", "coverage", "--description", "line coverage",
+            "--schema", cli.file("coverage-type.json"), "--jq", ".lines >= 80")
+    cli.run("attest", "custom", "--type", "coverage", "--name", "coverage", "--flow", "shop",
+            "--trail", "r4", "--fingerprint", fp4, "--attestation-data", cli.file("coverage.json"))
+    cli.run("attest", "decision", "--name", "tests-pass", "--flow", "shop", "--trail", "r4",
+            "--control", "RCTL-001", "--compliant=true", "--fingerprint", fp4,
+            "--description", "unit tests pass")
+    cli.snapshot("staging", "app-4")  # #1 compliant
+    cli.run("snapshot", "server", "staging", "--paths", "app-3,app-4",  # #2 app-3 is not
+            token=json.loads(created.stdout)["key"])
+    cli.snapshot("governed", "app-1", "app-4")  # #4 compliant
+    cli.snapshot("prod", "app-4")  # #5 Unknown
+
+
 # Each release's evidence, in order: a fixture holds the evidence of its release and of every
 # release before it, each written by its own code.
 WRITERS: dict[str, Callable[[Cli], None]] = {
-    "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28}
+    "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28,
+    "2026-11-28b": write_2026_11_28b}
 # What the reads cover: environments and how many snapshots each has, flows and their trails.
 SNAPSHOTS = {"2026-11-23": {"prod": 3, "edge": 2},
-             "2026-11-28": {"prod": 4, "edge": 2, "governed": 3}}
+             "2026-11-28": {"prod": 4, "edge": 2, "governed": 3},
+             "2026-11-28b": {"prod": 5, "edge": 2, "governed": 4, "staging": 2, "everywhere": 0}}
 TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
-          "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]}}
+          "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]},
+          "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]}}
+# Reads of what a release added, from that release on.
+LATER_READS = {"2026-11-28b": [
+    f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-4')}",
+    *(f"/api/v2/attestations/{ORG}/shop/trail/r4/{name}"
+      for name in ("review", "unit-tests", "tests-pass")),
+    *(f"/api/v2/attestations/{ORG}/shop/artifact/{fingerprint('app-4')}/{name}"
+      for name in ("scan", "coverage")),
+    f"/api/v2/custom-attestation-types/{ORG}/coverage",
+    f"/api/v2/controls/{ORG}/RCTL-001", f"/api/v2/controls/{ORG}/RCTL-001/decisions",
+    f"/api/v2/controls/{ORG}/RCTL-001/coverage", f"/api/v2/policies/{ORG}/tested",
+    f"/api/v2/service-accounts/{ORG}/deployer", f"/api/v2/service-accounts/{ORG}/deployer/api-keys",
+    f"/api/v2/membership-audit-log/{ORG}",
+    *(f"/api/v2/environments/{ORG}/{env}/auditlog" for env in SNAPSHOTS["2026-11-28b"])]}
 
 
 def reads(cli: Cli, release: str) -> dict[str, Any]:
@@ -170,7 +267,10 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
 
     def get(path: str) -> None:
         answer = session.get(cli.host + path, timeout=30)
-        body = answer.json()
+        if answer.headers.get("Content-Type", "").startswith("text/csv"):  # rows by column
+            body: Any = list(csv.DictReader(io.StringIO(answer.text)))
+        else:
+            body = answer.json()
         if path.startswith("/api/v2/snapshots/") and path.count("/") == 5 and answer.ok:
             for item in body:  # the latest snapshot lasts until the read: not a stored fact
                 if not item["to"]:
@@ -193,6 +293,10 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
     for name in ("app-1", "app-2", "tool"):
         get(f"/api/v2/artifacts/{ORG}/{'tools' if name == 'tool' else 'shop'}/fingerprint/"
             f"{fingerprint(name)}")
+    releases = list(WRITERS)
+    for later in releases[1:releases.index(release) + 1]:
+        for path in LATER_READS.get(later, []):
+            get(path)
     return found
 
 
