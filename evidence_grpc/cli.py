@@ -52,6 +52,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         http_threads=getattr(args, "http_threads", None),
         grpc_workers=getattr(args, "grpc_workers", None),
         grpc_threads=getattr(args, "grpc_threads", None),
+        log_key_file=getattr(args, "log_key_file", None),
     )
 
 
@@ -71,10 +72,20 @@ def _prepare_database(settings: Settings) -> None:
         log.info("applied migrations: %s", ", ".join(applied))
 
 
+def _prepare_log_key(settings: Settings) -> None:
+    """The transparency log's signing key: created on first start (before any process is
+    forked, so that every process signs with the one key), read on later ones."""
+    from .domain.transparency import log as transparency_log
+
+    signer = transparency_log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+    log.info("transparency log key %s (verifier key %s)", settings.log_key_file, signer.vkey)
+
+
 def cmd_grpc(args: argparse.Namespace) -> int:
     """The gRPC server alone: `grpc_processes` server processes on one address."""
     settings = _settings(args)
     _prepare_database(settings)
+    _prepare_log_key(settings)
     # Forked children open the database again; none may inherit a parent's connection.
     release_connections()
     workers = settings.grpc_processes
@@ -242,6 +253,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """The gRPC server, the REST shim and the delivery worker, processes on one database."""
     settings = _settings(args)
     _prepare_database(settings)
+    _prepare_log_key(settings)
     release_connections()
     database_args = ["--database-url", settings.database_url]
     # Both doors link to the same pages: the shim's address unless a public URL is given.
@@ -264,7 +276,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for command in (
             ["grpc", "--grpc-addr", settings.grpc_addr, *database_args, *links,
              "--grpc-workers", str(settings.grpc_processes),
-             "--grpc-threads", str(settings.grpc_threads)],
+             "--grpc-threads", str(settings.grpc_threads), "--log-key-file", settings.log_key_file],
             ["shim", "--http-addr", settings.http_addr, "--workers", str(settings.http_processes),
              "--http-threads", str(settings.http_threads), *database_args, *links],
             ["deliver", *database_args]):
@@ -324,6 +336,50 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return REFUSED if status.unknown else 1 if status.pending else 0
 
 
+def cmd_verify_log(args: argparse.Namespace) -> int:
+    """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
+    differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
+    and with --since, that the log only grew since a checkpoint saved earlier."""
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import log as transparency_log
+    from .domain.transparency import notes
+    from .storage.db import read_snapshot, require_current_schema
+    from .storage.models import LogHead, Organization
+
+    settings = _settings(args)
+    init_database(settings.database_url)
+    require_current_schema()
+    verifier = None
+    if args.since:
+        try:
+            verifier = (notes.parse_verifier_key(open(args.public_key).read().strip())
+                        if args.public_key else
+                        transparency_log.read_signer(settings.log_key_file).verifier)
+        except (OSError, notes.NoteError, DomainError) as error:
+            print(f"verify-log: no verifier key: {error}", file=sys.stderr)
+            return REFUSED
+        saved = open(args.since).read()
+    failed = False
+    with read_snapshot():
+        orgs = Organization.select().where(Organization.name == args.org) if args.org else (
+            Organization.select().join(LogHead).order_by(Organization.name))
+        found = list(orgs)
+        if args.org and not found:
+            print(f"verify-log: no organization '{args.org}'", file=sys.stderr)
+            return REFUSED
+        for org in found:
+            problems = transparency_log.verify_log(org)
+            if verifier is not None:
+                problems += transparency_log.verify_growth(org, saved, verifier)
+            size, root = transparency_log.size_and_root(org)
+            for problem in problems:
+                print(f"{org.name}: {problem}")
+            print(f"{org.name}: {'FAILED' if problems else 'ok'} ({size} entries, root "
+                  f"{root.hex()})")
+            failed = failed or bool(problems)
+    return 1 if failed else 0
+
+
 def _at_least_one(text: str) -> int:
     number = int(text)
     if number < 1:
@@ -364,6 +420,9 @@ def parser() -> argparse.ArgumentParser:
                         "GRPC_WORKERS", "one per core"),
                     ("--grpc-threads", "handler threads of each gRPC process", "GRPC_THREADS",
                      defaults.grpc_threads))
+            p.add_argument("--log-key-file", help="the transparency log's signing key, created "
+                                                  "when missing (env EVIDENCE_LOG_KEY_FILE; "
+                                                  f"default {defaults.log_key_file})")
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")
@@ -380,6 +439,14 @@ def parser() -> argparse.ArgumentParser:
         "--check", action="store_true",
         help='print {"pending": [...], "unknown": [...]} and change nothing: exit 0 when up to '
              "date, 1 with pending migrations, 2 with migrations this release does not know")
+    verify = command("verify-log", cmd_verify_log,
+                     "check the transparency logs against the stored records (exit 1 naming "
+                     "what differs)")
+    verify.add_argument("--org", help="only this organization's log")
+    verify.add_argument("--since", help="a checkpoint saved earlier: prove the log only grew")
+    verify.add_argument("--public-key", help="the log's verifier key file (default: the key of "
+                                             "--log-key-file)")
+    verify.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE")
     return top
 
 

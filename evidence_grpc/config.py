@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from urllib.parse import urlparse
 
 MIB = 1024 * 1024
 
@@ -46,10 +47,20 @@ class Settings:
     # every process of a server (the command line makes one per start when none is set, so
     # forms loaded before a restart must be loaded again).
     session_secret: str = ""
+    # The transparency log's Ed25519 signing key (a C2SP signer key string), created with mode
+    # 0600 on first start when the file does not exist; outside the database, to be backed up
+    # apart from it (docs/operator.md).
+    log_key_file: str = "evidence-log.key"
 
     @property
     def html_base(self) -> str:
         return (self.public_url or f"http://{self.http_addr}").rstrip("/")
+
+    @property
+    def log_key_name(self) -> str:
+        """The name of the log's key and the host part of its checkpoints' origin: the public
+        URL's host (and port)."""
+        return urlparse(self.html_base).netloc or "evidence-server"
 
     @property
     def http_processes(self) -> int:
@@ -72,6 +83,7 @@ class Settings:
             "grpc_target": os.environ.get("EVIDENCE_GRPC_TARGET"),
             "public_url": os.environ.get("EVIDENCE_PUBLIC_URL"),
             "session_secret": os.environ.get("EVIDENCE_SESSION_SECRET"),
+            "log_key_file": os.environ.get("EVIDENCE_LOG_KEY_FILE"),
         }
         values: dict[str, object] = {k: v for k, v in env.items() if v}
         if os.environ.get("EVIDENCE_RULE_SECONDS"):

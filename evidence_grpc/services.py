@@ -32,6 +32,7 @@ from .api.v2 import (
     snapshot_service_pb2,
     tag_service_pb2,
     trail_service_pb2,
+    transparency_service_pb2,
 )
 from .config import Settings
 from .domain.kernel import sandbox
@@ -54,11 +55,14 @@ from .servicers.repos import BuildServicer, DeploymentServicer, RepoServicer
 from .servicers.service_accounts import ServiceAccountServicer
 from .servicers.snapshots import SnapshotServicer
 from .servicers.trails import TrailServicer
+from .servicers.transparency import TransparencyServicer
 
 # (service descriptor, how to build its servicer from the settings)
 SERVICES: list[tuple[descriptor.ServiceDescriptor, Callable[[Settings], Any]]] = [
     (flow_service_pb2.DESCRIPTOR.services_by_name["FlowService"], lambda s: FlowServicer()),
     (trail_service_pb2.DESCRIPTOR.services_by_name["TrailService"], TrailServicer),
+    (transparency_service_pb2.DESCRIPTOR.services_by_name["TransparencyService"],
+     TransparencyServicer),
     (attestation_service_pb2.DESCRIPTOR.services_by_name["AttestationService"],
      AttestationServicer),
     (attestation_type_service_pb2.DESCRIPTOR.services_by_name["AttestationTypeService"],

@@ -15,6 +15,7 @@ import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -58,7 +59,12 @@ BOOTSTRAP = {
 }
 
 
+# The transparency log's key of every server the tests start (never one in the checkout).
+LOG_KEY_FILE = str(pathlib.Path(tempfile.mkdtemp(prefix="evidence-log-key-")) / "log.key")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("EVIDENCE_LOG_KEY_FILE", LOG_KEY_FILE)
     if os.environ.get("CI") and not POSTGRES_URL:
         raise pytest.UsageError("CI must run the PostgreSQL suites: set EVIDENCE_TEST_POSTGRES_URL")
 
@@ -96,7 +102,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 def grpc_channel(database_url: str) -> Iterator[grpc.Channel]:
     """A channel to a network gRPC server on `database_url` at a free port (with the message
     limits the shim's channel has), the server stopped when the block ends."""
-    settings = Settings(database_url=database_url, grpc_addr="127.0.0.1:0")
+    settings = Settings(database_url=database_url, grpc_addr="127.0.0.1:0", log_key_file=LOG_KEY_FILE)
     server, port = build_server(settings)
     server.start()
     try:
@@ -203,7 +209,7 @@ def db(database_url: str) -> Iterator[str]:
 
 @pytest.fixture
 def settings(db: str) -> Settings:
-    return Settings(database_url=db, public_url="http://evidence.test")
+    return Settings(database_url=db, public_url="http://evidence.test", log_key_file=LOG_KEY_FILE)
 
 
 @pytest.fixture

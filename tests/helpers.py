@@ -576,7 +576,7 @@ PLAUSIBLE = {"org": "acme", "flow_name": "f1", "trail_name": "t1", "env_name": "
              "resource_type": "flow", "resource_id": "f1", "fingerprint": FINGERPRINT,
              "search_value": FINGERPRINT, "commit_sha": "b" * 40, "approval_number": "1",
              "identifier": "c1", "version_number": "1", "action_number": "1",
-             "notification_number": "1", "key_id": "k1", "name": "sa1"}
+             "notification_number": "1", "key_id": "k1", "name": "sa1", "index": "0"}
 
 
 def _fail_constant(name: str) -> Any:

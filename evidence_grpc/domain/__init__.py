@@ -6,8 +6,15 @@ outbound and identity beside each other, kernel. A context imports only those be
 (`lint-imports`); a lower context's change that a higher one reacts to is a domain event
 (kernel.events), subscribed here, once, when the domain is first imported."""
 
+from .evidence import leaves as evidence_leaves
 from .evidence.events import ArtifactRepoKnown
 from .kernel import events
+from .runtime import leaves as runtime_leaves
 from .runtime.deployments import link_artifact
+from .transparency import log
 
 events.subscribe(ArtifactRepoKnown, link_artifact)
+# How `verify-log` re-derives each kind of leaf from its rows.
+log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations)
+log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events)
+log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots)

@@ -662,3 +662,45 @@ class WebSession(BaseModel):
 
 
 ALL_MODELS += [WebSession]
+
+
+class LogHead(BaseModel):
+    """An organization's transparency log (domain.transparency.log): its size and the hashes of
+    the complete subtrees along its right edge (`frontier`, hex, largest first), from which its
+    root is folded and the next append's hashes made without a read. Locked by every append:
+    entries are numbered in commit order without gaps."""
+
+    organization = peewee.ForeignKeyField(Organization, unique=True, on_delete="CASCADE")
+    size = peewee.BigIntegerField(default=0)
+    frontier = JSONField(default=list)
+
+
+class LogEntry(BaseModel):
+    """Entry `number` of an organization's log: the leaf (RFC 8785 canonical JSON) of one
+    evidence record (`kind`, its row `record_id`) and the leaf's hash (RFC 9162)."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    number = peewee.BigIntegerField()
+    kind = peewee.CharField()
+    record_id = peewee.BigIntegerField()
+    leaf = peewee.TextField()
+    leaf_hash = peewee.BlobField()
+
+    class Meta:
+        indexes = ((("organization", "number"), True), (("kind", "record_id"), False))
+
+
+class LogHash(BaseModel):
+    """The hash of the complete subtree of 2**level leaves starting at leaf index * 2**level
+    of an organization's log (level 0: the leaves' hashes): proofs read O(log n) of them."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    level = peewee.IntegerField()
+    index = peewee.BigIntegerField()
+    hash = peewee.BlobField()
+
+    class Meta:
+        indexes = ((("organization", "level", "index"), True),)
+
+
+ALL_MODELS += [LogHead, LogEntry, LogHash]

@@ -741,7 +741,7 @@ def test_prepared_inserts_store_what_peewee_would(acme, alice):
     # A field not given gets its default; the touch of a trail is a compiled UPDATE.
     assert events.create(trail=trail.id, timestamp=2.0, type="bare").payload == {}
     assert TrailEvent.get(TrailEvent.type == "bare").payload == {}
-    trails.reported(trail, 123.25, "touched", {})
+    trails.reported(acme, trail, 123.25, "touched", {})
     assert Trail.get_by_id(trail.id).last_modified_at == 123.25
     # A constraint still holds: nothing is stored without its trail.
     with pytest.raises(peewee.IntegrityError), storage.database.atomic():

@@ -128,6 +128,11 @@ __all__ = [
     "GetFlowRequest",
     "GetLatestArtifactCommitRequest",
     "GetLatestArtifactCommitResponse",
+    "GetLogCheckpointRequest",
+    "GetLogConsistencyProofRequest",
+    "GetLogEntryRequest",
+    "GetLogInclusionProofRequest",
+    "GetLogPublicKeyRequest",
     "GetOrganizationRequest",
     "GetPolicyRequest",
     "GetReadinessRequest",
@@ -209,6 +214,8 @@ __all__ = [
     "LiveArtifact",
     "LiveArtifactOrigin",
     "LiveEnvironment",
+    "LogEntry",
+    "LogProof",
     "MembershipAuditEvent",
     "MembershipAuditLog",
     "Organization",
@@ -1250,6 +1257,31 @@ GetLatestArtifactCommitResponse = TypedDict("GetLatestArtifactCommitResponse", {
     "latest_commit": "str | None",
 }, total=False)
 
+GetLogCheckpointRequest = TypedDict("GetLogCheckpointRequest", {
+    "org": "str",
+}, total=False)
+
+GetLogConsistencyProofRequest = TypedDict("GetLogConsistencyProofRequest", {
+    "org": "str",
+    "first": "int",
+    "second": "int",
+}, total=False)
+
+GetLogEntryRequest = TypedDict("GetLogEntryRequest", {
+    "org": "str",
+    "index": "int",
+}, total=False)
+
+GetLogInclusionProofRequest = TypedDict("GetLogInclusionProofRequest", {
+    "org": "str",
+    "index": "int",
+    "tree_size": "int",
+}, total=False)
+
+GetLogPublicKeyRequest = TypedDict("GetLogPublicKeyRequest", {
+    "org": "str",
+}, total=False)
+
 GetOrganizationRequest = TypedDict("GetOrganizationRequest", {
     "org": "str",
 }, total=False)
@@ -1794,6 +1826,16 @@ LiveEnvironment = TypedDict("LiveEnvironment", {
     "id": "str",
     "name": "str",
     "type": "str",
+}, total=False)
+
+LogEntry = TypedDict("LogEntry", {
+    "index": "int",
+    "leaf": "bytes",
+    "leaf_hash": "str",
+}, total=False)
+
+LogProof = TypedDict("LogProof", {
+    "hashes": "Sequence[bytes]",
 }, total=False)
 
 MembershipAuditEvent = TypedDict("MembershipAuditEvent", {

@@ -105,7 +105,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.save()
             events.publish(ArtifactRepoKnown(org, artifact))
             _bind_pending(trail, artifact)
-            trails.reported(trail, stamp, "artifact_creation_reported",
+            trails.reported(org, trail, stamp, "artifact_creation_reported",
                             {"artifact_name": artifact.name, "fingerprint": fingerprint,
                              "template_reference_name": template_name,
                              "git_commit_info": artifact.git_commit_info, "user": user.name})

@@ -32,7 +32,7 @@ from ..kernel.errors import NotFound, artifact_not_in_trail, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions
-from . import attestation_types, blobs, trails
+from . import attestation_types, blobs, leaves, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
@@ -193,8 +193,9 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             remember(org, data.get("repo_info"), stamp)
+            leaves.log_attestation(org, trail, attestation)
             trails.reported(
-                trail, stamp,
+                org, trail, stamp,
                 "artifact_attestation_reported" if target else "trail_attestation_reported",
                 {"attestation_type": type_name, "attestation_id": attestation.uid,
                  "template_reference_name": data["attestation_name"],

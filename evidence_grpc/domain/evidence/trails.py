@@ -27,6 +27,7 @@ from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions
+from . import leaves
 from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
@@ -67,9 +68,10 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
             trail.save()
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
-            _EVENT.create(trail=trail, timestamp=stamp,
-                          type="trail_reported" if created else "trail_updated",
-                          payload=_event_payload(data, user))
+            event = _EVENT.create(trail=trail, timestamp=stamp,
+                                  type="trail_reported" if created else "trail_updated",
+                                  payload=_event_payload(data, user))
+            leaves.log_trail_event(org.id, org.name, trail, event)
             if created:
                 actions.flow_event(org, flow, "ON_STARTED_TRAIL", trail_name=name,
                                    user=user.name)
@@ -96,11 +98,13 @@ _TOUCH = Prepared(lambda trail, stamp: Trail.update({Trail.last_modified_at: as_
                   .where(Trail.id == trail), trail=int, stamp=float)
 
 
-def reported(trail: Trail, stamp: float, kind: str, payload: dict[str, Any]) -> None:
-    """Evidence reported to the trail: the event of its history, and the trail modified then.
-    Call inside the write transaction that keeps the evidence."""
+def reported(org: Organization, trail: Trail, stamp: float, kind: str, payload: dict[str, Any]
+             ) -> None:
+    """Evidence reported to the trail: the event of its history (logged: leaves), and the
+    trail modified then. Call inside the write transaction that keeps the evidence."""
     _TOUCH.execute(trail=trail.id, stamp=stamp)
-    _EVENT.create(trail=trail, timestamp=stamp, type=kind, payload=payload)
+    leaves.log_trail_event(org.id, org.name, trail,
+                           _EVENT.create(trail=trail, timestamp=stamp, type=kind, payload=payload))
 
 
 def _event_payload(data: dict[str, Any], user: User) -> dict[str, Any]:

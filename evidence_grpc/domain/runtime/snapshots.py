@@ -51,7 +51,7 @@ from ..kernel.errors import FailedPrecondition, NotFound, validation_error
 from ..kernel.numbers import as_int64, whole_number
 from ..kernel.pages import page_of
 from ..outbound import actions
-from . import env_audit
+from . import env_audit, leaves
 from .deployment_diffs import add_deployment_diffs
 from .deployments import record
 from .environments import (
@@ -233,6 +233,7 @@ def _new_snapshot(org: Organization, env: Environment, env_type: str,
     snapshot = Snapshot.create(environment=env, index=env.latest_index + 1, type=env_type,
                                artifacts=entries, created_at=stamp, **judged)
     env.latest_index = snapshot.index
+    leaves.log_snapshot(org, snapshot)
     actions.compliance_changed(org, env, snapshot.index, before, snapshot.compliant)
     return snapshot
 

@@ -1,0 +1,66 @@
+from . import options_pb2 as _options_pb2
+from google.api import annotations_pb2 as _annotations_pb2
+from google.api import httpbody_pb2 as _httpbody_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class GetLogPublicKeyRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class GetLogCheckpointRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class GetLogEntryRequest(_message.Message):
+    __slots__ = ("org", "index")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    index: int
+    def __init__(self, org: _Optional[str] = ..., index: _Optional[int] = ...) -> None: ...
+
+class LogEntry(_message.Message):
+    __slots__ = ("index", "leaf", "leaf_hash")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    LEAF_FIELD_NUMBER: _ClassVar[int]
+    LEAF_HASH_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    leaf: bytes
+    leaf_hash: str
+    def __init__(self, index: _Optional[int] = ..., leaf: _Optional[bytes] = ..., leaf_hash: _Optional[str] = ...) -> None: ...
+
+class GetLogInclusionProofRequest(_message.Message):
+    __slots__ = ("org", "index", "tree_size")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    index: int
+    tree_size: int
+    def __init__(self, org: _Optional[str] = ..., index: _Optional[int] = ..., tree_size: _Optional[int] = ...) -> None: ...
+
+class GetLogConsistencyProofRequest(_message.Message):
+    __slots__ = ("org", "first", "second")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    SECOND_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    first: int
+    second: int
+    def __init__(self, org: _Optional[str] = ..., first: _Optional[int] = ..., second: _Optional[int] = ...) -> None: ...
+
+class LogProof(_message.Message):
+    __slots__ = ("hashes",)
+    HASHES_FIELD_NUMBER: _ClassVar[int]
+    hashes: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, hashes: _Optional[_Iterable[bytes]] = ...) -> None: ...

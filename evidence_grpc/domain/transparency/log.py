@@ -1,0 +1,312 @@
+"""An organization's transparency log: every evidence record written gets an entry, appended in
+the transaction that keeps the record, numbered from 0 without gaps in commit order (each
+append locks the organization's LogHead, as the transaction's last lock).
+
+A leaf is the record's canonical JSON (RFC 8785): its kind, organization, ids, verdict, time,
+actor, and SHA-256 digests of its bulky parts, built by the context that owns the record (a
+*leaf builder*). The same builders re-derive leaves from the stored rows (`verify_log`), so a
+record changed or removed behind the service's back is named. Leaf hash, interior hashes, roots
+and proofs are RFC 9162's (`merkle`); checkpoints are C2SP signed notes (`notes`)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+
+from ...storage.db import at_transaction_end, for_update, in_chunks
+from ...storage.models import LogEntry, LogHash, LogHead, Organization
+from ..kernel.errors import InvalidArgument, NotFound, validation_error
+from . import merkle, notes
+
+# Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
+Rebuild = Callable[[list[int]], dict[int, dict[str, Any]]]
+_REBUILDERS: dict[str, Rebuild] = {}
+_sequence = itertools.count()
+
+
+def register(kind: str, rebuild: Rebuild) -> None:
+    """How `verify_log` re-derives the leaves of `kind` from their rows (domain/__init__.py)."""
+    _REBUILDERS[kind] = rebuild
+
+
+def digest(value: Any) -> str:
+    """SHA-256 (hex) of JSON data as it is stored: compact separators, ASCII (storage.models'
+    JSONField), so that any value accepted (integers past 2**53 included) has one."""
+    return hashlib.sha256(json.dumps(value, separators=(",", ":")).encode()).hexdigest()
+
+
+def canonical(leaf: dict[str, Any]) -> bytes:
+    """The leaf's bytes: RFC 8785 canonical JSON."""
+    return rfc8785.dumps(leaf)
+
+
+def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any]) -> None:
+    """Log `leaf` (of the record `kind` `record_id`) when the current write transaction
+    commits: after its other writes, in the order appended."""
+    item = (next(_sequence), org_id, kind, record_id, canonical(leaf))
+    at_transaction_end("transparency-log", _append_all, [item])
+
+
+def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
+    by_org: dict[int, list[tuple[int, int, str, int, bytes]]] = {}
+    for item in sorted(items):
+        by_org.setdefault(item[1], []).append(item)
+    for org_id in sorted(by_org):  # one locking order for every writer
+        _append_to(org_id, [(kind, record_id, leaf) for _, _, kind, record_id, leaf in by_org[org_id]])
+
+
+def _frontier_hashes(size: int, frontier: list[str]) -> dict[tuple[int, int], bytes]:
+    """(level, index) -> hash of the complete subtrees along the right edge of a tree of `size`
+    leaves, largest first, as LogHead.frontier keeps them."""
+    found: dict[tuple[int, int], bytes] = {}
+    start = 0
+    hashes = iter(frontier)
+    for level in range(size.bit_length() - 1, -1, -1):
+        if size >> level & 1:
+            found[(level, start >> level)] = bytes.fromhex(next(hashes))
+            start += 1 << level
+    return found
+
+
+def _frontier_of(size: int, known: dict[tuple[int, int], bytes]) -> list[str]:
+    return [known[key].hex() for key in _frontier_hashes(size, ["00"] * size.bit_count())]
+
+
+def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
+    head = for_update(LogHead.select().where(LogHead.organization == org_id)).first()
+    if head is None:  # the organization's first entry (two first writers: one inserts)
+        LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
+        head = for_update(LogHead.select().where(LogHead.organization == org_id)).get()
+    size = head.size
+    known = _frontier_hashes(size, head.frontier)
+    leaf_hashes = [merkle.leaf_hash(leaf) for _, _, leaf in leaves]
+    made = merkle.new_hashes(size, leaf_hashes, lambda level, index: known[(level, index)])
+    LogEntry.insert_many([
+        {"organization": org_id, "number": size + n, "kind": kind, "record_id": record_id,
+         "leaf": leaf.decode(), "leaf_hash": leaf_hash}
+        for n, ((kind, record_id, leaf), leaf_hash) in enumerate(zip(leaves, leaf_hashes, strict=True))
+    ]).execute()
+    LogHash.insert_many([{"organization": org_id, "level": h.level, "index": h.index, "hash": h.hash}
+                         for h in made]).execute()
+    known.update({(h.level, h.index): h.hash for h in made})
+    new_size = size + len(leaves)
+    LogHead.update(size=new_size, frontier=_frontier_of(new_size, known)).where(
+        LogHead.id == head.id).execute()
+
+
+# ---- reads ------------------------------------------------------------------------------------
+
+def _hash_reader(org_id: int) -> merkle.HashAt:
+    def hash_at(level: int, index: int) -> bytes:
+        row = (LogHash.select(LogHash.hash).where(
+            (LogHash.organization == org_id) & (LogHash.level == level) & (LogHash.index == index))
+            .tuples().first())
+        if row is None:
+            raise AssertionError(f"the log of organization {org_id} lacks hash ({level}, {index})")
+        return bytes(row[0])
+    return hash_at
+
+
+def size_and_root(org: Organization) -> tuple[int, bytes]:
+    """The log's size and root now (0 and the empty tree's root before its first entry)."""
+    head = LogHead.get_or_none(LogHead.organization == org)
+    if head is None or head.size == 0:
+        return 0, merkle.EMPTY_ROOT
+    known = _frontier_hashes(head.size, head.frontier)
+    return head.size, merkle.tree_root(head.size, lambda level, index: known[(level, index)])
+
+
+def origin(public_host: str, org: Organization) -> str:
+    """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable."""
+    return f"{public_host}/{org.name}"
+
+
+def checkpoint(org: Organization, signer: notes.Signer, public_host: str) -> str:
+    """The log's current checkpoint, a C2SP signed note."""
+    size, root = size_and_root(org)
+    return notes.sign_note(notes.checkpoint_body(origin(public_host, org), size, root), signer)
+
+
+@dataclass(frozen=True)
+class Entry:
+    number: int
+    kind: str
+    record_id: int
+    leaf: bytes
+    leaf_hash: bytes
+
+
+def entry(org: Organization, number: int) -> Entry:
+    row = LogEntry.get_or_none((LogEntry.organization == org) & (LogEntry.number == number))
+    if row is None:
+        raise NotFound(f"Log entry {number} of organization '{org.name}' does not exist")
+    return Entry(row.number, row.kind, row.record_id, row.leaf.encode(), bytes(row.leaf_hash))
+
+
+def _checked_size(org: Organization, field: str, tree_size: int) -> int:
+    size, _ = size_and_root(org)
+    if not 0 < tree_size <= size:
+        raise validation_error(field, f"Must be between 1 and the log's size ({size})")
+    return tree_size
+
+
+def inclusion_proof(org: Organization, index: int, tree_size: int) -> list[bytes]:
+    """The RFC 9162 inclusion proof of entry `index` in the tree of the first `tree_size`."""
+    _checked_size(org, "tree_size", tree_size)
+    if not 0 <= index < tree_size:
+        raise validation_error("index", f"Must be between 0 and tree_size - 1 ({tree_size - 1})")
+    return merkle.inclusion_proof(index, tree_size, _hash_reader(org.id))
+
+
+def consistency_proof(org: Organization, first: int, second: int) -> list[bytes]:
+    """The RFC 9162 consistency proof from the tree of `first` entries to that of `second`."""
+    _checked_size(org, "second", second)
+    if not 0 < first <= second:
+        raise validation_error("first", f"Must be between 1 and second ({second})")
+    return merkle.consistency_proof(first, second, _hash_reader(org.id))
+
+
+def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
+    """record id -> its entry's number, for the records of `kind` that are in a log."""
+    found: dict[int, int] = {}
+    for chunk in in_chunks(sorted(set(record_ids))):
+        found.update(LogEntry.select(LogEntry.record_id, LogEntry.number).where(
+            (LogEntry.kind == kind) & LogEntry.record_id.in_(chunk)).tuples())
+    return found
+
+
+# ---- verification -----------------------------------------------------------------------------
+
+def _entries(org_id: int) -> Iterator[LogEntry]:
+    """The organization's entries in order, read in pages (a log may hold millions)."""
+    after = -1
+    while True:
+        page = list(LogEntry.select().where((LogEntry.organization == org_id)
+                                            & (LogEntry.number > after))
+                    .order_by(LogEntry.number).limit(10_000))
+        if not page:
+            return
+        yield from page
+        after = page[-1].number
+
+
+def verify_log(org: Organization) -> list[str]:
+    """What differs in the organization's log: each entry whose number, leaf hash or record
+    does not match (the record re-derived from its row by the builder of its kind), each
+    stored subtree hash the leaves do not make, and a head that disagrees; [] when it holds."""
+    problems: list[str] = []
+    head = LogHead.get_or_none(LogHead.organization == org)
+    store = merkle.MemoryHashStore()
+    pending: dict[str, dict[int, tuple[int, bytes]]] = {}
+    for row in _entries(org.id):
+        if row.number != store.size:
+            problems.append(f"entry {store.size} is missing (the next entry is {row.number})")
+            break
+        leaf = row.leaf.encode()
+        if merkle.leaf_hash(leaf) != bytes(row.leaf_hash):
+            problems.append(f"entry {row.number}: its leaf does not hash to its stored leaf hash")
+        store.append([merkle.leaf_hash(leaf)])
+        pending.setdefault(row.kind, {})[row.record_id] = (row.number, leaf)
+    for kind, records in pending.items():
+        problems += _check_records(kind, records)
+    stored = {(level, index): bytes(value) for level, index, value in LogHash.select(
+        LogHash.level, LogHash.index, LogHash.hash).where(LogHash.organization == org).tuples()}
+    for key in sorted(set(stored) | set(store.hashes)):
+        if stored.get(key) != store.hashes.get(key):
+            problems.append(f"stored hash (level {key[0]}, index {key[1]}) is not the one the "
+                            "leaves make" if key in stored else
+                            f"stored hash (level {key[0]}, index {key[1]}) is missing")
+    size = head.size if head is not None else 0
+    if size != store.size:
+        problems.append(f"the log's head says {size} entries, {store.size} are stored in order")
+    elif head is not None and size and _frontier_hashes(size, head.frontier) != {
+            key: store.hashes[key] for key in _frontier_hashes(size, head.frontier)}:
+        problems.append("the log's head holds hashes the leaves do not make")
+    return sorted(problems, key=_entry_order)
+
+
+def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> list[str]:
+    """Whether the log only grew since the checkpoint `saved` (a signed note kept earlier):
+    its signature, then a consistency proof from its tree to the current one, checked against
+    both roots. [] when it holds, else what failed."""
+    try:
+        kept = notes.open_checkpoint(saved, verifier)
+    except notes.NoteError as error:
+        return [f"the saved checkpoint does not verify with the log's key: {error}"]
+    size, root = size_and_root(org)
+    if kept.size > size:
+        return [f"the saved checkpoint has {kept.size} entries, the log now {size}: it shrank"]
+    if kept.size == 0:
+        return []
+    try:
+        proof = merkle.consistency_proof(kept.size, size, _hash_reader(org.id))
+        merkle.verify_consistency(kept.size, size, kept.root, root, proof)
+    except (merkle.ProofError, AssertionError) as error:
+        return [f"the log is not an extension of the saved checkpoint ({kept.size} entries): {error}"]
+    return []
+
+
+def _entry_order(problem: str) -> tuple[int, str]:
+    words = problem.split()
+    number = words[1].rstrip(":") if words[0] == "entry" else ""
+    return (int(number) if number.isdigit() else -1, problem)
+
+
+def _check_records(kind: str, records: dict[int, tuple[int, bytes]]) -> list[str]:
+    rebuild = _REBUILDERS.get(kind)
+    if rebuild is None:
+        return [f"entry {number}: no record kind '{kind}' is known" for number, _ in records.values()]
+    problems = []
+    for chunk in in_chunks(sorted(records)):
+        now = rebuild(chunk)
+        for record_id in chunk:
+            number, leaf = records[record_id]
+            if record_id not in now:
+                problems.append(f"entry {number}: {kind} {record_id} no longer exists")
+            elif canonical(now[record_id]) != leaf:
+                recorded = json.loads(leaf)
+                changed = sorted(k for k in recorded.keys() | now[record_id].keys()
+                                 if recorded.get(k) != now[record_id].get(k))
+                problems.append(f"entry {number}: {kind} {record_id} differs from its leaf "
+                                f"({', '.join(changed)})")
+    return problems
+
+
+# ---- the log key ------------------------------------------------------------------------------
+
+def load_or_create_signer(path: str, name: str) -> notes.Signer:
+    """The log's signing key, kept in the file `path` (a C2SP signer key string; created with
+    mode 0600 on first use, under the key name `name`). Several processes starting at once
+    create it once: a whole new key file is linked into place, and a process that finds one
+    there reads it instead."""
+    if not os.path.exists(path):
+        signer = notes.generate_signer(name)
+        made = f"{path}.{os.getpid()}.new"
+        descriptor = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as kept:
+            kept.write(signer.skey + "\n")
+        try:
+            os.link(made, path)  # fails if another process linked its key first
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(made)
+    return read_signer(path)
+
+
+def read_signer(path: str) -> notes.Signer:
+    """The log's signing key kept in the file `path`."""
+    with open(path) as kept:
+        text = kept.read().strip()
+    try:
+        return notes.parse_signer_key(text)
+    except notes.NoteError as error:
+        raise InvalidArgument(f"The transparency log key in {path} is not a signer key: {error}") from None
+

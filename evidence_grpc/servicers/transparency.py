@@ -1,0 +1,50 @@
+"""TransparencyService: the organization's transparency log, its signed checkpoints and proofs
+(domain.transparency)."""
+
+from __future__ import annotations
+
+import functools
+
+import grpc
+from google.api import httpbody_pb2
+
+from ..api.v2 import transparency_service_pb2 as pb
+from ..api.v2 import transparency_service_pb2_grpc as pb_grpc
+from ..config import Settings
+from ..domain.identity.callers import current_caller
+from ..domain.transparency import log, notes
+
+TEXT = "text/plain; charset=utf-8"
+
+
+class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
+    def __init__(self, settings: Settings) -> None:
+        self.key_file, self.key_name = settings.log_key_file, settings.log_key_name
+
+    @functools.cached_property
+    def signer(self) -> notes.Signer:
+        return log.load_or_create_signer(self.key_file, self.key_name)
+
+    def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext
+                        ) -> httpbody_pb2.HttpBody:
+        return httpbody_pb2.HttpBody(content_type=TEXT, data=f"{self.signer.vkey}\n".encode())
+
+    def GetLogCheckpoint(self, request: pb.GetLogCheckpointRequest, context: grpc.ServicerContext
+                         ) -> httpbody_pb2.HttpBody:
+        note = log.checkpoint(current_caller().org, self.signer, self.signer.name)
+        return httpbody_pb2.HttpBody(content_type=TEXT, data=note.encode())
+
+    def GetLogEntry(self, request: pb.GetLogEntryRequest, context: grpc.ServicerContext
+                    ) -> pb.LogEntry:
+        found = log.entry(current_caller().org, request.index)
+        return pb.LogEntry(index=found.number, leaf=found.leaf, leaf_hash=found.leaf_hash.hex())
+
+    def GetLogInclusionProof(self, request: pb.GetLogInclusionProofRequest,
+                             context: grpc.ServicerContext) -> pb.LogProof:
+        return pb.LogProof(hashes=log.inclusion_proof(current_caller().org, request.index,
+                                                      request.tree_size))
+
+    def GetLogConsistencyProof(self, request: pb.GetLogConsistencyProofRequest,
+                               context: grpc.ServicerContext) -> pb.LogProof:
+        return pb.LogProof(hashes=log.consistency_proof(current_caller().org, request.first,
+                                                        request.second))

@@ -1,0 +1,221 @@
+"""The transparency log of an organization (domain.transparency.log, TransparencyService) on both
+engines: every evidence write appends its leaf, numbered without gaps; the signed checkpoint,
+the entries and the proofs verify with tests/independent_verifier.py (which imports nothing of
+the service); tampering with the stored records or the log is named by verify-log."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+
+import grpc
+import pytest
+
+from evidence_grpc.api.v2 import transparency_service_pb2 as pb
+from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
+from evidence_grpc.domain.transparency import log
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import Attestation, LogEntry, LogHead, Organization, Snapshot
+from tests import independent_verifier as independent
+from tests.conftest import ROLE_KEYS, bearer, grpc_channel
+from tests.helpers import (
+    BACKEND_FP,
+    H,
+    attest,
+    begin_trail,
+    create_env,
+    create_flow,
+    details_of,
+    report_artifact,
+    report_fingerprints,
+)
+
+BASE = "/api/v2/transparency/acme"
+
+
+def write_evidence(client) -> None:
+    create_flow(client)
+    begin_trail(client)
+    assert report_artifact(client).status_code == 201
+    assert attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
+                  attachment=("review.txt", b"looks good")).status_code == 201
+    assert attest(client, "generic", {"attestation_name": "scan", "is_compliant": False,
+                                      "artifact_fingerprint": BACKEND_FP}).status_code == 201
+    create_env(client)
+    report_fingerprints(client, "prod", BACKEND_FP)
+
+
+def checkpoint(client, key: str) -> tuple[str, int, bytes]:
+    answer = client.get(f"{BASE}/checkpoint", headers=H)
+    assert answer.status_code == 200 and answer.content_type.startswith("text/plain")
+    return independent.open_checkpoint(answer.get_data(as_text=True), key)
+
+
+def entries(client, size: int) -> list[dict]:
+    found = []
+    for index in range(size):
+        answer = client.get(f"{BASE}/entries/{index}", headers=H)
+        assert answer.status_code == 200, answer.json
+        found.append(answer.json)
+    return found
+
+
+def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
+    key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    assert checkpoint(client, key)[1:] == (0, __import__("hashlib").sha256(b"").digest())
+    write_evidence(client)
+    origin, size, root = checkpoint(client, key)
+    assert origin == "evidence.test/acme" and key.startswith("evidence.test+")
+    found = entries(client, size)
+    leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    assert [leaf["kind"] for leaf in leaves] == [
+        "trail_event", "trail_event", "attestation", "attestation", "snapshot"]
+    assert [leaf.get("type") for leaf in leaves[:2]] == ["trail_reported", "artifact_creation_reported"]
+    review, scan = leaves[2], leaves[3]
+    assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
+        "review", True, "scan", False)
+    assert review["attachment_sha256"] == __import__("hashlib").sha256(b"looks good").hexdigest()
+    assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[4]["index"] == 1
+    assert all(leaf["org"] == "acme" for leaf in leaves)
+    for index, entry in enumerate(found):
+        leaf = base64.b64decode(entry["leaf"])
+        assert entry["index"] == index
+        assert entry["leaf_hash"] == independent.leaf_hash(leaf).hex()
+        # canonical JSON: sorted keys, no spaces
+        assert leaf == json.dumps(json.loads(leaf), sort_keys=True, separators=(",", ":")).encode()
+        proof = client.get(f"{BASE}/proofs/inclusion?index={index}&tree_size={size}", headers=H)
+        hashes = [base64.b64decode(h) for h in proof.json["hashes"]]
+        assert independent.inclusion_root(index, size, independent.leaf_hash(leaf), hashes) == root
+        # a changed leaf does not lead to the root
+        assert independent.inclusion_root(index, size, independent.leaf_hash(leaf + b" "),
+                                          hashes) != root
+
+
+def test_the_log_only_grows_and_proves_it(client):
+    key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    write_evidence(client)
+    _, first, first_root = checkpoint(client, key)
+    assert attest(client, "generic", {"attestation_name": "late", "is_compliant": True}
+                  ).status_code == 201
+    report_fingerprints(client, "prod")
+    _, second, second_root = checkpoint(client, key)
+    assert second == first + 2
+    for earlier in range(1, second + 1):
+        answer = client.get(f"{BASE}/proofs/consistency?first={earlier}&second={second}", headers=H)
+        hashes = [base64.b64decode(h) for h in answer.json["hashes"]]
+        at = client.get(f"{BASE}/proofs/consistency?first={earlier}&second={earlier}", headers=H)
+        assert at.json == {"hashes": []} or earlier == second
+        if earlier == first:
+            assert independent.consistent(first, second, first_root, second_root, hashes)
+            assert not independent.consistent(first, second, second_root, second_root, hashes)
+
+
+@pytest.mark.parametrize("path,field", [
+    ("/entries/99", None), ("/proofs/inclusion?index=0&tree_size=99", "tree_size"),
+    ("/proofs/inclusion?index=5&tree_size=2", "index"),
+    ("/proofs/consistency?first=0&second=2", "first"),
+    ("/proofs/consistency?first=3&second=2", "first"),
+    ("/proofs/consistency?first=1&second=99", "second"),
+    ("/proofs/inclusion?index=x&tree_size=2", "index"),
+])
+def test_what_the_log_does_not_hold_is_a_clear_4xx(client, path, field):
+    write_evidence(client)
+    answer = client.get(BASE + path, headers=H)
+    if field is None:
+        assert answer.status_code == 404 and "Log entry 99" in answer.json["message"]
+    else:
+        assert answer.status_code == 400 and field in answer.json["errors"], answer.json
+
+
+def test_a_reader_verifies_and_another_organization_may_not(client):
+    write_evidence(client)
+    assert client.get(f"{BASE}/checkpoint", headers=bearer(ROLE_KEYS["reader"])).status_code == 200
+    assert client.get(f"{BASE}/checkpoint").status_code == 401
+
+
+def test_the_grpc_door_answers_typed_messages(db):
+    storage.init_database(db)
+    with grpc_channel(db) as channel:
+        stub = pb_grpc.TransparencyServiceStub(channel)
+        metadata = [("authorization", f"Bearer {ROLE_KEYS['reader']}")]
+        key = stub.GetLogPublicKey(pb.GetLogPublicKeyRequest(org="acme"), metadata=metadata)
+        assert key.content_type.startswith("text/plain") and b"+" in key.data
+        with pytest.raises(grpc.RpcError) as missing:
+            stub.GetLogEntry(pb.GetLogEntryRequest(org="acme", index=0), metadata=metadata)
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+        with pytest.raises(grpc.RpcError) as bad:
+            stub.GetLogInclusionProof(pb.GetLogInclusionProofRequest(org="acme", index=0,
+                                                                     tree_size=1),
+                                      metadata=metadata)
+        assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "tree_size" in details_of(bad.value)[1]
+
+
+def _verify_log(db: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-log",
+                           "--database-url", db, *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_verify_log_passes_then_names_each_tampering(client, db):
+    write_evidence(client)
+    acme = Organization.get(Organization.name == "acme")
+    assert log.verify_log(acme) == []
+    done = _verify_log(db, "--org", "acme")
+    assert done.returncode == 0 and "acme: ok (5 entries" in done.stdout, done.stdout + done.stderr
+    entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
+    scan = Attestation.get(Attestation.name == "scan")
+    # a verdict flipped in SQL
+    Attestation.update(is_compliant=True).where(Attestation.id == scan.id).execute()
+    flipped = entry_of[f"attestation{scan.id}"]
+    assert log.verify_log(acme) == [
+        f"entry {flipped}: attestation {scan.id} differs from its leaf (compliant)"]
+    done = _verify_log(db)
+    assert done.returncode == 1 and f"acme: entry {flipped}: attestation" in done.stdout
+    Attestation.update(is_compliant=False).where(Attestation.id == scan.id).execute()
+    # a record removed
+    snapshot = Snapshot.get()
+    Snapshot.delete().where(Snapshot.id == snapshot.id).execute()
+    assert log.verify_log(acme) == [
+        f"entry {entry_of[f'snapshot{snapshot.id}']}: snapshot {snapshot.id} no longer exists"]
+
+
+def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
+    write_evidence(client)
+    acme = Organization.get(Organization.name == "acme")
+    first = LogEntry.get(LogEntry.number == 1)
+    LogEntry.update(leaf=first.leaf.replace('"trail_event"', '"trail_evenT"')).where(
+        LogEntry.id == first.id).execute()
+    assert "entry 1: its leaf does not hash to its stored leaf hash" in log.verify_log(acme)
+    LogEntry.update(leaf=first.leaf).where(LogEntry.id == first.id).execute()
+    # two entries swapped
+    second = LogEntry.get(LogEntry.number == 2)
+    LogEntry.update(number=-1).where(LogEntry.id == first.id).execute()
+    LogEntry.update(number=1).where(LogEntry.id == second.id).execute()
+    LogEntry.update(number=2).where(LogEntry.id == first.id).execute()
+    assert any("(level 0, index 1)" in p for p in log.verify_log(acme))
+    LogEntry.update(number=-1).where(LogEntry.id == first.id).execute()
+    LogEntry.update(number=2).where(LogEntry.id == second.id).execute()
+    LogEntry.update(number=1).where(LogEntry.id == first.id).execute()
+    assert log.verify_log(acme) == []
+    # the last entry cut off
+    LogEntry.delete().where(LogEntry.number == 4).execute()
+    assert "the log's head says 5 entries, 4 are stored in order" in log.verify_log(acme)
+    assert LogHead.get().size == 5
+
+
+def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
+    write_evidence(client)
+    saved = tmp_path / "checkpoint"
+    saved.write_text(client.get(f"{BASE}/checkpoint", headers=H).get_data(as_text=True))
+    key = tmp_path / "key.pub"
+    key.write_text(client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True))
+    assert attest(client, "generic", {"attestation_name": "late", "is_compliant": True}
+                  ).status_code == 201
+    done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
+    assert done.returncode == 0, done.stdout + done.stderr
+    saved.write_text(saved.read_text().replace("\n5\n", "\n4\n"))
+    done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
+    assert done.returncode == 1 and "does not verify" in done.stdout
