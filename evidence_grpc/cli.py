@@ -380,6 +380,27 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_verify_package(args: argparse.Namespace) -> int:
+    """Check an audit package with nothing but it and the log's verifier key (exit 0 when it
+    holds, 1 naming what does not); no database, no server."""
+    from .domain.transparency import notes
+    from .domain.views.audit_packages import verify_package
+
+    try:
+        with open(args.public_key) as key:
+            verifier = notes.parse_verifier_key(key.read().strip())
+        with open(args.file, "rb") as package:
+            content = package.read()
+    except (OSError, notes.NoteError) as error:
+        print(f"verify-package: {error}", file=sys.stderr)
+        return REFUSED
+    problems = verify_package(content, verifier)
+    for problem in problems:
+        print(problem)
+    print(f"{args.file}: {'FAILED' if problems else 'ok'}")
+    return 1 if problems else 0
+
+
 def _at_least_one(text: str) -> int:
     number = int(text)
     if number < 1:
@@ -447,6 +468,12 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--public-key", help="the log's verifier key file (default: the key of "
                                              "--log-key-file)")
     verify.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE")
+    package = sub.add_parser("verify-package", help="check an audit package offline with the "
+                                                    "log's verifier key (exit 1 naming what fails)")
+    package.set_defaults(func=cmd_verify_package)
+    package.add_argument("file", help="the audit package (.tar.gz)")
+    package.add_argument("--public-key", required=True,
+                         help="the log's verifier key (GET /api/v2/transparency/{org}/public-key)")
     return top
 
 

@@ -16,10 +16,12 @@ from ..domain.governance import tags
 from ..domain.identity.callers import current_caller
 from ..domain.views import artifact_views, audit_packages
 from ..storage.db import owns_transaction
+from .transparency import log_signer
 
 
 class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.html_base = settings.html_base
 
     @owns_transaction
@@ -44,7 +46,8 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
     def GetArtifactAuditPackage(self, request: pb.GetArtifactAuditPackageRequest,
                                 context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
         package = audit_packages.artifact_package(current_caller().org, request.flow_name,
-                                                  request.fingerprint, self.html_base)
+                                                  request.fingerprint, self.html_base,
+                                                  log_signer(self.settings))
         return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
 
     def GetArtifactsByCommit(self, request: pb.GetArtifactsByCommitRequest,

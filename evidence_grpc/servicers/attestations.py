@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,10 +24,11 @@ from ..convert import (
     upload_of,
     with_items,
 )
-from ..domain.evidence import attestation_types, attestations
+from ..domain.evidence import attestation_types, attestations, in_toto
 from ..domain.identity.callers import current_caller
 from ..memo import small_lru
 from ..storage.db import owns_transaction
+from .transparency import log_signer
 
 
 def _present(request: object, *names: str) -> dict[str, object]:
@@ -70,6 +72,7 @@ def _encoded(a: attestations.Listed, org_name: str, html_base: str) -> bytes:
 
 class AttestationServicer(pb_grpc.AttestationServiceServicer):
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.html_base = settings.html_base
 
     def _listed(self, rows: list[attestations.Listed], org_name: str) -> list[bytes]:
@@ -103,6 +106,16 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
         rows = attestations.trail_attestations(org, request.flow_name, request.trail_name,
                                                request.attestation_name)
         return with_items(pb.AttestationList(), "data", self._listed(rows, org.name))
+
+    def GetAttestationInToto(self, request: pb.GetAttestationInTotoRequest,
+                             context: grpc.ServicerContext) -> pb.DsseEnvelope:
+        envelope = in_toto.export(current_caller().org, request.flow_name, request.trail_name,
+                                  request.attestation_name, self.html_base,
+                                  log_signer(self.settings))
+        return pb.DsseEnvelope(
+            payload=base64.b64decode(envelope["payload"]), payload_type=envelope["payloadType"],
+            signatures=[pb.DsseSignature(keyid=s["keyid"], sig=base64.b64decode(s["sig"]))
+                        for s in envelope["signatures"]])
 
     def GetArtifactAttestation(self, request: pb.GetArtifactAttestationRequest,
                                context: grpc.ServicerContext) -> pb.AttestationList:

@@ -16,10 +16,12 @@ from ..domain.views import audit_packages
 from ..memo import small_lru
 from ..storage.db import owns_transaction
 from ..storage.models import Trail
+from .transparency import log_signer
 
 
 class TrailServicer(pb_grpc.TrailServiceServicer):
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.html_base = settings.html_base
 
     def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
@@ -46,7 +48,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
         package = audit_packages.trail_package(current_caller().org, request.flow_name,
-                                               request.trail_name, self.html_base)
+                                               request.trail_name, self.html_base, log_signer(self.settings))
         return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
 
     def GetTrailAuditPdf(self, request: pb.GetTrailAuditPdfRequest,

@@ -17,13 +17,24 @@ from ..domain.transparency import log, notes
 TEXT = "text/plain; charset=utf-8"
 
 
+@functools.cache
+def _signer(key_file: str, key_name: str) -> notes.Signer:
+    return log.load_or_create_signer(key_file, key_name)
+
+
+def log_signer(settings: Settings) -> notes.Signer:
+    """The log's signing key of these settings (read once per process; created when missing,
+    as `serve` does before it forks)."""
+    return _signer(settings.log_key_file, settings.log_key_name)
+
+
 class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def __init__(self, settings: Settings) -> None:
-        self.key_file, self.key_name = settings.log_key_file, settings.log_key_name
+        self.settings = settings
 
-    @functools.cached_property
+    @property
     def signer(self) -> notes.Signer:
-        return log.load_or_create_signer(self.key_file, self.key_name)
+        return log_signer(self.settings)
 
     def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext
                         ) -> httpbody_pb2.HttpBody:

@@ -6,16 +6,28 @@ the service); tampering with the stored records or the log is named by verify-lo
 from __future__ import annotations
 
 import base64
+import hashlib
+import io
 import json
+import os
 import subprocess
 import sys
+import tarfile
 
 import grpc
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from google.protobuf import json_format
+from in_toto_attestation.v1 import statement_pb2
+from in_toto_attestation.v1.statement import Statement
+from securesystemslib.dsse import Envelope
+from securesystemslib.exceptions import VerificationError
+from securesystemslib.signer import SSlibKey
 
 from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
-from evidence_grpc.domain.transparency import log
+from evidence_grpc.domain.transparency import log, notes
+from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, LogEntry, LogHead, Organization, Snapshot
 from tests import independent_verifier as independent
@@ -64,7 +76,7 @@ def entries(client, size: int) -> list[dict]:
 
 def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
-    assert checkpoint(client, key)[1:] == (0, __import__("hashlib").sha256(b"").digest())
+    assert checkpoint(client, key)[1:] == (0, hashlib.sha256(b"").digest())
     write_evidence(client)
     origin, size, root = checkpoint(client, key)
     assert origin == "evidence.test/acme" and key.startswith("evidence.test+")
@@ -76,7 +88,7 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     review, scan = leaves[2], leaves[3]
     assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
         "review", True, "scan", False)
-    assert review["attachment_sha256"] == __import__("hashlib").sha256(b"looks good").hexdigest()
+    assert review["attachment_sha256"] == hashlib.sha256(b"looks good").hexdigest()
     assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[4]["index"] == 1
     assert all(leaf["org"] == "acme" for leaf in leaves)
     for index, entry in enumerate(found):
@@ -219,3 +231,108 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
     saved.write_text(saved.read_text().replace("\n5\n", "\n4\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
+
+
+def test_an_attestation_exported_as_in_toto_verifies_as_dsse_with_the_log_key(client):
+    write_evidence(client)
+    vkey = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True).strip()
+    name, key_id, encoded = vkey.split("+", 2)
+    public = Ed25519PublicKey.from_public_bytes(base64.b64decode(encoded)[1:])
+    key = SSlibKey.from_crypto(public, keyid=key_id)
+    path = "/api/v2/attestations/acme/payments/trail/release-1/{}/in-toto"
+    for attestation, subject in (("scan", {"sha256": BACKEND_FP}), ("review", None)):
+        answer = client.get(path.format(attestation), headers=H)
+        assert answer.status_code == 200, answer.json
+        envelope = Envelope.from_dict(answer.json)
+        assert envelope.payload_type == "application/vnd.in-toto+json"
+        assert list(envelope.verify([key], 1)) == [key_id]
+        payload = json.loads(envelope.payload)
+        statement = Statement.copy_from_pb(json_format.ParseDict(payload, statement_pb2.Statement()))
+        statement.validate()  # in-toto's own bindings
+        assert payload["_type"] == "https://in-toto.io/Statement/v1"
+        predicate = payload["predicate"]
+        assert predicate["attestation"]["attestation_name"] == attestation
+        entry = client.get(f"{BASE}/entries/{predicate['transparency_log']['index']}", headers=H).json
+        assert entry["leaf_hash"] == predicate["transparency_log"]["leaf_hash"]
+        assert json.loads(base64.b64decode(entry["leaf"]))["name"] == attestation
+        if subject:
+            assert payload["subject"] == [{"name": "backend.tgz", "digest": subject}]
+        else:
+            assert payload["subject"][0]["name"] == "acme/payments/release-1"
+        tampered = dict(answer.json, payload=base64.b64encode(
+            envelope.payload.replace(b'"is_compliant":', b'"is_compliant" :')).decode())
+        with pytest.raises(VerificationError):
+            Envelope.from_dict(tampered).verify([key], 1)
+    assert client.get(path.format("nope"), headers=H).status_code == 404
+
+
+def _repacked(content: bytes, change: dict[str, bytes], *, resum: bool) -> bytes:
+    """The package with files changed; with `resum`, its manifest and SHA256SUMS made to match
+    (what someone who changed the evidence would do)."""
+    with tarfile.open(fileobj=io.BytesIO(content), mode="r:gz") as tar:
+        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    files.update(change)
+    if resum:
+        manifest = json.loads(files["manifest.json"])
+        for entry in manifest["files"]:
+            entry["sha256"] = hashlib.sha256(files[entry["path"]]).hexdigest()
+        files["manifest.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def _verify_package(path, key) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-package", str(path),
+                           "--public-key", str(key)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "PYTHONPATH": os.getcwd()})
+
+
+def test_an_audit_package_verifies_offline_and_a_changed_verdict_fails(client, tmp_path):
+    write_evidence(client)
+    key = tmp_path / "log.pub"
+    key.write_text(client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True))
+    package = client.get("/api/v2/trails/acme/payments/release-1/audit_package", headers=H).data
+    kept = tmp_path / "package.tar.gz"
+    kept.write_bytes(package)
+    done = _verify_package(kept, key)  # a process with no database and no server
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout + done.stderr
+    with tarfile.open(fileobj=io.BytesIO(package), mode="r:gz") as tar:
+        names = tar.getnames()
+        entries = json.loads(tar.extractfile("transparency/entries.json").read())
+        scan_path = next(n for n in names if n.startswith("attestations/") and "scan" in n)
+        scan = tar.extractfile(scan_path).read()
+        review_path = next(n for n in names if n.startswith("attachments/"))
+    assert {e["path"] for e in entries["entries"]} == {
+        "trail.json", scan_path, *(n for n in names if n.startswith("attestations/"))}
+    # one attestation's verdict changed, the sums made to match: its log entry says otherwise
+    flipped = scan.replace(b'"is_compliant": false', b'"is_compliant": true')
+    assert flipped != scan
+    kept.write_bytes(_repacked(package, {scan_path: flipped}, resum=True))
+    done = _verify_package(kept, key)
+    assert done.returncode == 1
+    assert f"{scan_path}: differs from its log entry (is_compliant)" in done.stdout
+    # an attachment swapped
+    kept.write_bytes(_repacked(package, {review_path: b"looks bad"}, resum=True))
+    assert f"{review_path}: not the attachment its log entry names" in _verify_package(kept, key).stdout
+    # one byte of the report changed, the sums left alone
+    kept.write_bytes(_repacked(package, {"report.pdf": b"%PDF-x"}, resum=False))
+    assert "report.pdf: not as the manifest lists it" in _verify_package(kept, key).stdout
+    # another key, or no package at all
+    other = tmp_path / "other.pub"
+    other.write_text(notes.generate_signer("evidence.test").vkey)
+    kept.write_bytes(package)
+    assert "does not verify" in _verify_package(kept, other).stdout
+    kept.write_bytes(b"not a package")
+    assert _verify_package(kept, key).returncode == 1
+
+
+def test_an_artifact_package_carries_its_attestations_entries(client):
+    write_evidence(client)
+    vkey = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    package = client.get(f"/api/v2/artifacts/acme/payments/{BACKEND_FP}/audit_package", headers=H).data
+    assert verify_package(package, notes.parse_verifier_key(vkey.strip())) == []

@@ -490,3 +490,33 @@ class ListSystemAttestationTypesResponse(_message.Message):
     TYPES_FIELD_NUMBER: _ClassVar[int]
     types: _containers.RepeatedCompositeFieldContainer[SystemAttestationType]
     def __init__(self, types: _Optional[_Iterable[_Union[SystemAttestationType, _Mapping]]] = ...) -> None: ...
+
+class GetAttestationInTotoRequest(_message.Message):
+    __slots__ = ("org", "flow_name", "trail_name", "attestation_name")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    TRAIL_NAME_FIELD_NUMBER: _ClassVar[int]
+    ATTESTATION_NAME_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    trail_name: str
+    attestation_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., attestation_name: _Optional[str] = ...) -> None: ...
+
+class DsseEnvelope(_message.Message):
+    __slots__ = ("payload", "payload_type", "signatures")
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURES_FIELD_NUMBER: _ClassVar[int]
+    payload: bytes
+    payload_type: str
+    signatures: _containers.RepeatedCompositeFieldContainer[DsseSignature]
+    def __init__(self, payload: _Optional[bytes] = ..., payload_type: _Optional[str] = ..., signatures: _Optional[_Iterable[_Union[DsseSignature, _Mapping]]] = ...) -> None: ...
+
+class DsseSignature(_message.Message):
+    __slots__ = ("keyid", "sig")
+    KEYID_FIELD_NUMBER: _ClassVar[int]
+    SIG_FIELD_NUMBER: _ClassVar[int]
+    keyid: str
+    sig: bytes
+    def __init__(self, keyid: _Optional[str] = ..., sig: _Optional[bytes] = ...) -> None: ...

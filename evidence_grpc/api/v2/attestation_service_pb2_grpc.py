@@ -55,6 +55,11 @@ class AttestationServiceStub:
                 request_serializer=evidence_dot_v2_dot_attestation__service__pb2.GetTrailAttestationRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
                 _registered_method=True)
+        self.GetAttestationInToto = channel.unary_unary(
+                '/evidence.v2.AttestationService/GetAttestationInToto',
+                request_serializer=evidence_dot_v2_dot_attestation__service__pb2.GetAttestationInTotoRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_attestation__service__pb2.DsseEnvelope.FromString,
+                _registered_method=True)
         self.GetArtifactAttestation = channel.unary_unary(
                 '/evidence.v2.AttestationService/GetArtifactAttestation',
                 request_serializer=evidence_dot_v2_dot_attestation__service__pb2.GetArtifactAttestationRequest.SerializeToString,
@@ -111,6 +116,16 @@ class AttestationServiceServicer:
 
     def GetTrailAttestation(self, request, context):
         """Attestations of a trail with that name, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAttestationInToto(self, request, context):
+        """The newest attestation of that name in the trail as an in-toto Statement v1 in a DSSE
+        envelope signed with the transparency log's key: subject the artifact it is about (else the
+        trail), predicate the attestation as answered and its log entry; junit results as the
+        in-toto test-result predicate.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,6 +192,11 @@ def add_AttestationServiceServicer_to_server(servicer, server):
                     servicer.GetTrailAttestation,
                     request_deserializer=evidence_dot_v2_dot_attestation__service__pb2.GetTrailAttestationRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_attestation__service__pb2.AttestationList.SerializeToString,
+            ),
+            'GetAttestationInToto': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAttestationInToto,
+                    request_deserializer=evidence_dot_v2_dot_attestation__service__pb2.GetAttestationInTotoRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_attestation__service__pb2.DsseEnvelope.SerializeToString,
             ),
             'GetArtifactAttestation': grpc.unary_unary_rpc_method_handler(
                     servicer.GetArtifactAttestation,
@@ -295,6 +315,33 @@ class AttestationService:
             '/evidence.v2.AttestationService/GetTrailAttestation',
             evidence_dot_v2_dot_attestation__service__pb2.GetTrailAttestationRequest.SerializeToString,
             evidence_dot_v2_dot_attestation__service__pb2.AttestationList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAttestationInToto(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.AttestationService/GetAttestationInToto',
+            evidence_dot_v2_dot_attestation__service__pb2.GetAttestationInTotoRequest.SerializeToString,
+            evidence_dot_v2_dot_attestation__service__pb2.DsseEnvelope.FromString,
             options,
             channel_credentials,
             insecure,

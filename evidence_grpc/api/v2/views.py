@@ -90,6 +90,8 @@ __all__ = [
     "DiffArtifact",
     "DiffItem",
     "DiffSnapshotsRequest",
+    "DsseEnvelope",
+    "DsseSignature",
     "EndWebSessionRequest",
     "EndWebSessionResponse",
     "EndWebSessionsRequest",
@@ -111,6 +113,7 @@ __all__ = [
     "GetArtifactByFingerprintRequest",
     "GetArtifactsByCommitRequest",
     "GetAttestationEvidenceRequest",
+    "GetAttestationInTotoRequest",
     "GetAttestationTypeRequest",
     "GetBuildStatisticsRequest",
     "GetControlCoverageRequest",
@@ -1005,6 +1008,18 @@ DiffSnapshotsRequest = TypedDict("DiffSnapshotsRequest", {
     "snappish2": "str",
 }, total=False)
 
+DsseEnvelope = TypedDict("DsseEnvelope", {
+    "payload": "bytes",
+    "payload_type": "str",
+    "payloadType": "str",
+    "signatures": "Sequence[DsseSignature]",
+}, total=False)
+
+DsseSignature = TypedDict("DsseSignature", {
+    "keyid": "str",
+    "sig": "bytes",
+}, total=False)
+
 EndWebSessionRequest = TypedDict("EndWebSessionRequest", {
     "org": "str",
     "id": "str",
@@ -1151,6 +1166,13 @@ GetAttestationEvidenceRequest = TypedDict("GetAttestationEvidenceRequest", {
     "flow_name": "str",
     "trail_name": "str",
     "attestation_id": "str",
+}, total=False)
+
+GetAttestationInTotoRequest = TypedDict("GetAttestationInTotoRequest", {
+    "org": "str",
+    "flow_name": "str",
+    "trail_name": "str",
+    "attestation_name": "str",
 }, total=False)
 
 GetAttestationTypeRequest = TypedDict("GetAttestationTypeRequest", {

@@ -13,8 +13,9 @@ from ..transparency import log
 
 ATTESTATION = "attestation"
 TRAIL_EVENT = "trail_event"
-# An attestation's event is logged as the attestation itself.
-ATTESTATION_EVENTS = ("trail_attestation_reported", "artifact_attestation_reported")
+# The trail events logged as such. An attestation's event is logged as the attestation itself,
+# a start or stop of running as the snapshot that saw it; approvals are not logged yet.
+LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
 
 
 def attestation_leaf(org_name: str, trail_name: str, a: Attestation) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def log_attestation(org: Organization, trail: Trail, a: Attestation) -> None:
 
 
 def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent) -> None:
-    if event.type not in ATTESTATION_EVENTS:
+    if event.type in LOGGED_EVENTS:
         log.append(org_id, TRAIL_EVENT, event.id, trail_event_leaf(
             org_name, trail, event.id, event.timestamp, event.type, event.payload))
 

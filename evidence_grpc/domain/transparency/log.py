@@ -37,9 +37,11 @@ def register(kind: str, rebuild: Rebuild) -> None:
 
 
 def digest(value: Any) -> str:
-    """SHA-256 (hex) of JSON data as it is stored: compact separators, ASCII (storage.models'
-    JSONField), so that any value accepted (integers past 2**53 included) has one."""
-    return hashlib.sha256(json.dumps(value, separators=(",", ":")).encode()).hexdigest()
+    """SHA-256 (hex) of JSON data: keys sorted, compact separators, non-ASCII as \\u escapes
+    (Python's json.dumps(value, sort_keys=True, separators=(",", ":"))). Any value accepted has
+    one (integers past 2**53 included, which RFC 8785 refuses), and the same data read back from
+    the database or from an audit package's JSON has the same."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def canonical(leaf: dict[str, Any]) -> bytes:

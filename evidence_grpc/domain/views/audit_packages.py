@@ -9,6 +9,8 @@ trail are identical."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime
 import gzip
 import hashlib
@@ -21,13 +23,16 @@ from typing import Any
 from fpdf import FPDF
 
 from ...api.v2 import views
-from ...storage.models import Artifact, Organization, Trail
+from ...storage.models import Artifact, Attestation, Organization, Trail, TrailEvent
 from ..evidence import artifacts, attestations, blobs, trails
 from ..evidence.flows import find_flow
+from ..evidence.leaves import ATTESTATION, LOGGED_EVENTS, TRAIL_EVENT
 from ..kernel.errors import FailedPrecondition
+from ..transparency import log, merkle, notes
 from . import artifact_views
 
 FORMAT = "evidence-audit-package/1"
+TRANSPARENCY_FORMAT = "evidence-transparency/1"
 MAX_PACKAGE_BYTES = 256 * 1024 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -36,6 +41,10 @@ def _safe(name: str) -> str:
     """A file name that cannot leave its folder or surprise a shell."""
     cleaned = _UNSAFE.sub("_", name).strip("._") or "file"
     return cleaned[:120]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def _json(value: Any) -> bytes:
@@ -49,6 +58,8 @@ class _Package:
         self.stamp = int(stamp)
         self.files: list[tuple[str, bytes]] = []
         self.size = 0
+        # (file, kind of log leaf, the record's uid or row id) of what the log holds
+        self.covered: list[tuple[str, str, str | int]] = []
 
     def add(self, path: str, content: bytes) -> None:
         self.size += len(content)
@@ -57,6 +68,31 @@ class _Package:
                 f"The audit package would be larger than {MAX_PACKAGE_BYTES // (1024 * 1024)} "
                 "MiB; download the attachments one by one instead")
         self.files.append((path, content))
+
+    def add_transparency(self, org: Organization, signer: notes.Signer) -> None:
+        """The log's checkpoint now, its verifier key, and for each covered file the entries of
+        its records with their inclusion proofs against that checkpoint (transparency/)."""
+        ids = {uid: record_id for uid, record_id in Attestation.select(
+            Attestation.uid, Attestation.id).where(Attestation.uid.in_(
+                [key for _, kind, key in self.covered if kind == ATTESTATION])).tuples()}
+        keyed = [(path, kind, ids.get(key) if kind == ATTESTATION else key)
+                 for path, kind, key in self.covered]
+        numbers = {kind: log.log_indexes(kind, [int(k) for _, each, k in keyed
+                                                if each == kind and k is not None])
+                   for kind in {kind for _, kind, _ in keyed}}
+        size, _ = log.size_and_root(org)
+        entries = []
+        for path, kind, record_id in keyed:
+            number = numbers[kind].get(int(record_id)) if record_id is not None else None
+            if number is None or number >= size:
+                continue  # recorded before the log began: verify-package names it
+            found = log.entry(org, number)
+            entries.append({"path": path, "index": number, "leaf": _b64(found.leaf),
+                            "inclusion_proof": [_b64(h) for h in log.inclusion_proof(org, number, size)]})
+        self.add("transparency/checkpoint", log.checkpoint(org, signer, signer.name).encode())
+        self.add("transparency/public-key", f"{signer.vkey}\n".encode())
+        self.add("transparency/entries.json", _json({"format": TRANSPARENCY_FORMAT,
+                                                     "tree_size": size, "entries": entries}))
 
     def gzipped(self, about: dict[str, Any]) -> bytes:
         entries = [{"path": path, "sha256": hashlib.sha256(content).hexdigest(),
@@ -82,6 +118,7 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
         attested.append(view)
         stem = f"{number:04d}-{_safe(row.name)}"
         package.add(f"attestations/{stem}.json", _json(view))
+        package.covered.append((f"attestations/{stem}.json", ATTESTATION, row.uid))
         if row.attachment_id:
             package.add(f"attachments/{stem}/{_safe(row.attachment_name or 'evidence')}",
                         blobs.content_of(row.attachment_id))
@@ -96,11 +133,16 @@ def _trail_document(org: Organization, trail: Trail, html_base: str) -> dict[str
     return {key: events if key == "events" else value for key, value in view.items()}
 
 
-def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str) -> bytes:
+def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str,
+                  signer: notes.Signer) -> bytes:
     trail = trails.find_trail(org, flow_name, trail_name)
     package = _Package(trail.last_modified_at)
     view = _trail_document(org, trail, html_base)
     package.add("trail.json", _json(view))
+    package.covered += [("trail.json", TRAIL_EVENT, event_id) for (event_id,) in TrailEvent.select(
+        TrailEvent.id).where((TrailEvent.trail == trail)
+                             & TrailEvent.type.in_(LOGGED_EVENTS)).order_by(TrailEvent.id)
+        .tuples().iterator()]
     rows = attestations.recorded_in(org, trail)
     attested = _add_evidence(package, org, rows, html_base)
     made = list(Artifact.select().where(Artifact.trail == trail).order_by(Artifact.id))
@@ -108,12 +150,13 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
     for artifact in made_views:
         package.add(f"artifacts/{artifact['fingerprint']}.json", _json(artifact))
     package.add("report.pdf", _pdf(org, view, attested, made_views))
+    package.add_transparency(org, signer)
     return package.gzipped({"org": org.name, "flow": trail.flow.name, "trail": trail.name,
                             "recorded_until": trail.last_modified_at})
 
 
-def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_base: str
-                     ) -> bytes:
+def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_base: str,
+                     signer: notes.Signer) -> bytes:
     """An artifact of a flow (full fingerprint or 5-64 character prefix): its JSON, the
     attestations made about it and their attachments."""
     flow = find_flow(org, flow_name)
@@ -123,6 +166,7 @@ def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_b
     package.add("artifact.json", _json(view))
     rows = attestations.recorded_in(org, flow=flow, fingerprint=artifact.fingerprint)
     _add_evidence(package, org, rows, html_base)
+    package.add_transparency(org, signer)
     return package.gzipped({"org": org.name, "flow": flow.name,
                             "fingerprint": artifact.fingerprint})
 
@@ -188,3 +232,106 @@ def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]
     section("Events", [f"{_when(e.get('timestamp'))}  {e.get('type')}"
                        for e in trail.get("events", [])])
     return bytes(pdf.output())
+
+
+# ---- offline verification ----------------------------------------------------------------------
+
+# What an attestation's leaf says and the key of its JSON document that must say the same.
+_ATTESTED = (("id", "attestation_id"), ("name", "attestation_name"), ("type", "attestation_type"),
+             ("compliant", "is_compliant"), ("artifact_fingerprint", "artifact_fingerprint"),
+             ("target_artifact", "target_artifact"), ("trail", "trail_name"),
+             ("created_at", "created_at"), ("actor", "created_by"))
+MAX_VERIFIED_BYTES = 2 * MAX_PACKAGE_BYTES
+
+
+def _unpacked(content: bytes) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    total = 0
+    with tarfile.open(fileobj=io.BytesIO(content), mode="r:gz") as tar:
+        for member in tar:
+            if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
+                raise ValueError(f"{member.name!r} is not a file a package holds")
+            total += member.size
+            if total > MAX_VERIFIED_BYTES:
+                raise ValueError("the package unpacks to more than a package may hold")
+            extracted = tar.extractfile(member)
+            files[member.name] = extracted.read() if extracted is not None else b""
+    return files
+
+
+def verify_package(content: bytes, verifier: notes.Verifier) -> list[str]:
+    """What does not hold in an audit package, checked with nothing but the package and the
+    log's verifier key: the manifest's sums; the checkpoint's signature; each entry's leaf in
+    the checkpoint's tree (its inclusion proof); each attestation file, attachment and trail
+    event the same as its leaf says; and every attestation and trail event covered by an entry.
+    [] when the package holds."""
+    try:
+        files = _unpacked(content)
+    except (tarfile.TarError, OSError, EOFError, ValueError) as error:
+        return [f"not an audit package: {error}"]
+    problems: list[str] = []
+    try:
+        manifest = json.loads(files["manifest.json"])
+        listed = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
+        transparency = json.loads(files["transparency/entries.json"])
+        origin, size, root, *_ = notes.open_checkpoint(files["transparency/checkpoint"], verifier)
+    except KeyError as missing:
+        return [f"the package lacks {missing}"]
+    except (ValueError, TypeError) as error:
+        return [f"the package's manifest or checkpoint does not verify: {error}"]
+    for path in sorted(set(files) - {"manifest.json", "SHA256SUMS"} | set(listed)):
+        if path not in files or listed.get(path) != hashlib.sha256(files[path]).hexdigest():
+            problems.append(f"{path}: not as the manifest lists it")
+    if transparency.get("tree_size") != size:
+        problems.append(f"the entries are proved against {transparency.get('tree_size')} entries, "
+                        f"the checkpoint has {size}")
+    leaves: dict[str, list[dict[str, Any]]] = {}
+    for entry in transparency.get("entries", []):
+        try:
+            leaf = base64.b64decode(entry["leaf"])
+            merkle.verify_inclusion(entry["index"], size, merkle.leaf_hash(leaf),
+                                    [base64.b64decode(h) for h in entry["inclusion_proof"]], root)
+            leaves.setdefault(entry["path"], []).append(json.loads(leaf))
+        except (KeyError, TypeError, ValueError, binascii.Error) as error:
+            problems.append(f"{entry.get('path')}: entry {entry.get('index')} is not in the "
+                            f"log of {origin} ({error})")
+    problems += _attested(files, leaves) + _trail_events(files, leaves)
+    return problems
+
+
+def _attested(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) -> list[str]:
+    problems = []
+    for path in sorted(p for p in files if p.startswith("attestations/")):
+        logged = [leaf for leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
+        if len(logged) != 1:
+            problems.append(f"{path}: not in the transparency log")
+            continue
+        document, leaf = json.loads(files[path]), logged[0]
+        differ = [key for leaf_key, key in _ATTESTED if document.get(key) != leaf.get(leaf_key)]
+        if (document.get("evidence") or {}).get("sha256") != leaf.get("attachment_sha256"):
+            differ.append("evidence.sha256")
+        if differ:
+            problems.append(f"{path}: differs from its log entry ({', '.join(differ)})")
+        stem = path[len("attestations/"):-len(".json")]
+        for attached in (p for p in files if p.startswith(f"attachments/{stem}/")):
+            if hashlib.sha256(files[attached]).hexdigest() != leaf.get("attachment_sha256"):
+                problems.append(f"{attached}: not the attachment its log entry names")
+    return problems
+
+
+def _trail_events(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) -> list[str]:
+    if "trail.json" not in files:
+        return []
+    events = [e for e in json.loads(files["trail.json"]).get("events", [])
+              if e.get("type") in LOGGED_EVENTS]
+    logged = {(leaf.get("type"), leaf.get("timestamp"), leaf.get("payload_sha256"))
+              for leaf in leaves.get("trail.json", []) if leaf.get("kind") == TRAIL_EVENT}
+    problems = []
+    for event in events:
+        payload = {k: v for k, v in event.items() if k not in ("timestamp", "type")}
+        if (event.get("type"), event.get("timestamp"), log.digest(payload)) not in logged:
+            problems.append(f"trail.json: its {event.get('type')} event of {event.get('timestamp')} "
+                            "is not in the transparency log as it reads")
+    if len(logged) != len(events):
+        problems.append("trail.json: the log holds events of the trail the file does not")
+    return problems
