@@ -336,3 +336,15 @@ def test_an_artifact_package_carries_its_attestations_entries(client):
     vkey = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
     package = client.get(f"/api/v2/artifacts/acme/payments/{BACKEND_FP}/audit_package", headers=H).data
     assert verify_package(package, notes.parse_verifier_key(vkey.strip())) == []
+
+
+def test_attestation_and_snapshot_answers_name_their_log_entry(client):
+    write_evidence(client)
+    scan = client.get("/api/v2/attestations/acme/payments/trail/release-1/scan", headers=H).json[0]
+    leaf = json.loads(base64.b64decode(client.get(f"{BASE}/entries/{scan['log_index']}",
+                                                  headers=H).json["leaf"]))
+    assert (leaf["kind"], leaf["id"], leaf["compliant"]) == ("attestation", scan["attestation_id"], False)
+    snapshot = client.get("/api/v2/snapshots/acme/prod/1", headers=H).json
+    leaf = json.loads(base64.b64decode(client.get(f"{BASE}/entries/{snapshot['log_index']}",
+                                                  headers=H).json["leaf"]))
+    assert (leaf["kind"], leaf["index"]) == ("snapshot", 1)

@@ -69,7 +69,7 @@ class Links(_message.Message):
     def __init__(self, next: _Optional[str] = ...) -> None: ...
 
 class Attestation(_message.Message):
-    __slots__ = ("schema_version", "attestation_id", "attestation_name", "attestation_type", "is_compliant", "artifact_fingerprint", "target_artifact", "target_artifacts", "flow_name", "trail_name", "created_at", "created_by", "reported_by", "git_commit_info", "repo_info", "origin_url", "description", "user_data", "annotations", "external_urls", "summary", "evidence", "overridden_attestation_id", "override", "evidence_archive_fingerprint", "has_audit_package", "html_url", "links", "junit", "jira", "snyk", "sonar", "scanner", "pull_request", "custom", "system")
+    __slots__ = ("schema_version", "attestation_id", "attestation_name", "attestation_type", "is_compliant", "artifact_fingerprint", "target_artifact", "target_artifacts", "flow_name", "trail_name", "created_at", "created_by", "reported_by", "git_commit_info", "repo_info", "origin_url", "description", "user_data", "annotations", "external_urls", "summary", "evidence", "overridden_attestation_id", "override", "evidence_archive_fingerprint", "has_audit_package", "html_url", "links", "log_index", "junit", "jira", "snyk", "sonar", "scanner", "pull_request", "custom", "system")
     class AnnotationsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +112,7 @@ class Attestation(_message.Message):
     HAS_AUDIT_PACKAGE_FIELD_NUMBER: _ClassVar[int]
     HTML_URL_FIELD_NUMBER: _ClassVar[int]
     LINKS_FIELD_NUMBER: _ClassVar[int]
+    LOG_INDEX_FIELD_NUMBER: _ClassVar[int]
     JUNIT_FIELD_NUMBER: _ClassVar[int]
     JIRA_FIELD_NUMBER: _ClassVar[int]
     SNYK_FIELD_NUMBER: _ClassVar[int]
@@ -148,6 +149,7 @@ class Attestation(_message.Message):
     has_audit_package: bool
     html_url: str
     links: AttestationLinks
+    log_index: int
     junit: JunitAttestation
     jira: JiraAttestation
     snyk: SnykAttestation
@@ -156,7 +158,7 @@ class Attestation(_message.Message):
     pull_request: PullRequestAttestation
     custom: CustomAttestation
     system: SystemAttestation
-    def __init__(self, schema_version: _Optional[int] = ..., attestation_id: _Optional[str] = ..., attestation_name: _Optional[str] = ..., attestation_type: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., artifact_fingerprint: _Optional[str] = ..., target_artifact: _Optional[str] = ..., target_artifacts: _Optional[_Iterable[str]] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., created_at: _Optional[float] = ..., created_by: _Optional[str] = ..., reported_by: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., origin_url: _Optional[str] = ..., description: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., annotations: _Optional[_Mapping[str, str]] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., summary: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., evidence: _Optional[_Union[AttestationAttachment, _Mapping]] = ..., overridden_attestation_id: _Optional[str] = ..., override: _Optional[_Union[AttestationOverride, _Mapping]] = ..., evidence_archive_fingerprint: _Optional[str] = ..., has_audit_package: _Optional[bool] = ..., html_url: _Optional[str] = ..., links: _Optional[_Union[AttestationLinks, _Mapping]] = ..., junit: _Optional[_Union[JunitAttestation, _Mapping]] = ..., jira: _Optional[_Union[JiraAttestation, _Mapping]] = ..., snyk: _Optional[_Union[SnykAttestation, _Mapping]] = ..., sonar: _Optional[_Union[SonarAttestation, _Mapping]] = ..., scanner: _Optional[_Union[ScannerAttestation, _Mapping]] = ..., pull_request: _Optional[_Union[PullRequestAttestation, _Mapping]] = ..., custom: _Optional[_Union[CustomAttestation, _Mapping]] = ..., system: _Optional[_Union[SystemAttestation, _Mapping]] = ...) -> None: ...
+    def __init__(self, schema_version: _Optional[int] = ..., attestation_id: _Optional[str] = ..., attestation_name: _Optional[str] = ..., attestation_type: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., artifact_fingerprint: _Optional[str] = ..., target_artifact: _Optional[str] = ..., target_artifacts: _Optional[_Iterable[str]] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., created_at: _Optional[float] = ..., created_by: _Optional[str] = ..., reported_by: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., origin_url: _Optional[str] = ..., description: _Optional[str] = ..., user_data: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., annotations: _Optional[_Mapping[str, str]] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., summary: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., evidence: _Optional[_Union[AttestationAttachment, _Mapping]] = ..., overridden_attestation_id: _Optional[str] = ..., override: _Optional[_Union[AttestationOverride, _Mapping]] = ..., evidence_archive_fingerprint: _Optional[str] = ..., has_audit_package: _Optional[bool] = ..., html_url: _Optional[str] = ..., links: _Optional[_Union[AttestationLinks, _Mapping]] = ..., log_index: _Optional[int] = ..., junit: _Optional[_Union[JunitAttestation, _Mapping]] = ..., jira: _Optional[_Union[JiraAttestation, _Mapping]] = ..., snyk: _Optional[_Union[SnykAttestation, _Mapping]] = ..., sonar: _Optional[_Union[SonarAttestation, _Mapping]] = ..., scanner: _Optional[_Union[ScannerAttestation, _Mapping]] = ..., pull_request: _Optional[_Union[PullRequestAttestation, _Mapping]] = ..., custom: _Optional[_Union[CustomAttestation, _Mapping]] = ..., system: _Optional[_Union[SystemAttestation, _Mapping]] = ...) -> None: ...
 
 class AttestationAttachment(_message.Message):
     __slots__ = ("filename", "sha256", "size", "url")

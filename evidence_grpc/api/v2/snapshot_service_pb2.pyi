@@ -57,7 +57,7 @@ class GetSnapshotRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., env_name: _Optional[str] = ..., snapshot_expression: _Optional[str] = ...) -> None: ...
 
 class Snapshot(_message.Message):
-    __slots__ = ("index", "is_latest", "next_snapshot_timestamp", "artifact_compliance_count", "timestamp", "type", "compliant", "html_url", "artifacts", "applied_policies")
+    __slots__ = ("index", "is_latest", "next_snapshot_timestamp", "artifact_compliance_count", "timestamp", "type", "compliant", "html_url", "artifacts", "applied_policies", "log_index")
     class ArtifactComplianceCountEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +75,7 @@ class Snapshot(_message.Message):
     HTML_URL_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     APPLIED_POLICIES_FIELD_NUMBER: _ClassVar[int]
+    LOG_INDEX_FIELD_NUMBER: _ClassVar[int]
     index: int
     is_latest: bool
     next_snapshot_timestamp: float
@@ -85,7 +86,8 @@ class Snapshot(_message.Message):
     html_url: str
     artifacts: _containers.RepeatedCompositeFieldContainer[SnapshotArtifact]
     applied_policies: _containers.RepeatedCompositeFieldContainer[AppliedPolicy]
-    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[AppliedPolicy, _Mapping]]] = ...) -> None: ...
+    log_index: int
+    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[AppliedPolicy, _Mapping]]] = ..., log_index: _Optional[int] = ...) -> None: ...
 
 class AppliedPolicy(_message.Message):
     __slots__ = ("id", "name", "version", "policy_dump", "failing_artifacts")

@@ -643,6 +643,7 @@ Attestation = TypedDict("Attestation", {
     "html_url": "str",
     "links": "AttestationLinks | None",
     "_links": "AttestationLinks | None",
+    "log_index": "int | None",
     "junit": "JunitAttestation | None",
     "jira": "JiraAttestation | None",
     "snyk": "SnykAttestation | None",
@@ -2209,6 +2210,7 @@ Snapshot = TypedDict("Snapshot", {
     "html_url": "str",
     "artifacts": "Sequence[SnapshotArtifact]",
     "applied_policies": "Sequence[AppliedPolicy]",
+    "log_index": "int | None",
 }, total=False)
 
 SnapshotAnnotation = TypedDict("SnapshotAnnotation", {

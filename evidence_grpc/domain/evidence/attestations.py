@@ -26,7 +26,7 @@ from ...storage.db import (
     retry_on_conflict,
     write_transaction,
 )
-from ...storage.models import Artifact, Attestation, Blob, Flow, Organization, Trail, User
+from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
 from ..kernel import contract
 from ..kernel.errors import NotFound, artifact_not_in_trail, validation_error
 from ..kernel.pages import Page
@@ -282,6 +282,7 @@ class Listed:
     created_at: float
     flow_name: str
     trail_name: str
+    log_index: int | None  # its entry in the organization's transparency log
 
     @property
     def data(self) -> dict[str, Any]:
@@ -296,14 +297,16 @@ _LISTED = (Attestation.uid, Attestation.name, Attestation.type, Attestation.targ
            Attestation.artifact_fingerprint, Attestation.is_compliant, Attestation.data,
            Attestation.summary, Attestation.attachment, Attestation.attachment_name, Blob.size,
            Attestation.overrides, Attestation.git_commit, Attestation.created_by,
-           Attestation.created_at, Flow.name, Trail.name)
+           Attestation.created_at, Flow.name, Trail.name, LogEntry.number)
 
 
 def _listing() -> peewee.ModelSelect:
     """Attestations as `Listed` rows (run by `_listed`)."""
     return (Attestation.select(*_LISTED)
             .join(Flow).switch(Attestation).join(Trail).switch(Attestation)
-            .join(Blob, peewee.JOIN.LEFT_OUTER))
+            .join(Blob, peewee.JOIN.LEFT_OUTER).switch(Attestation)
+            .join(LogEntry, peewee.JOIN.LEFT_OUTER, on=(
+                (LogEntry.kind == leaves.ATTESTATION) & (LogEntry.record_id == Attestation.id))))
 
 
 def _query(org: Organization) -> peewee.ModelSelect:
@@ -395,6 +398,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation
         "evidence": evidence,
         "overridden_attestation_id": a.overrides,
         "html_url": links.html_url,
+        "log_index": a.log_index,
         "target_artifacts": [a.target_artifact] if a.target_artifact else [],
         "reported_by": a.created_by,
         "evidence_archive_fingerprint": a.attachment_id,

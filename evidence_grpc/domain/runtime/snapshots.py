@@ -51,6 +51,7 @@ from ..kernel.errors import FailedPrecondition, NotFound, validation_error
 from ..kernel.numbers import as_int64, whole_number
 from ..kernel.pages import page_of
 from ..outbound import actions
+from ..transparency import log
 from . import env_audit, leaves
 from .deployment_diffs import add_deployment_diffs
 from .deployments import record
@@ -651,6 +652,7 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
         "artifacts": artifacts,
         "applied_policies": applied_policies_of(snapshot),
+        "log_index": log.log_indexes(leaves.SNAPSHOT, [snapshot.id]).get(snapshot.id),
     }
 
 
