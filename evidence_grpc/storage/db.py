@@ -220,20 +220,23 @@ _sqlite_writer = SqliteWriterLock()
 
 
 # The work left for the end of the current outermost write_transaction, by name: (what runs,
-# the items it runs with).
-_at_end: contextvars.ContextVar[dict[str, tuple[Callable[[set[Any]], None], set[Any]]] | None] = \
+# the items it runs with, whether it runs after the others).
+_at_end: contextvars.ContextVar[dict[str, tuple[Callable[[set[Any]], None], set[Any], bool]] | None] = \
     contextvars.ContextVar("at_end", default=None)
 
 
-def at_transaction_end(name: str, run: Callable[[set[Any]], None], items: Iterable[Any]) -> None:
+def at_transaction_end(name: str, run: Callable[[set[Any]], None], items: Iterable[Any], *,
+                       last: bool = False) -> None:
     """Add `items` to the set `name` of the current write_transaction: after its other writes,
     before it commits, `run` runs once with all of them (so that the row locks it takes are
-    the transaction's last, taken in one order by every writer). Outside one: now."""
+    the transaction's last, taken in one order by every writer). Those marked `last` run after
+    the others, whichever was added first (the transparency log's head, locked by every
+    evidence write, is the last lock of all). Outside one: now."""
     pending = _at_end.get()
     if pending is None:
         run(set(items))
     else:
-        pending.setdefault(name, (run, set()))[1].update(items)
+        pending.setdefault(name, (run, set(), last))[1].update(items)
 
 
 @contextlib.contextmanager
@@ -251,7 +254,7 @@ def write_transaction() -> Iterator[None]:
                 held.enter_context(database.atomic())
             yield
             if token is not None:
-                for run, items in (_at_end.get() or {}).values():
+                for run, items, _ in sorted((_at_end.get() or {}).values(), key=lambda each: each[2]):
                     run(items)
     finally:
         if token is not None:

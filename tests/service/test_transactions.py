@@ -158,3 +158,23 @@ def test_a_read_call_reads_in_one_snapshot(client, db: str,
 def test_a_read_call_cannot_write_on_postgresql(db: str) -> None:
     with pytest.raises(peewee.InternalError, match="read-only"), storage.read_snapshot():
         Organization.update(last_modified_at=3).execute()
+
+
+def test_work_left_for_the_transactions_end_runs_once_and_the_last_after_the_rest(db):
+    """at_transaction_end: each name runs once with all its items, before the commit; one
+    marked `last` (the transparency log's head lock) after the others, whatever the order in
+    which they were added, so that every writer takes that lock last."""
+    ran: list[tuple[str, list[int]]] = []
+
+    def runner(name: str):
+        return lambda items: ran.append((name, sorted(items)))
+
+    with storage.write_transaction():
+        storage.at_transaction_end("log", runner("log"), [1], last=True)
+        storage.at_transaction_end("series", runner("series"), [2])
+        storage.at_transaction_end("log", runner("log"), [3], last=True)
+        storage.at_transaction_end("links", runner("links"), [4])
+        assert ran == []
+    assert ran == [("series", [2]), ("links", [4]), ("log", [1, 3])]
+    storage.at_transaction_end("now", runner("now"), [5])  # outside a transaction: at once
+    assert ran[-1] == ("now", [5])

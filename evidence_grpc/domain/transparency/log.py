@@ -53,7 +53,7 @@ def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any]) -> None
     """Log `leaf` (of the record `kind` `record_id`) when the current write transaction
     commits: after its other writes, in the order appended."""
     item = (next(_sequence), org_id, kind, record_id, canonical(leaf))
-    at_transaction_end("transparency-log", _append_all, [item])
+    at_transaction_end("transparency-log", _append_all, [item], last=True)
 
 
 def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
