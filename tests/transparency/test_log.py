@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from google.protobuf import json_format
 from in_toto_attestation.v1 import statement_pb2
 from in_toto_attestation.v1.statement import Statement
+from pymerkle import InmemoryTree
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import SSlibKey
@@ -348,3 +349,23 @@ def test_attestation_and_snapshot_answers_name_their_log_entry(client):
     leaf = json.loads(base64.b64decode(client.get(f"{BASE}/entries/{snapshot['log_index']}",
                                                   headers=H).json["leaf"]))
     assert (leaf["kind"], leaf["index"]) == ("snapshot", 1)
+
+
+def test_roots_and_inclusion_proofs_are_those_of_pymerkle(client):
+    """pymerkle, an RFC 9162 implementation nobody here wrote, builds the tree of the entries'
+    leaves: its root is the checkpoint's, its inclusion paths are the server's proofs."""
+    write_evidence(client)
+    assert attest(client, "generic", {"attestation_name": "late", "is_compliant": True}
+                  ).status_code == 201
+    key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    _, size, root = checkpoint(client, key)
+    tree = InmemoryTree(algorithm="sha256")
+    for entry in entries(client, size):
+        tree.append_entry(base64.b64decode(entry["leaf"]))
+    assert tree.get_root(size) == root
+    for size_then in range(1, size + 1):
+        for index in range(size_then):
+            answer = client.get(f"{BASE}/proofs/inclusion?index={index}&tree_size={size_then}",
+                                headers=H).json
+            theirs = tree.prove_inclusion(index + 1, size_then).serialize()["path"][1:]
+            assert [base64.b64decode(h).hex() for h in answer["hashes"]] == theirs
