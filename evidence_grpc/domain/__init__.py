@@ -8,6 +8,7 @@ outbound and identity beside each other, kernel. A context imports only those be
 
 from .evidence import leaves as evidence_leaves
 from .evidence.events import ArtifactRepoKnown
+from .governance import leaves as governance_leaves
 from .kernel import events
 from .runtime import leaves as runtime_leaves
 from .runtime.deployments import link_artifact
@@ -18,3 +19,4 @@ events.subscribe(ArtifactRepoKnown, link_artifact)
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations)
 log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots)
+log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals)

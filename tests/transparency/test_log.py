@@ -30,7 +30,7 @@ from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Attestation, LogEntry, LogHead, Organization, Snapshot
+from evidence_grpc.storage.models import Approval, Attestation, LogEntry, LogHead, Organization, Snapshot
 from tests import independent_verifier as independent
 from tests.conftest import ROLE_KEYS, bearer, grpc_channel
 from tests.helpers import (
@@ -369,3 +369,21 @@ def test_roots_and_inclusion_proofs_are_those_of_pymerkle(client):
                                 headers=H).json
             theirs = tree.prove_inclusion(index + 1, size_then).serialize()["path"][1:]
             assert [base64.b64decode(h).hex() for h in answer["hashes"]] == theirs
+
+
+def test_an_approval_is_logged_and_verify_log_names_a_changed_one(client):
+    write_evidence(client)
+    answer = client.post("/api/v2/approvals/acme/payments", headers=H, content_type="application/json",
+                         data=json.dumps({"artifact_fingerprint": BACKEND_FP, "environment": "prod",
+                                          "description": "ship it", "approvals": [
+                                              {"state": "APPROVED", "approved_by": "alice",
+                                               "comment": "ok"}]}))
+    assert answer.status_code in (200, 201), answer.json
+    acme = Organization.get(Organization.name == "acme")
+    entry = LogEntry.get(LogEntry.kind == "approval")
+    leaf = json.loads(entry.leaf)
+    assert (leaf["fingerprint"], leaf["state"], leaf["number"]) == (BACKEND_FP, "APPROVED", 1)
+    assert log.verify_log(acme) == []
+    Approval.update(state="REJECTED").where(Approval.id == entry.record_id).execute()
+    assert log.verify_log(acme) == [
+        f"entry {entry.number}: approval {entry.record_id} differs from its leaf (state)"]

@@ -14,7 +14,7 @@ from ..transparency import log
 ATTESTATION = "attestation"
 TRAIL_EVENT = "trail_event"
 # The trail events logged as such. An attestation's event is logged as the attestation itself,
-# a start or stop of running as the snapshot that saw it; approvals are not logged yet.
+# a start or stop of running as the snapshot that saw it, an approval as itself (governance).
 LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
 
 

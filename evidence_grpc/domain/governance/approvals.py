@@ -23,6 +23,7 @@ from ..kernel.errors import InvalidArgument, NotFound
 from ..kernel.pages import page_of
 from ..outbound import actions
 from ..runtime.environments import LOGICAL, check_env_name, find_environment, latest_snapshots
+from . import leaves
 
 REVIEW_STATES = ("APPROVED", "UNAPPROVED")
 PENDING = "PENDING"
@@ -124,6 +125,7 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
                 reviews=stored, state=stored[-1]["state"] if stored else PENDING,
                 user_data=user_data, created_by=user.name, created_at=stamp,
                 last_modified_at=stamp)
+            leaves.log_approval(org, approval)
             _report_to_trails(flow, approval)
             actions.flow_event(org, flow, "ON_APPROVAL", approval_number=approval.number,
                                fingerprint=fingerprint, artifact_name=artifact.name,
