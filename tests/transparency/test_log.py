@@ -30,7 +30,15 @@ from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Approval, Attestation, LogEntry, LogHead, Organization, Snapshot
+from evidence_grpc.storage.models import (
+    Approval,
+    Attestation,
+    BlobChunk,
+    LogEntry,
+    LogHead,
+    Organization,
+    Snapshot,
+)
 from tests import independent_verifier as independent
 from tests.conftest import ROLE_KEYS, bearer, grpc_channel
 from tests.helpers import (
@@ -387,3 +395,13 @@ def test_an_approval_is_logged_and_verify_log_names_a_changed_one(client):
     Approval.update(state="REJECTED").where(Approval.id == entry.record_id).execute()
     assert log.verify_log(acme) == [
         f"entry {entry.number}: approval {entry.record_id} differs from its leaf (state)"]
+
+
+def test_verify_log_names_an_attachment_chunk_changed_in_sql(client):
+    write_evidence(client)
+    acme = Organization.get(Organization.name == "acme")
+    review = Attestation.get(Attestation.name == "review")
+    BlobChunk.update(data=b"looks bad!").where(BlobChunk.blob == review.attachment_id).execute()
+    number = LogEntry.get((LogEntry.kind == "attestation") & (LogEntry.record_id == review.id)).number
+    assert log.verify_log(acme) == [
+        f"entry {number}: attestation {review.id} differs from its leaf (attachment_sha256)"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...storage.models import Attestation, Flow, Organization, Trail, TrailEvent
 from ..transparency import log
+from . import blobs
 
 ATTESTATION = "attestation"
 TRAIL_EVENT = "trail_event"
@@ -49,9 +50,17 @@ def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent)
 
 
 def rebuild_attestations(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The leaves of the attestations as their rows say now, with the SHA-256 of each
+    attachment as its stored chunks hash (a chunk changed in SQL shows as another digest)."""
     rows = (Attestation.select(Attestation, Trail.id, Trail.name, Organization.name)
             .join(Trail).switch(Attestation).join(Organization).where(Attestation.id.in_(ids)))
-    return {a.id: attestation_leaf(a.organization.name, a.trail.name, a) for a in rows}
+    rebuilt = {}
+    for a in rows:
+        leaf = attestation_leaf(a.organization.name, a.trail.name, a)
+        if a.attachment_id is not None:
+            leaf["attachment_sha256"] = blobs.digest(blobs.content_of(a.attachment_id))
+        rebuilt[a.id] = leaf
+    return rebuilt
 
 
 def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:
