@@ -677,30 +677,29 @@ class LogHead(BaseModel):
 
 class LogEntry(BaseModel):
     """Entry `number` of an organization's log: the leaf (RFC 8785 canonical JSON) of one
-    evidence record (`kind`, its row `record_id`) and the leaf's hash (RFC 9162)."""
+    evidence record (`kind`, its row `record_id`); its hash is the LogHash of level 0."""
 
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     number = peewee.BigIntegerField()
     kind = peewee.CharField()
     record_id = peewee.BigIntegerField()
     leaf = peewee.TextField()
-    leaf_hash = peewee.BlobField()
 
     class Meta:
         indexes = ((("organization", "number"), True), (("kind", "record_id"), False))
 
 
 class LogHash(BaseModel):
-    """The hash of the complete subtree of 2**level leaves starting at leaf index * 2**level
-    of an organization's log (level 0: the leaves' hashes): proofs read O(log n) of them."""
+    """The hash of a complete subtree of an organization's log: `node` is level << 56 | index,
+    the subtree of 2**level leaves starting at leaf index * 2**level (level 0: the leaves'
+    hashes), one integer so that a proof's O(log n) hashes are one indexed IN read."""
 
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
-    level = peewee.IntegerField()
-    index = peewee.BigIntegerField()
+    node = peewee.BigIntegerField()
     hash = peewee.BlobField()
 
     class Meta:
-        indexes = ((("organization", "level", "index"), True),)
+        indexes = ((("organization", "node"), True),)
 
 
 ALL_MODELS += [LogHead, LogEntry, LogHash]

@@ -20,7 +20,7 @@ from typing import Any
 
 import rfc8785
 
-from ...storage.db import at_transaction_end, for_update, in_chunks
+from ...storage.db import Prepared, PreparedInsert, as_given, at_transaction_end, for_update, in_chunks
 from ...storage.models import LogEntry, LogHash, LogHead, Organization
 from ..kernel.errors import InvalidArgument, NotFound, validation_error
 from . import merkle, notes
@@ -81,39 +81,67 @@ def _frontier_of(size: int, known: dict[tuple[int, int], bytes]) -> list[str]:
     return [known[key].hex() for key in _frontier_hashes(size, ["00"] * size.bit_count())]
 
 
+# The append's statements, compiled once (see storage.db.Prepared): building them took most of
+# an append, inside SQLite's one writer lock.
+_HEAD = Prepared(lambda org: for_update(LogHead.select(LogHead.id, LogHead.size, LogHead.frontier)
+                                        .where(LogHead.organization == org)), org=int)
+_SET_HEAD = Prepared(lambda head, size, frontier: LogHead.update(
+    {LogHead.size: as_given(size), LogHead.frontier: as_given(frontier)}).where(LogHead.id == head),
+    head=int, size=int, frontier=str)
+_ENTRY = PreparedInsert(LogEntry)
+_HASH = PreparedInsert(LogHash)
+LEVEL_SHIFT = 56  # LogHash.node = level << LEVEL_SHIFT | index
+
+
+def node(level: int, index: int) -> int:
+    return level << LEVEL_SHIFT | index
+
+
 def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
-    head = for_update(LogHead.select().where(LogHead.organization == org_id)).first()
-    if head is None:  # the organization's first entry (two first writers: one inserts)
+    found = _HEAD.rows(org=org_id)
+    if not found:  # the organization's first entry (two first writers: one inserts)
         LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
-        head = for_update(LogHead.select().where(LogHead.organization == org_id)).get()
-    size = head.size
-    known = _frontier_hashes(size, head.frontier)
-    leaf_hashes = [merkle.leaf_hash(leaf) for _, _, leaf in leaves]
-    made = merkle.new_hashes(size, leaf_hashes, lambda level, index: known[(level, index)])
-    LogEntry.insert_many([
-        {"organization": org_id, "number": size + n, "kind": kind, "record_id": record_id,
-         "leaf": leaf.decode(), "leaf_hash": leaf_hash}
-        for n, ((kind, record_id, leaf), leaf_hash) in enumerate(zip(leaves, leaf_hashes, strict=True))
-    ]).execute()
-    LogHash.insert_many([{"organization": org_id, "level": h.level, "index": h.index, "hash": h.hash}
-                         for h in made]).execute()
+        found = _HEAD.rows(org=org_id)
+    head_id, size, frontier = found[0]
+    known = _frontier_hashes(size, json.loads(frontier))
+    made = merkle.new_hashes(size, [merkle.leaf_hash(leaf) for _, _, leaf in leaves],
+                             lambda level, index: known[(level, index)])
+    for n, (kind, record_id, leaf) in enumerate(leaves):
+        _ENTRY.create(organization=org_id, number=size + n, kind=kind, record_id=record_id,
+                      leaf=leaf.decode())
+    for h in made:
+        _HASH.create(organization=org_id, node=node(h.level, h.index), hash=h.hash)
     known.update({(h.level, h.index): h.hash for h in made})
     new_size = size + len(leaves)
-    LogHead.update(size=new_size, frontier=_frontier_of(new_size, known)).where(
-        LogHead.id == head.id).execute()
+    _SET_HEAD.execute(head=head_id, size=new_size,
+                      frontier=json.dumps(_frontier_of(new_size, known), separators=(",", ":")))
 
 
 # ---- reads ------------------------------------------------------------------------------------
 
-def _hash_reader(org_id: int) -> merkle.HashAt:
+_HASHES = Prepared(lambda org, nodes: LogHash.select(LogHash.node, LogHash.hash).where(
+    (LogHash.organization == org) & LogHash.node.in_(nodes)), org=int, nodes=list[int])
+
+
+def _read_all(org_id: int, make: Callable[[merkle.HashAt], list[bytes]]) -> list[bytes]:
+    """What `make` answers with the log's stored hashes, read in one statement: a first run
+    with stand-ins says which hashes it reads (which ones depends only on the sizes)."""
+    wanted: list[int] = []
+
+    def standin(level: int, index: int) -> bytes:
+        wanted.append(node(level, index))
+        return bytes(merkle.HASH_SIZE)
+
+    make(standin)
+    stored = {key: bytes(value) for key, value in _HASHES.rows(org=org_id, nodes=wanted)} \
+        if wanted else {}
+
     def hash_at(level: int, index: int) -> bytes:
-        row = (LogHash.select(LogHash.hash).where(
-            (LogHash.organization == org_id) & (LogHash.level == level) & (LogHash.index == index))
-            .tuples().first())
-        if row is None:
+        found = stored.get(node(level, index))
+        if found is None:
             raise AssertionError(f"the log of organization {org_id} lacks hash ({level}, {index})")
-        return bytes(row[0])
-    return hash_at
+        return found
+    return make(hash_at)
 
 
 def size_and_root(org: Organization) -> tuple[int, bytes]:
@@ -142,14 +170,23 @@ class Entry:
     kind: str
     record_id: int
     leaf: bytes
-    leaf_hash: bytes
+
+    @property
+    def leaf_hash(self) -> bytes:
+        return merkle.leaf_hash(self.leaf)
+
+
+_ENTRY_AT = Prepared(lambda org, number: LogEntry.select(
+    LogEntry.number, LogEntry.kind, LogEntry.record_id, LogEntry.leaf).where(
+    (LogEntry.organization == org) & (LogEntry.number == number)), org=int, number=int)
 
 
 def entry(org: Organization, number: int) -> Entry:
-    row = LogEntry.get_or_none((LogEntry.organization == org) & (LogEntry.number == number))
-    if row is None:
+    found = _ENTRY_AT.rows(org=org.id, number=number)
+    if not found:
         raise NotFound(f"Log entry {number} of organization '{org.name}' does not exist")
-    return Entry(row.number, row.kind, row.record_id, row.leaf.encode(), bytes(row.leaf_hash))
+    number, kind, record_id, leaf = found[0]
+    return Entry(number, kind, record_id, leaf.encode())
 
 
 def _checked_size(org: Organization, field: str, tree_size: int) -> int:
@@ -164,7 +201,7 @@ def inclusion_proof(org: Organization, index: int, tree_size: int) -> list[bytes
     _checked_size(org, "tree_size", tree_size)
     if not 0 <= index < tree_size:
         raise validation_error("index", f"Must be between 0 and tree_size - 1 ({tree_size - 1})")
-    return merkle.inclusion_proof(index, tree_size, _hash_reader(org.id))
+    return _read_all(org.id, lambda hash_at: merkle.inclusion_proof(index, tree_size, hash_at))
 
 
 def consistency_proof(org: Organization, first: int, second: int) -> list[bytes]:
@@ -172,7 +209,7 @@ def consistency_proof(org: Organization, first: int, second: int) -> list[bytes]
     _checked_size(org, "second", second)
     if not 0 < first <= second:
         raise validation_error("first", f"Must be between 1 and second ({second})")
-    return merkle.consistency_proof(first, second, _hash_reader(org.id))
+    return _read_all(org.id, lambda hash_at: merkle.consistency_proof(first, second, hash_at))
 
 
 def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
@@ -212,19 +249,23 @@ def verify_log(org: Organization) -> list[str]:
             problems.append(f"entry {store.size} is missing (the next entry is {row.number})")
             break
         leaf = row.leaf.encode()
-        if merkle.leaf_hash(leaf) != bytes(row.leaf_hash):
-            problems.append(f"entry {row.number}: its leaf does not hash to its stored leaf hash")
         store.append([merkle.leaf_hash(leaf)])
         pending.setdefault(row.kind, {})[row.record_id] = (row.number, leaf)
     for kind, records in pending.items():
         problems += _check_records(kind, records)
-    stored = {(level, index): bytes(value) for level, index, value in LogHash.select(
-        LogHash.level, LogHash.index, LogHash.hash).where(LogHash.organization == org).tuples()}
+    stored = {(key >> LEVEL_SHIFT, key & (1 << LEVEL_SHIFT) - 1): bytes(value) for key, value in
+              LogHash.select(LogHash.node, LogHash.hash).where(LogHash.organization == org).tuples()}
     for key in sorted(set(stored) | set(store.hashes)):
-        if stored.get(key) != store.hashes.get(key):
+        made, kept = store.hashes.get(key), stored.get(key)
+        if made == kept:
+            continue
+        if kept is None:
+            problems.append(f"stored hash (level {key[0]}, index {key[1]}) is missing")
+        elif made is not None and key[0] == 0:
+            problems.append(f"entry {key[1]}: its leaf does not hash to its stored leaf hash")
+        else:
             problems.append(f"stored hash (level {key[0]}, index {key[1]}) is not the one the "
-                            "leaves make" if key in stored else
-                            f"stored hash (level {key[0]}, index {key[1]}) is missing")
+                            "leaves make")
     size = head.size if head is not None else 0
     if size != store.size:
         problems.append(f"the log's head says {size} entries, {store.size} are stored in order")
@@ -248,7 +289,7 @@ def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> li
     if kept.size == 0:
         return []
     try:
-        proof = merkle.consistency_proof(kept.size, size, _hash_reader(org.id))
+        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(kept.size, size, hash_at))
         merkle.verify_consistency(kept.size, size, kept.root, root, proof)
     except (merkle.ProofError, AssertionError) as error:
         return [f"the log is not an extension of the saved checkpoint ({kept.size} entries): {error}"]

@@ -28,18 +28,16 @@ def up(migrator, db):
         kind = peewee.CharField()
         record_id = peewee.BigIntegerField()
         leaf = peewee.TextField()
-        leaf_hash = peewee.BlobField()
 
         class Meta:
             indexes = ((("organization", "number"), True), (("kind", "record_id"), False))
 
     class LogHash(Base):
         organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
-        level = peewee.IntegerField()
-        index = peewee.BigIntegerField()
+        node = peewee.BigIntegerField()  # level << 56 | index
         hash = peewee.BlobField()
 
         class Meta:
-            indexes = ((("organization", "level", "index"), True),)
+            indexes = ((("organization", "node"), True),)
 
     db.create_tables([LogHead, LogEntry, LogHash])
