@@ -117,7 +117,8 @@ status=0
 # end-to-end tests mostly wait on server processes, so 2 workers take a third of the serial
 # time; more would crowd the throwaway PostgreSQL's 300 connections.
 cores=$(nproc 2>/dev/null || echo 2)
-"$PYTHON" -m pytest -q -n "${PYTEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}" "$@" || status=$?
+# --durations: the slowest tests of every run, where the 12-minute budget goes
+"$PYTHON" -m pytest -q -n "${PYTEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}" --durations=25 "$@" || status=$?
 if [ "$status" = 5 ]; then
   echo "pytest collected no tests" >&2
 fi
