@@ -55,6 +55,11 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
         return pb.LogProof(hashes=log.inclusion_proof(current_caller().org, request.index,
                                                       request.tree_size))
 
+    def GetLogTile(self, request: pb.GetLogTileRequest, context: grpc.ServicerContext
+                   ) -> httpbody_pb2.HttpBody:
+        return httpbody_pb2.HttpBody(content_type="application/octet-stream",
+                                     data=log.tile(current_caller().org, request.tile))
+
     def GetLogConsistencyProof(self, request: pb.GetLogConsistencyProofRequest,
                                context: grpc.ServicerContext) -> pb.LogProof:
         return pb.LogProof(hashes=log.consistency_proof(current_caller().org, request.first,

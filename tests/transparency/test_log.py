@@ -425,3 +425,21 @@ def test_the_fast_canonical_json_is_rfc8785_byte_for_byte():
                 log.canonical(leaf)
             continue
         assert log.canonical(leaf) == expected, leaf
+
+
+def test_tiles_hold_the_hashes_of_what_the_tree_holds(client):
+    """C2SP tlog-tiles: the level-0 tile of 5 entries, 5 hashes wide, is their leaf hashes as
+    the independent verifier computes them; a wider or full tile does not exist yet."""
+    write_evidence(client)
+    key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    _, size, _ = checkpoint(client, key)
+    leaves = [base64.b64decode(e["leaf"]) for e in entries(client, size)]
+    answer = client.get(f"{BASE}/tile/0/000.p/{size}", headers=H)
+    assert answer.status_code == 200 and answer.content_type == "application/octet-stream"
+    assert answer.data == b"".join(independent.leaf_hash(leaf) for leaf in leaves)
+    assert client.get(f"{BASE}/tile/0/000.p/2", headers=H).data == answer.data[:64]
+    for missing in (f"0/000.p/{size + 1}", "0/000", "1/000.p/1", "0/001.p/1"):
+        assert client.get(f"{BASE}/tile/{missing}", headers=H).status_code == 404, missing
+    for bad in ("0/0", "0/000.p/0", "0/000.p/256", "64/000", "0/x000/000", "entries/000"):
+        refused = client.get(f"{BASE}/tile/{bad}", headers=H)
+        assert refused.status_code == 400 and "tile" in refused.json["errors"], bad

@@ -49,6 +49,14 @@ class GetLogInclusionProofRequest(_message.Message):
     tree_size: int
     def __init__(self, org: _Optional[str] = ..., index: _Optional[int] = ..., tree_size: _Optional[int] = ...) -> None: ...
 
+class GetLogTileRequest(_message.Message):
+    __slots__ = ("org", "tile")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    tile: str
+    def __init__(self, org: _Optional[str] = ..., tile: _Optional[str] = ...) -> None: ...
+
 class GetLogConsistencyProofRequest(_message.Message):
     __slots__ = ("org", "first", "second")
     ORG_FIELD_NUMBER: _ClassVar[int]

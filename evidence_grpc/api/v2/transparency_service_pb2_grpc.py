@@ -59,6 +59,11 @@ class TransparencyServiceStub:
                 request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogInclusionProofRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_transparency__service__pb2.LogProof.FromString,
                 _registered_method=True)
+        self.GetLogTile = channel.unary_unary(
+                '/evidence.v2.TransparencyService/GetLogTile',
+                request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogTileRequest.SerializeToString,
+                response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+                _registered_method=True)
         self.GetLogConsistencyProof = channel.unary_unary(
                 '/evidence.v2.TransparencyService/GetLogConsistencyProof',
                 request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogConsistencyProofRequest.SerializeToString,
@@ -103,6 +108,15 @@ class TransparencyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLogTile(self, request, context):
+        """A C2SP tlog-tiles tile of the log's hashes (application/octet-stream, 32 bytes a hash):
+        `tile/<L>/<N>[.p/<W>]`, the hashes of Merkle level 8L from 256N on, whole (256) or the
+        first W; only what the current tree holds (else NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetLogConsistencyProof(self, request, context):
         """The RFC 9162 consistency proof from the tree of `first` entries to that of `second`.
         """
@@ -132,6 +146,11 @@ def add_TransparencyServiceServicer_to_server(servicer, server):
                     servicer.GetLogInclusionProof,
                     request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogInclusionProofRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_transparency__service__pb2.LogProof.SerializeToString,
+            ),
+            'GetLogTile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLogTile,
+                    request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogTileRequest.FromString,
+                    response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
             ),
             'GetLogConsistencyProof': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLogConsistencyProof,
@@ -251,6 +270,33 @@ class TransparencyService:
             '/evidence.v2.TransparencyService/GetLogInclusionProof',
             evidence_dot_v2_dot_transparency__service__pb2.GetLogInclusionProofRequest.SerializeToString,
             evidence_dot_v2_dot_transparency__service__pb2.LogProof.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLogTile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.TransparencyService/GetLogTile',
+            evidence_dot_v2_dot_transparency__service__pb2.GetLogTileRequest.SerializeToString,
+            google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
             options,
             channel_credentials,
             insecure,

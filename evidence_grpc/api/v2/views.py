@@ -136,6 +136,7 @@ __all__ = [
     "GetLogEntryRequest",
     "GetLogInclusionProofRequest",
     "GetLogPublicKeyRequest",
+    "GetLogTileRequest",
     "GetOrganizationRequest",
     "GetPolicyRequest",
     "GetReadinessRequest",
@@ -1303,6 +1304,11 @@ GetLogInclusionProofRequest = TypedDict("GetLogInclusionProofRequest", {
 
 GetLogPublicKeyRequest = TypedDict("GetLogPublicKeyRequest", {
     "org": "str",
+}, total=False)
+
+GetLogTileRequest = TypedDict("GetLogTileRequest", {
+    "org": "str",
+    "tile": "str",
 }, total=False)
 
 GetOrganizationRequest = TypedDict("GetOrganizationRequest", {

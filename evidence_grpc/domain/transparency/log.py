@@ -239,6 +239,20 @@ def consistency_proof(org: Organization, first: int, second: int) -> list[bytes]
     return _read_all(org.id, lambda hash_at: merkle.consistency_proof(first, second, hash_at))
 
 
+def tile(org: Organization, path: str) -> bytes:
+    """The C2SP tlog-tiles tile `tile/<path>` of the log now: 404 unless the tree holds every
+    hash of it (a full tile once 256 are complete, a partial one of at most what there is)."""
+    try:
+        found = merkle.parse_tile_path(f"tile/{path}")
+    except ValueError as error:
+        raise validation_error("tile", str(error)) from None
+    size, _ = size_and_root(org)
+    leaves_per_hash = 1 << (merkle.TILE_HEIGHT * found.level)
+    if (found.index * merkle.TILE_WIDTH + found.width) * leaves_per_hash > size:
+        raise NotFound(f"The log of '{org.name}' ({size} entries) holds no tile {path}")
+    return _read_all(org.id, lambda hash_at: [merkle.tile_hashes(found, hash_at)])[0]
+
+
 def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
     """record id -> its entry's number, for the records of `kind` that are in a log."""
     found: dict[int, int] = {}
