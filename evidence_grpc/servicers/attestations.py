@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 from urllib.parse import urlencode
 
@@ -109,13 +108,11 @@ class AttestationServicer(pb_grpc.AttestationServiceServicer):
 
     def GetAttestationInToto(self, request: pb.GetAttestationInTotoRequest,
                              context: grpc.ServicerContext) -> pb.DsseEnvelope:
-        envelope = in_toto.export(current_caller().org, request.flow_name, request.trail_name,
-                                  request.attestation_name, self.html_base,
-                                  log_signer(self.settings))
-        return pb.DsseEnvelope(
-            payload=base64.b64decode(envelope["payload"]), payload_type=envelope["payloadType"],
-            signatures=[pb.DsseSignature(keyid=s["keyid"], sig=base64.b64decode(s["sig"]))
-                        for s in envelope["signatures"]])
+        payload, signed = in_toto.export(current_caller().org, request.flow_name,
+                                         request.trail_name, request.attestation_name,
+                                         self.html_base, log_signer(self.settings))
+        return pb.DsseEnvelope(payload=payload, payload_type=in_toto.PAYLOAD_TYPE, signatures=[
+            pb.DsseSignature(keyid=keyid, sig=sig) for keyid, sig in signed])
 
     def GetArtifactAttestation(self, request: pb.GetArtifactAttestationRequest,
                                context: grpc.ServicerContext) -> pb.AttestationList:

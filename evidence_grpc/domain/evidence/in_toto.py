@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...storage.models import Artifact, Attestation, Organization, Trail
+from ...storage.models import Artifact, Organization, Trail
 from ..transparency import dsse, log, notes
 from . import attestations
-from .leaves import ATTESTATION
 
 STATEMENT = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
@@ -52,9 +51,8 @@ def _test_result(document: dict[str, Any]) -> dict[str, Any]:
 def statement(org: Organization, a: attestations.Listed, html_base: str, origin: str
               ) -> dict[str, Any]:
     """The attestation's in-toto Statement v1."""
-    record = Attestation.get(Attestation.uid == a.uid)
-    entry = log.log_indexes(ATTESTATION, [record.id]).get(record.id)
-    leaf_hash = (log.entry(org, entry).leaf_hash.hex() if entry is not None else None)
+    entry = a.log_index
+    leaf_hash = log.entry(org, entry).leaf_hash.hex() if entry is not None else None
     document = attestations.attestation_document(a, org.name, html_base)
     if a.type == "junit":
         predicate_type, predicate = TEST_RESULT, _test_result(document)
@@ -70,10 +68,11 @@ def statement(org: Organization, a: attestations.Listed, html_base: str, origin:
 
 
 def export(org: Organization, flow_name: str, trail_name: str, name: str, html_base: str,
-           signer: notes.Signer) -> dict[str, Any]:
-    """The newest attestation of that name in the trail, as a signed DSSE envelope."""
+           signer: notes.Signer) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """The newest attestation of that name in the trail as a DSSE envelope's parts: the
+    Statement (of type PAYLOAD_TYPE) and its (keyid, signature)."""
     newest = attestations.trail_attestations(org, flow_name, trail_name, name)[0]
     origin = log.origin(signer.name, org)
     payload = json.dumps(statement(org, newest, html_base, origin), separators=(",", ":"),
                          ensure_ascii=False).encode()
-    return dsse.envelope(PAYLOAD_TYPE, payload, signer)
+    return payload, dsse.signatures(PAYLOAD_TYPE, payload, signer)

@@ -30,16 +30,20 @@ def key_id(key: Signer | Verifier) -> str:
     return key.key_id.hex()
 
 
+def signatures(payload_type: str, payload: bytes, signer: Signer, *more: Signer
+               ) -> list[tuple[str, bytes]]:
+    """(keyid, signature over the PAE) of each signer."""
+    message = pae(payload_type, payload)
+    return [(key_id(each), each.sign(message)) for each in (signer, *more)]
+
+
 def envelope(payload_type: str, payload: bytes, signer: Signer, *more: Signer) -> dict[str, Any]:
     """The JSON envelope: base64 payload, payloadType, one `{keyid, sig}` per signer."""
-    message = pae(payload_type, payload)
     return {
         "payload": base64.b64encode(payload).decode("ascii"),
         "payloadType": payload_type,
-        "signatures": [
-            {"keyid": key_id(each), "sig": base64.b64encode(each.sign(message)).decode("ascii")}
-            for each in (signer, *more)
-        ],
+        "signatures": [{"keyid": keyid, "sig": base64.b64encode(sig).decode("ascii")}
+                       for keyid, sig in signatures(payload_type, payload, signer, *more)],
     }
 
 

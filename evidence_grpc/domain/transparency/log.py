@@ -87,21 +87,24 @@ def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
         _append_to(org_id, [(kind, record_id, leaf) for _, _, kind, record_id, leaf in by_org[org_id]])
 
 
-def _frontier_hashes(size: int, frontier: list[str]) -> dict[tuple[int, int], bytes]:
-    """(level, index) -> hash of the complete subtrees along the right edge of a tree of `size`
-    leaves, largest first, as LogHead.frontier keeps them."""
-    found: dict[tuple[int, int], bytes] = {}
+def _frontier_keys(size: int) -> list[tuple[int, int]]:
+    """(level, index) of the complete subtrees along the right edge of a tree of `size` leaves,
+    largest first: what LogHead.frontier keeps the hashes of."""
+    keys = []
     start = 0
-    hashes = iter(frontier)
     for level in range(size.bit_length() - 1, -1, -1):
         if size >> level & 1:
-            found[(level, start >> level)] = bytes.fromhex(next(hashes))
+            keys.append((level, start >> level))
             start += 1 << level
-    return found
+    return keys
+
+
+def _frontier_hashes(size: int, frontier: list[str]) -> dict[tuple[int, int], bytes]:
+    return {key: bytes.fromhex(value) for key, value in zip(_frontier_keys(size), frontier, strict=True)}
 
 
 def _frontier_of(size: int, known: dict[tuple[int, int], bytes]) -> list[str]:
-    return [known[key].hex() for key in _frontier_hashes(size, ["00"] * size.bit_count())]
+    return [known[key].hex() for key in _frontier_keys(size)]
 
 
 # The append's statements, compiled once (see storage.db.Prepared): building them took most of
@@ -180,6 +183,11 @@ def size_and_root(org: Organization) -> tuple[int, bytes]:
     return head.size, merkle.tree_root(head.size, lambda level, index: known[(level, index)])
 
 
+def size_of(org: Organization) -> int:
+    """The log's size now."""
+    return LogHead.select(LogHead.size).where(LogHead.organization == org).scalar() or 0
+
+
 def origin(public_host: str, org: Organization) -> str:
     """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable."""
     return f"{public_host}/{org.name}"
@@ -217,7 +225,7 @@ def entry(org: Organization, number: int) -> Entry:
 
 
 def _checked_size(org: Organization, field: str, tree_size: int) -> int:
-    size, _ = size_and_root(org)
+    size = size_of(org)
     if not 0 < tree_size <= size:
         raise validation_error(field, f"Must be between 1 and the log's size ({size})")
     return tree_size
@@ -246,7 +254,7 @@ def tile(org: Organization, path: str) -> bytes:
         found = merkle.parse_tile_path(f"tile/{path}")
     except ValueError as error:
         raise validation_error("tile", str(error)) from None
-    size, _ = size_and_root(org)
+    size = size_of(org)
     leaves_per_hash = 1 << (merkle.TILE_HEIGHT * found.level)
     if (found.index * merkle.TILE_WIDTH + found.width) * leaves_per_hash > size:
         raise NotFound(f"The log of '{org.name}' ({size} entries) holds no tile {path}")
@@ -310,8 +318,7 @@ def verify_log(org: Organization) -> list[str]:
     size = head.size if head is not None else 0
     if size != store.size:
         problems.append(f"the log's head says {size} entries, {store.size} are stored in order")
-    elif head is not None and size and _frontier_hashes(size, head.frontier) != {
-            key: store.hashes[key] for key in _frontier_hashes(size, head.frontier)}:
+    elif head is not None and head.frontier != _frontier_of(size, store.hashes):
         problems.append("the log's head holds hashes the leaves do not make")
     return sorted(problems, key=_entry_order)
 

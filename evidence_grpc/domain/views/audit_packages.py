@@ -23,7 +23,7 @@ from typing import Any
 from fpdf import FPDF
 
 from ...api.v2 import views
-from ...storage.models import Artifact, Attestation, Organization, Trail, TrailEvent
+from ...storage.models import Artifact, Organization, Trail, TrailEvent
 from ..evidence import artifacts, attestations, blobs, trails
 from ..evidence.flows import find_flow
 from ..evidence.leaves import ATTESTATION, LOGGED_EVENTS, TRAIL_EVENT
@@ -58,8 +58,8 @@ class _Package:
         self.stamp = int(stamp)
         self.files: list[tuple[str, bytes]] = []
         self.size = 0
-        # (file, kind of log leaf, the record's uid or row id) of what the log holds
-        self.covered: list[tuple[str, str, str | int]] = []
+        # (file, the log entry of one of its records) of what the log holds
+        self.covered: list[tuple[str, int]] = []
 
     def add(self, path: str, content: bytes) -> None:
         self.size += len(content)
@@ -72,23 +72,10 @@ class _Package:
     def add_transparency(self, org: Organization, signer: notes.Signer) -> None:
         """The log's checkpoint now, its verifier key, and for each covered file the entries of
         its records with their inclusion proofs against that checkpoint (transparency/)."""
-        ids = {uid: record_id for uid, record_id in Attestation.select(
-            Attestation.uid, Attestation.id).where(Attestation.uid.in_(
-                [key for _, kind, key in self.covered if kind == ATTESTATION])).tuples()}
-        keyed = [(path, kind, ids.get(key) if kind == ATTESTATION else key)
-                 for path, kind, key in self.covered]
-        numbers = {kind: log.log_indexes(kind, [int(k) for _, each, k in keyed
-                                                if each == kind and k is not None])
-                   for kind in {kind for _, kind, _ in keyed}}
-        size, _ = log.size_and_root(org)
-        entries = []
-        for path, kind, record_id in keyed:
-            number = numbers[kind].get(int(record_id)) if record_id is not None else None
-            if number is None or number >= size:
-                continue  # recorded before the log began: verify-package names it
-            found = log.entry(org, number)
-            entries.append({"path": path, "index": number, "leaf": _b64(found.leaf),
-                            "inclusion_proof": [_b64(h) for h in log.inclusion_proof(org, number, size)]})
+        size = log.size_of(org)
+        entries = [{"path": path, "index": number, "leaf": _b64(log.entry(org, number).leaf),
+                    "inclusion_proof": [_b64(h) for h in log.inclusion_proof(org, number, size)]}
+                   for path, number in self.covered]
         self.add("transparency/checkpoint", log.checkpoint(org, signer, signer.name).encode())
         self.add("transparency/public-key", f"{signer.vkey}\n".encode())
         self.add("transparency/entries.json", _json({"format": TRANSPARENCY_FORMAT,
@@ -118,7 +105,8 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
         attested.append(view)
         stem = f"{number:04d}-{_safe(row.name)}"
         package.add(f"attestations/{stem}.json", _json(view))
-        package.covered.append((f"attestations/{stem}.json", ATTESTATION, row.uid))
+        if row.log_index is not None:  # else recorded before the log began: verify-package says so
+            package.covered.append((f"attestations/{stem}.json", row.log_index))
         if row.attachment_id:
             package.add(f"attachments/{stem}/{_safe(row.attachment_name or 'evidence')}",
                         blobs.content_of(row.attachment_id))
@@ -139,10 +127,10 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
     package = _Package(trail.last_modified_at)
     view = _trail_document(org, trail, html_base)
     package.add("trail.json", _json(view))
-    package.covered += [("trail.json", TRAIL_EVENT, event_id) for (event_id,) in TrailEvent.select(
-        TrailEvent.id).where((TrailEvent.trail == trail)
-                             & TrailEvent.type.in_(LOGGED_EVENTS)).order_by(TrailEvent.id)
-        .tuples().iterator()]
+    events = [event_id for (event_id,) in TrailEvent.select(TrailEvent.id).where(
+        (TrailEvent.trail == trail) & TrailEvent.type.in_(LOGGED_EVENTS)).tuples()]
+    package.covered += [("trail.json", number)
+                        for number in sorted(log.log_indexes(TRAIL_EVENT, events).values())]
     rows = attestations.recorded_in(org, trail)
     attested = _add_evidence(package, org, rows, html_base)
     made = list(Artifact.select().where(Artifact.trail == trail).order_by(Artifact.id))
