@@ -278,7 +278,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
              "--grpc-workers", str(settings.grpc_processes),
              "--grpc-threads", str(settings.grpc_threads), "--log-key-file", settings.log_key_file],
             ["shim", "--http-addr", settings.http_addr, "--workers", str(settings.http_processes),
-             "--http-threads", str(settings.http_threads), *database_args, *links],
+             "--http-threads", str(settings.http_threads), *database_args, *links,
+             "--log-key-file", settings.log_key_file],
             ["deliver", *database_args]):
         children.append(subprocess.Popen([*me, *command]))
     log.info("REST on http://%s, gRPC on %s, database %s", settings.http_addr, settings.grpc_addr,
@@ -441,6 +442,7 @@ def parser() -> argparse.ArgumentParser:
                         "GRPC_WORKERS", "one per core"),
                     ("--grpc-threads", "handler threads of each gRPC process", "GRPC_THREADS",
                      defaults.grpc_threads))
+        if grpc or http:  # the shim runs the servicers in-process, and signs checkpoints too
             p.add_argument("--log-key-file", help="the transparency log's signing key, created "
                                                   "when missing (env EVIDENCE_LOG_KEY_FILE; "
                                                   f"default {defaults.log_key_file})")

@@ -18,10 +18,13 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import grpc
 import pytest
 import requests
 
-from evidence_grpc.domain.transparency import log
+from evidence_grpc.api.v2 import transparency_service_pb2 as transparency_pb
+from evidence_grpc.api.v2 import transparency_service_pb2_grpc as transparency_grpc
+from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Attestation,
@@ -281,12 +284,31 @@ def verify_log_cli(url: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+def assert_signed_with(server: RunningServer, key_file: pathlib.Path) -> None:
+    """Both doors answer the key of `key_file` (`serve --log-key-file`), and the checkpoint
+    the REST door serves verifies with it."""
+    vkey = log.read_signer(str(key_file)).vkey
+    rest = requests.get(f"{server.http_url}/api/v2/transparency/acme/public-key", headers=H,
+                        timeout=TIMEOUT)
+    assert rest.text.strip() == vkey
+    with grpc.insecure_channel(server.grpc_target) as channel:
+        answer = transparency_grpc.TransparencyServiceStub(channel).GetLogPublicKey(
+            transparency_pb.GetLogPublicKeyRequest(org="acme"),
+            metadata=[("authorization", H["Authorization"])], timeout=TIMEOUT)
+    assert answer.data.decode().strip() == vkey
+    note = requests.get(f"{server.http_url}/api/v2/transparency/acme/checkpoint", headers=H,
+                        timeout=TIMEOUT).text
+    notes.open_checkpoint(note, notes.parse_verifier_key(vkey))
+
+
 # ---- the tests ------------------------------------------------------------------------------------
 
 @pytest.mark.skipif(not POSTGRES_URL, reason="several writing processes at once: PostgreSQL's")
 def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, request):
     with fresh_database("postgresql", tmp_path, request) as url:
-        server = start_server(url, tmp_path, "--grpc-workers", "2", "--workers", "3")
+        key_file = tmp_path / "operator.key"  # the operator's key: every process signs with it
+        server = start_server(url, tmp_path, "--grpc-workers", "2", "--workers", "3",
+                              "--log-key-file", str(key_file))
         try:
             with requests.Session() as session:
                 create_flow_and_trail(server, session, begin=False)
@@ -297,6 +319,7 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
                 [(b.status_code, b.text) for b in begun]
             ingest = Ingest(server)
             ingest.wait()
+            assert_signed_with(server, key_file)
         finally:
             stop_server(server)
         assert ingest.failures == [] and ingest.unexpected == [], (
