@@ -16,7 +16,7 @@ Run by hand (not a test):
           Target: appending costs <= 10 % (ingest stays >= 500/s).
   proofs  a log of --entries synthetic leaves ({"kind": "attestation", "n": i}, RFC 8785) in one
           organization, built in Python with domain.transparency.merkle and bulk-inserted as
-          LogEntry / LogHash / LogHead rows (a 1,000-entry log built the same way is first
+          LogEntry (each with its hashes) / LogHead rows (a 1,000-entry log built the same way is first
           checked by log.verify_log). Then a real `evidence-server serve` on that database: at
           c=1 (one bare-socket keep-alive client, --requests a kind, --rounds rounds) and at c=8
           (spawned clients, --c8-seconds windows, --rounds rounds): GET checkpoint, GET
@@ -151,41 +151,38 @@ class BuiltLog:
 def build_log(database_url: str, org_id: int, size: int) -> BuiltLog:
     """Replace the organization's log by `size` synthetic entries (rows as log.append writes)."""
     from evidence_grpc.domain.transparency import log, merkle
-    from evidence_grpc.storage.models import LogEntry, LogHash, LogHead
+    from evidence_grpc.storage.models import LogEntry, LogHead
 
     started = time.monotonic()
-    leaves = [log.canonical(synthetic_leaf(n)) for n in range(size)]
-    leaf_hashes = [merkle.leaf_hash(leaf) for leaf in leaves]
-    store = merkle.MemoryHashStore(leaf_hashes)
-    frontier = log._frontier_of(size, store.hashes)  # noqa: SLF001 - the head as appends keep it
-    root = store.root()
-    built = time.monotonic()
     entry_table, entry_columns = _columns(LogEntry)
-    hash_table, hash_columns = _columns(LogHash)
     head_table, head_columns = _columns(LogHead)
     by_name = {"organization_id": org_id}
+    frontier: list[bytes] = []
     entry_rows = []
-    for n, leaf in enumerate(leaves):
-        values = {**by_name, "number": n, "kind": BENCH_KIND, "record_id": n, "leaf": leaf.decode()}
+    hashes = 0
+    for n in range(size):
+        leaf = log.canonical(synthetic_leaf(n))
+        made = merkle.append_leaf(frontier, n, merkle.leaf_hash(leaf))
+        hashes += len(made)
+        values = {**by_name, "number": n, "kind": BENCH_KIND, "record_id": n,
+                  "leaf": leaf.decode(), "hashes": b"".join(made)}
         entry_rows.append(tuple(values[c] for c in entry_columns))
-    del leaves
-    hash_rows = [tuple({**by_name, "node": log.node(level, index), "hash": value}[c]
-                       for c in hash_columns)
-                 for (level, index), value in sorted(store.hashes.items())]
+    root = merkle.frontier_root(frontier)
+    built = time.monotonic()
     with _raw_connection(database_url) as (conn, mark):
         cursor = conn.cursor()
-        for table in (entry_table, hash_table, head_table):
+        for table in (entry_table, head_table):
             cursor.execute(f'DELETE FROM "{table}" WHERE "organization_id" = {mark}', (org_id,))
         conn.commit()
         _insert(conn, mark, entry_table, entry_columns, entry_rows)
-        _insert(conn, mark, hash_table, hash_columns, hash_rows)
-        head = {**by_name, "size": size, "frontier": json.dumps(frontier, separators=(",", ":"))}
+        head = {**by_name, "size": size,
+                "frontier": json.dumps([h.hex() for h in frontier], separators=(",", ":"))}
         _insert(conn, mark, head_table, head_columns, [tuple(head[c] for c in head_columns)])
         if mark == "?":
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         else:
-            cursor.execute(f'ANALYZE "{entry_table}"; ANALYZE "{hash_table}"')
-    return BuiltLog(size, root, built - started, time.monotonic() - built, len(hash_rows))
+            cursor.execute(f'ANALYZE "{entry_table}"')
+    return BuiltLog(size, root, built - started, time.monotonic() - built, hashes)
 
 
 def sanity_check(database_url: str, org_id: int, size: int = 1000) -> None:

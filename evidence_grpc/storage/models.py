@@ -677,29 +677,22 @@ class LogHead(BaseModel):
 
 class LogEntry(BaseModel):
     """Entry `number` of an organization's log: the leaf (RFC 8785 canonical JSON) of one
-    evidence record (`kind`, its row `record_id`); its hash is the LogHash of level 0."""
+    evidence record (`kind`, its row `record_id`), and `hashes`, the hashes of the complete
+    subtrees its append made, level 0 (the leaf's hash) first, 32 bytes each
+    (merkle.closed_by): the hash of subtree (level, index) is kept by entry
+    ((index + 1) << level) - 1, so a proof's O(log n) hashes are one indexed IN read and an
+    append writes one row."""
 
-    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    # found by (organization, number), the unique index below
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     number = peewee.BigIntegerField()
     kind = peewee.CharField()
     record_id = peewee.BigIntegerField()
     leaf = peewee.TextField()
+    hashes = peewee.BlobField()
 
     class Meta:
         indexes = ((("organization", "number"), True), (("kind", "record_id"), False))
 
 
-class LogHash(BaseModel):
-    """The hash of a complete subtree of an organization's log: `node` is level << 56 | index,
-    the subtree of 2**level leaves starting at leaf index * 2**level (level 0: the leaves'
-    hashes), one integer so that a proof's O(log n) hashes are one indexed IN read."""
-
-    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
-    node = peewee.BigIntegerField()
-    hash = peewee.BlobField()
-
-    class Meta:
-        indexes = ((("organization", "node"), True),)
-
-
-ALL_MODELS += [LogHead, LogEntry, LogHash]
+ALL_MODELS += [LogHead, LogEntry]

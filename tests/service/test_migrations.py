@@ -1,11 +1,13 @@
 """Schema migrations on a database holding rows of the schema before them: 0006 learns the
 repos of existing evidence and links artifacts and deployments to them; 0015, 0017; 0019 turns
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
-adds the web pages' sessions (both engines). 0011 and 0018, the verdicts of old snapshots, are tested in
+adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries (both
+engines). 0011 and 0018, the verdicts of old snapshots, are tested in
 tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
 
+import json
 import math
 
 from playhouse.migrations import Runner
@@ -25,6 +27,7 @@ from evidence_grpc.storage.models import (
     EnvironmentEvent,
     Flow,
     FlowAlias,
+    LogEntry,
     Organization,
     OutboxMessage,
     Repo,
@@ -226,4 +229,48 @@ def test_0021_adds_the_web_sessions_table_that_goes_with_its_organization(empty_
         assert WebSession.get().id_hash == web_sessions.hash_id(session_id)
         Organization.delete().where(Organization.id == org).execute()
         assert WebSession.select().count() == 0
+    _close_shared_database()
+
+
+def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(empty_database: str):
+    """A log of the release before keeps each subtree's hash in log_hash: after 0024 each entry
+    holds those its append made, the same bytes, so roots and proofs are unchanged; an entry
+    whose hash was missing keeps those before it, and verify-log names it."""
+    from evidence_grpc.domain.transparency import log, merkle
+
+    kind = "migration-0024-test"
+    log.register(kind, lambda ids: {i: {"kind": kind, "n": i} for i in ids})
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0023_transparency_log")
+        stamp = storage.now()
+        org = Organization.insert(name="acme", created_at=stamp, last_modified_at=stamp).execute()
+        leaves = [log.canonical({"kind": kind, "n": n}) for n in range(70)]
+        store = merkle.MemoryHashStore([merkle.leaf_hash(leaf) for leaf in leaves])
+        p = db.param
+        for n, leaf in enumerate(leaves):
+            db.execute_sql(f"INSERT INTO log_entry (organization_id, number, kind, record_id, leaf) "
+                           f"VALUES ({p}, {p}, {p}, {p}, {p})", (org, n, kind, n, leaf.decode()))
+        lost = (1, 2)  # made by entry 5, with (0, 5) and (2, 1)
+        for (level, index), value in store.hashes.items():
+            if (level, index) != lost:
+                db.execute_sql(f"INSERT INTO log_hash (organization_id, node, hash) VALUES "
+                               f"({p}, {p}, {p})", (org, level << 56 | index, value))
+        frontier = [store.hashes[(6, 0)].hex(), store.hashes[(2, 16)].hex(),
+                    store.hashes[(1, 34)].hex()]
+        db.execute_sql(f"INSERT INTO log_head (organization_id, size, frontier) VALUES "
+                       f"({p}, {p}, {p})", (org, 70, json.dumps(frontier)))
+
+        assert "0024_log_hashes_in_entries" in storage.migrate()
+
+        assert "log_hash" not in db.get_tables()
+        assert "log_entry_organization_id" not in {i.name for i in db.get_indexes("log_entry")}
+        kept = {e.number: bytes(e.hashes) for e in LogEntry.select()}
+        for n in range(70):
+            made = b"".join(store.hashes[key] for key in merkle.closed_by(n))
+            assert kept[n] == (made[:32] if n == 5 else made), n
+        acme = Organization.get_by_id(org)
+        assert log.size_and_root(acme) == (70, store.root())
+        assert merkle.inclusion_proof(9, 70, store.hash_at) == log.inclusion_proof(acme, 9, 70)
+        assert log.verify_log(acme) == ["entry 5: stored hash (level 1, index 2) is missing"]
     _close_shared_database()

@@ -27,6 +27,8 @@ from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import SSlibKey
 
+from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_pb_grpc
 from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import log, notes
@@ -218,11 +220,23 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     LogEntry.update(number=-1).where(LogEntry.id == first.id).execute()
     LogEntry.update(number=1).where(LogEntry.id == second.id).execute()
     LogEntry.update(number=2).where(LogEntry.id == first.id).execute()
-    assert "entry 1: its leaf does not hash to its stored leaf hash" in log.verify_log(acme)
+    swapped = log.verify_log(acme)  # each row keeps the hashes its own append made
+    assert "entry 1: stored hash (level 1, index 0) is missing" in swapped
+    assert "entry 2: keeps more hashes than its append makes" in swapped
     LogEntry.update(number=-1).where(LogEntry.id == first.id).execute()
     LogEntry.update(number=2).where(LogEntry.id == second.id).execute()
     LogEntry.update(number=1).where(LogEntry.id == first.id).execute()
     assert log.verify_log(acme) == []
+    # a subtree's hash changed, then cut short (entry 3 keeps levels 0, 1 and 2)
+    third = LogEntry.get(LogEntry.number == 3)
+    kept = bytes(third.hashes)
+    assert len(kept) == 3 * 32
+    LogEntry.update(hashes=kept[:32] + bytes(32) + kept[64:]).where(LogEntry.id == third.id).execute()
+    assert log.verify_log(acme) == [
+        "entry 3: stored hash (level 1, index 1) is not the one the leaves make"]
+    LogEntry.update(hashes=kept[:64]).where(LogEntry.id == third.id).execute()
+    assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
+    LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
     # the last entry cut off
     LogEntry.delete().where(LogEntry.number == 4).execute()
     assert "the log's head says 5 entries, 4 are stored in order" in log.verify_log(acme)
@@ -357,6 +371,36 @@ def test_attestation_and_snapshot_answers_name_their_log_entry(client):
     assert (leaf["kind"], leaf["index"]) == ("snapshot", 1)
 
 
+def _artifact_entry(client) -> tuple[int, dict]:
+    """The artifact answer's log_index (get and list agree) and the leaf of that entry."""
+    artifact = client.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
+    listed = client.get("/api/v2/artifacts/acme/payments", headers=H).json
+    assert [a["log_index"] for a in listed if a["fingerprint"] == BACKEND_FP] == [artifact["log_index"]]
+    leaf = json.loads(base64.b64decode(client.get(f"{BASE}/entries/{artifact['log_index']}",
+                                                  headers=H).json["leaf"]))
+    return artifact["log_index"], leaf
+
+
+def test_an_artifact_answer_names_the_entry_of_its_latest_report(client, db):
+    write_evidence(client)
+    first, leaf = _artifact_entry(client)
+    assert (leaf["kind"], leaf["type"], leaf["trail"]) == (
+        "trail_event", "artifact_creation_reported", "release-1")
+    assert report_artifact(client).status_code == 201  # reported again: a new entry
+    again, leaf = _artifact_entry(client)
+    assert again > first and leaf["type"] == "artifact_creation_reported"
+    with grpc_channel(db) as channel:  # the same on the gRPC door
+        found = artifact_pb_grpc.ArtifactServiceStub(channel).GetArtifactByFingerprint(
+            artifact_pb.GetArtifactByFingerprintRequest(org="acme", flow_name="payments",
+                                                        fingerprint=BACKEND_FP),
+            metadata=[("authorization", f"Bearer {ROLE_KEYS['reader']}")])
+        assert found.HasField("log_index") and found.log_index == again
+    # reported before the log began: no entry, and no log_index
+    LogEntry.delete().where(LogEntry.number == again).execute()
+    answer = client.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
+    assert "log_index" not in answer
+
+
 def test_roots_and_inclusion_proofs_are_those_of_pymerkle(client):
     """pymerkle, an RFC 9162 implementation nobody here wrote, builds the tree of the entries'
     leaves: its root is the checkpoint's, its inclusion paths are the server's proofs."""
@@ -427,9 +471,10 @@ def test_the_fast_canonical_json_is_rfc8785_byte_for_byte():
         assert log.canonical(leaf) == expected, leaf
 
 
-def test_tiles_hold_the_hashes_of_what_the_tree_holds(client):
+def test_tiles_hold_the_hashes_of_what_the_tree_holds(client, db):
     """C2SP tlog-tiles: the level-0 tile of 5 entries, 5 hashes wide, is their leaf hashes as
-    the independent verifier computes them; a wider or full tile does not exist yet."""
+    the independent verifier computes them; a wider or full tile does not exist yet; the
+    entry bundle of that tile holds the entries' leaves."""
     write_evidence(client)
     key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
     _, size, _ = checkpoint(client, key)
@@ -440,6 +485,25 @@ def test_tiles_hold_the_hashes_of_what_the_tree_holds(client):
     assert client.get(f"{BASE}/tile/0/000.p/2", headers=H).data == answer.data[:64]
     for missing in (f"0/000.p/{size + 1}", "0/000", "1/000.p/1", "0/001.p/1"):
         assert client.get(f"{BASE}/tile/{missing}", headers=H).status_code == 404, missing
-    for bad in ("0/0", "0/000.p/0", "0/000.p/256", "64/000", "0/x000/000", "entries/000"):
+    for bad in ("0/0", "0/000.p/0", "0/000.p/256", "64/000", "0/x000/000", "entries/0",
+                "entries/000.p/0", "entries/x000/000", "entries"):
         refused = client.get(f"{BASE}/tile/{bad}", headers=H)
         assert refused.status_code == 400 and "tile" in refused.json["errors"], bad
+    # the entry bundle: the same leaves, each after its length (big-endian, 16 bits)
+    bundle = client.get(f"{BASE}/tile/entries/000.p/{size}", headers=H)
+    assert bundle.status_code == 200 and bundle.content_type == "application/octet-stream"
+    found, at = [], 0
+    while at < len(bundle.data):
+        length = int.from_bytes(bundle.data[at:at + 2], "big")
+        found.append(bundle.data[at + 2:at + 2 + length])
+        at += 2 + length
+    assert found == leaves
+    assert client.get(f"{BASE}/tile/entries/000.p/1", headers=H).data == \
+        len(leaves[0]).to_bytes(2, "big") + leaves[0]
+    for missing in (f"entries/000.p/{size + 1}", "entries/000", "entries/001.p/1"):
+        assert client.get(f"{BASE}/tile/{missing}", headers=H).status_code == 404, missing
+    with grpc_channel(db) as channel:  # the gRPC door
+        answer = pb_grpc.TransparencyServiceStub(channel).GetLogTile(
+            pb.GetLogTileRequest(org="acme", tile=f"entries/000.p/{size}"),
+            metadata=[("authorization", f"Bearer {ROLE_KEYS['reader']}")])
+        assert answer.data == bundle.data

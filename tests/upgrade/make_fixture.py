@@ -55,9 +55,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(code: pathlib.Path, database_url: str, log: pathlib.Path) -> Iterator[str]:
+def serving(code: pathlib.Path, database_url: str, log: pathlib.Path, key: pathlib.Path
+            ) -> Iterator[str]:
     """`evidence-server serve` of the release checked out at `code`: its HTTP base URL."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
+    # the transparency log's key (releases from 2026-11-28c): the fixture's, created by the
+    # first server that needs it, so that both engines' logs are signed alike
+    env = {**os.environ, "PYTHONPATH": str(code), "EVIDENCE_LOG_KEY_FILE": str(key)}
     cli = [sys.executable, "-m", "evidence_grpc.cli"]
     boot = log.with_name("bootstrap.json")
     boot.write_text(json.dumps(BOOTSTRAP))
@@ -108,7 +111,7 @@ def postgres_copy(admin_url: str, dump_file: pathlib.Path | None) -> Iterator[st
 def write(release: str, code: pathlib.Path, database_url: str, work: pathlib.Path) -> dict:
     """The release's evidence written and read back by the release at `code`."""
     work.mkdir(parents=True, exist_ok=True)
-    with serving(code, database_url, work / "server.log") as host:
+    with serving(code, database_url, work / "server.log", FIXTURES / release / "log.key") as host:
         shutil.rmtree(FILES, ignore_errors=True)
         cli = Cli(str(KOSLI), host, FILES)
         WRITERS[release](cli)

@@ -6,6 +6,7 @@ same way by the release that wrote it and by the release that upgrades it."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import hashlib
 import io
@@ -40,7 +41,8 @@ trail:
 """
 # name: file content; a file's fingerprint is the SHA-256 of its content.
 FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
-         "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n"}
+         "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n",
+         "app-5": b"app 5.0\n"}
 
 
 def fingerprint(name: str) -> str:
@@ -231,18 +233,37 @@ def write_2026_11_28b(cli: Cli) -> None:
     cli.snapshot("prod", "app-4")  # #5 Unknown
 
 
+def write_2026_11_28c(cli: Cli) -> None:
+    """On top of the 2026-11-28b evidence, upgraded: what the first release of the transparency
+    log (79150c8, schema up to 0023) logged as it was written: a trail begun, an artifact
+    reported, 36 attestations (one overridden) and two snapshots, 41 entries, so that the log
+    has subtrees of five levels and the level-0 tile is partial. The log's signing key is the
+    fixture's `log.key` (make_fixture), so its checkpoints are signed alike after an upgrade."""
+    cli.run("begin", "trail", "r5", "--flow", "shop", "--description", "release 5")
+    cli.artifact("app-5", "shop", "r5")
+    cli.generic("review", "shop", "r5", True)
+    cli.generic("scan", "shop", "r5", False, artifact="app-5")
+    cli.generic("scan", "shop", "r5", True, artifact="app-5")  # overrides the failed one
+    for n in range(33):
+        cli.generic(f"check-{n:02d}", "shop", "r5", n % 5 != 0)
+    cli.snapshot("staging", "app-5")  # #3 app-5 has no tested attestation
+    cli.snapshot("prod", "app-4", "app-5")  # #6 Unknown
+
+
 # Each release's evidence, in order: a fixture holds the evidence of its release and of every
 # release before it, each written by its own code.
 WRITERS: dict[str, Callable[[Cli], None]] = {
     "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28,
-    "2026-11-28b": write_2026_11_28b}
+    "2026-11-28b": write_2026_11_28b, "2026-11-28c": write_2026_11_28c}
 # What the reads cover: environments and how many snapshots each has, flows and their trails.
 SNAPSHOTS = {"2026-11-23": {"prod": 3, "edge": 2},
              "2026-11-28": {"prod": 4, "edge": 2, "governed": 3},
-             "2026-11-28b": {"prod": 5, "edge": 2, "governed": 4, "staging": 2, "everywhere": 0}}
+             "2026-11-28b": {"prod": 5, "edge": 2, "governed": 4, "staging": 2, "everywhere": 0},
+             "2026-11-28c": {"prod": 6, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0}}
 TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
           "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]},
-          "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]}}
+          "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]},
+          "2026-11-28c": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"]}}
 # Reads of what a release added, from that release on.
 LATER_READS = {"2026-11-28b": [
     f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-4')}",
@@ -255,7 +276,16 @@ LATER_READS = {"2026-11-28b": [
     f"/api/v2/controls/{ORG}/RCTL-001/coverage", f"/api/v2/policies/{ORG}/tested",
     f"/api/v2/service-accounts/{ORG}/deployer", f"/api/v2/service-accounts/{ORG}/deployer/api-keys",
     f"/api/v2/membership-audit-log/{ORG}",
-    *(f"/api/v2/environments/{ORG}/{env}/auditlog" for env in SNAPSHOTS["2026-11-28b"])]}
+    *(f"/api/v2/environments/{ORG}/{env}/auditlog" for env in SNAPSHOTS["2026-11-28b"])],
+    "2026-11-28c": [
+        f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-5')}",
+        f"/api/v2/attestations/{ORG}/shop/trail/r5/review",
+        f"/api/v2/attestations/{ORG}/shop/artifact/{fingerprint('app-5')}/scan",
+        f"/api/v2/attestations/{ORG}?flow=shop&per_page=50",
+        f"/api/v2/transparency/{ORG}/public-key", f"/api/v2/transparency/{ORG}/checkpoint"]}
+# The transparency log's reads, from the release that began it: every entry, its inclusion
+# proof in the whole log, the consistency proof of every earlier size, and the tiles.
+LOGGED_FROM = "2026-11-28c"
 
 
 def reads(cli: Cli, release: str) -> dict[str, Any]:
@@ -265,10 +295,15 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {KEY}"
 
-    def get(path: str) -> None:
+    def get(path: str) -> Any:
         answer = session.get(cli.host + path, timeout=30)
-        if answer.headers.get("Content-Type", "").startswith("text/csv"):  # rows by column
+        kind = answer.headers.get("Content-Type", "")
+        if kind.startswith("text/csv"):  # rows by column
             body: Any = list(csv.DictReader(io.StringIO(answer.text)))
+        elif kind.startswith("text/plain"):  # a checkpoint, a key
+            body = answer.text
+        elif kind.startswith("application/octet-stream"):  # a tile
+            body = base64.b64encode(answer.content).decode()
         else:
             body = answer.json()
         if path.startswith("/api/v2/snapshots/") and path.count("/") == 5 and answer.ok:
@@ -276,6 +311,7 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
                 if not item["to"]:
                     del item["duration"]
         found[f"GET {path}"] = {"status": answer.status_code, "body": body}
+        return body
 
     get(f"/api/v2/environments/{ORG}")
     for env, count in SNAPSHOTS[release].items():
@@ -297,6 +333,15 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
     for later in releases[1:releases.index(release) + 1]:
         for path in LATER_READS.get(later, []):
             get(path)
+    if releases.index(release) >= releases.index(LOGGED_FROM):
+        log = f"/api/v2/transparency/{ORG}"
+        size = int(get(f"{log}/checkpoint").split("\n")[1])
+        for index in range(size):
+            get(f"{log}/entries/{index}")
+            get(f"{log}/proofs/inclusion?index={index}&tree_size={size}")
+            get(f"{log}/proofs/consistency?first={index + 1}&second={size}")
+        get(f"{log}/tile/0/000.p/{size}")
+        get(f"{log}/tile/0/000.p/32")
     return found
 
 

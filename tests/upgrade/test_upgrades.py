@@ -36,6 +36,7 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     ],
     "2026-11-28": [],
     "2026-11-28b": [],
+    "2026-11-28c": [],
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -90,8 +91,12 @@ def upgraded(request: pytest.FixtureRequest, engine: str, tmp_path: pathlib.Path
     else:
         restored = postgres_copy(POSTGRES_URL, FIXTURES / release / "postgresql.sql")
         database = restored.__enter__()
+    # the fixture's transparency log key, that its checkpoints were signed with
+    key = FIXTURES / release / "log.key"
+    signed = ["--log-key-file", str(shutil.copy(key, tmp_path / "log.key"))] if key.exists() else []
     try:
-        server = start_server(database, tmp_path, "--public-url", PUBLIC_URL, bootstrap_with=None)
+        server = start_server(database, tmp_path, "--public-url", PUBLIC_URL, *signed,
+                              bootstrap_with=None)
         try:
             yield release, Cli(kosli_binary(), server.http_url, tmp_path / "files")
         finally:

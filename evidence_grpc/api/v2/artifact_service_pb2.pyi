@@ -185,7 +185,7 @@ class ArtifactList(_message.Message):
     def __init__(self, data: _Optional[_Iterable[_Union[Artifact, _Mapping]]] = ...) -> None: ...
 
 class Artifact(_message.Message):
-    __slots__ = ("id", "flow_name", "trail_name", "template_reference_name", "fingerprint", "filename", "git_commit", "git_commit_info", "repo_info", "commit_url", "build_url", "repo_url", "html_url", "api_url", "created_at", "last_modified_at", "external_urls", "annotations", "state", "running", "exited", "history", "commits", "deployments", "approvals", "evidence", "commit_lead_times", "build_lead_times")
+    __slots__ = ("id", "flow_name", "trail_name", "template_reference_name", "fingerprint", "filename", "git_commit", "git_commit_info", "repo_info", "commit_url", "build_url", "repo_url", "html_url", "api_url", "created_at", "last_modified_at", "external_urls", "annotations", "state", "running", "exited", "history", "commits", "deployments", "approvals", "evidence", "commit_lead_times", "build_lead_times", "log_index")
     class ExternalUrlsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -242,6 +242,7 @@ class Artifact(_message.Message):
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     COMMIT_LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
     BUILD_LEAD_TIMES_FIELD_NUMBER: _ClassVar[int]
+    LOG_INDEX_FIELD_NUMBER: _ClassVar[int]
     id: str
     flow_name: str
     trail_name: str
@@ -270,7 +271,8 @@ class Artifact(_message.Message):
     evidence: _containers.MessageMap[str, ArtifactEvidence]
     commit_lead_times: _containers.ScalarMap[str, float]
     build_lead_times: _containers.ScalarMap[str, float]
-    def __init__(self, id: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., filename: _Optional[str] = ..., git_commit: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., commit_url: _Optional[str] = ..., build_url: _Optional[str] = ..., repo_url: _Optional[str] = ..., html_url: _Optional[str] = ..., api_url: _Optional[str] = ..., created_at: _Optional[str] = ..., last_modified_at: _Optional[str] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., annotations: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., state: _Optional[str] = ..., running: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., exited: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[ArtifactHistoryEvent, _Mapping]]] = ..., commits: _Optional[_Iterable[_Union[_common_pb2.GitCommitInfo, _Mapping]]] = ..., deployments: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., approvals: _Optional[_Iterable[int]] = ..., evidence: _Optional[_Mapping[str, ArtifactEvidence]] = ..., commit_lead_times: _Optional[_Mapping[str, float]] = ..., build_lead_times: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    log_index: int
+    def __init__(self, id: _Optional[str] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., template_reference_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., filename: _Optional[str] = ..., git_commit: _Optional[str] = ..., git_commit_info: _Optional[_Union[_common_pb2.GitCommitInfo, _Mapping]] = ..., repo_info: _Optional[_Union[_common_pb2.RepoInfo, _Mapping]] = ..., commit_url: _Optional[str] = ..., build_url: _Optional[str] = ..., repo_url: _Optional[str] = ..., html_url: _Optional[str] = ..., api_url: _Optional[str] = ..., created_at: _Optional[str] = ..., last_modified_at: _Optional[str] = ..., external_urls: _Optional[_Mapping[str, _common_pb2.ExternalUrl]] = ..., annotations: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., state: _Optional[str] = ..., running: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., exited: _Optional[_Iterable[_Union[ArtifactPlacement, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[ArtifactHistoryEvent, _Mapping]]] = ..., commits: _Optional[_Iterable[_Union[_common_pb2.GitCommitInfo, _Mapping]]] = ..., deployments: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., approvals: _Optional[_Iterable[int]] = ..., evidence: _Optional[_Mapping[str, ArtifactEvidence]] = ..., commit_lead_times: _Optional[_Mapping[str, float]] = ..., build_lead_times: _Optional[_Mapping[str, float]] = ..., log_index: _Optional[int] = ...) -> None: ...
 
 class ArtifactPlacement(_message.Message):
     __slots__ = ("environment_name", "snapshot_index")

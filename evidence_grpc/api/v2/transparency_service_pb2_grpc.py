@@ -111,7 +111,9 @@ class TransparencyServiceServicer:
     def GetLogTile(self, request, context):
         """A C2SP tlog-tiles tile of the log's hashes (application/octet-stream, 32 bytes a hash):
         `tile/<L>/<N>[.p/<W>]`, the hashes of Merkle level 8L from 256N on, whole (256) or the
-        first W; only what the current tree holds (else NOT_FOUND).
+        first W; or an entry bundle, `tile/entries/<N>[.p/<W>]`, the leaves of entries 256N on,
+        each as a big-endian 16-bit length and the leaf; only what the current tree holds (else
+        NOT_FOUND).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

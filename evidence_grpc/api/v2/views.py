@@ -511,6 +511,7 @@ Artifact = TypedDict("Artifact", {
     "evidence": "Mapping[str, ArtifactEvidence]",
     "commit_lead_times": "Mapping[str, float]",
     "build_lead_times": "Mapping[str, float]",
+    "log_index": "int | None",
 }, total=False)
 
 ArtifactEvidence = TypedDict("ArtifactEvidence", {

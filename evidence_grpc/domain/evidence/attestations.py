@@ -175,6 +175,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
     """Keep an attestation in the trail `trail_of()` finds (or begins) in its transaction."""
     type_name, compliant, summary = judgement
     address = blobs.digest(attachment[1]) if attachment else None
+    digests = leaves.content_digests(data, summary)
 
     def write() -> Attestation:
         with write_transaction():
@@ -193,7 +194,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             remember(org, data.get("repo_info"), stamp)
-            leaves.log_attestation(org, trail, attestation)
+            leaves.log_attestation(org, trail, attestation, digests)
             trails.reported(
                 org, trail, stamp,
                 "artifact_attestation_reported" if target else "trail_attestation_reported",

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...storage.models import Attestation, Flow, Organization, Trail, TrailEvent
+from ...storage.db import in_chunks
+from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent
 from ..transparency import log
 from . import blobs
 
@@ -19,13 +20,22 @@ TRAIL_EVENT = "trail_event"
 LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
 
 
-def attestation_leaf(org_name: str, trail_name: str, a: Attestation) -> dict[str, Any]:
+def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str, str]:
+    """The digests of an attestation's data and summary in its leaf: made before its write
+    transaction takes SQLite's writer lock, where they would hold up other writers."""
+    return log.digest(data), log.digest(summary)
+
+
+def attestation_leaf(org_name: str, trail_name: str, a: Attestation,
+                     digests: tuple[str, str] | None = None) -> dict[str, Any]:
+    """`digests`: content_digests of its data and summary, when made beforehand."""
+    data_sha256, summary_sha256 = digests or content_digests(a.data, a.summary)
     return {
         "kind": ATTESTATION, "org": org_name, "id": a.uid, "flow_id": a.flow_id,
         "trail_id": a.trail_id, "trail": trail_name, "name": a.name, "type": a.type,
         "compliant": a.is_compliant, "artifact_fingerprint": a.artifact_fingerprint,
         "target_artifact": a.target_artifact, "attachment_sha256": a.attachment_id,
-        "data_sha256": log.digest(a.data), "summary_sha256": log.digest(a.summary),
+        "data_sha256": data_sha256, "summary_sha256": summary_sha256,
         "overrides": a.overrides, "created_at": a.created_at, "actor": a.created_by,
     }
 
@@ -39,14 +49,35 @@ def trail_event_leaf(org_name: str, trail: Trail, event_id: int, timestamp: floa
     }
 
 
-def log_attestation(org: Organization, trail: Trail, a: Attestation) -> None:
-    log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a))
+def log_attestation(org: Organization, trail: Trail, a: Attestation,
+                    digests: tuple[str, str] | None = None) -> None:
+    log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a, digests))
 
 
 def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent) -> None:
     if event.type in LOGGED_EVENTS:
         log.append(org_id, TRAIL_EVENT, event.id, trail_event_leaf(
             org_name, trail, event.id, event.timestamp, event.type, event.payload))
+
+
+def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
+    """Artifact id -> the log entry of its latest report (its trail's artifact_creation_reported
+    event of the artifact's fingerprint at its last_modified_at), for artifacts reported since
+    the log began."""
+    wanted = {(a.trail_id, a.last_modified_at, a.fingerprint): a.id for a in artifacts
+              if a.last_modified_at is not None}
+    events: dict[int, int] = {}  # event id -> artifact id
+    for chunk in in_chunks(sorted({key[:2] for key in wanted})):
+        rows = TrailEvent.select(TrailEvent.id, TrailEvent.trail, TrailEvent.timestamp,
+                                 TrailEvent.payload).where(
+            TrailEvent.trail.in_(sorted({trail for trail, _ in chunk}))
+            & TrailEvent.timestamp.in_(sorted({stamp for _, stamp in chunk}))
+            & (TrailEvent.type == "artifact_creation_reported"))
+        for event in rows:
+            found = wanted.get((event.trail_id, event.timestamp, event.payload.get("fingerprint")))
+            if found is not None:
+                events[event.id] = found
+    return {events[event]: number for event, number in log.log_indexes(TRAIL_EVENT, events).items()}
 
 
 def rebuild_attestations(ids: list[int]) -> dict[int, dict[str, Any]]:

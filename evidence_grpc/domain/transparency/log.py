@@ -21,8 +21,8 @@ from typing import Any
 import rfc8785
 
 from ...storage.db import Prepared, as_given, at_transaction_end, for_update, in_chunks
-from ...storage.models import LogEntry, LogHash, LogHead, Organization
-from ..kernel.errors import InvalidArgument, NotFound, validation_error
+from ...storage.models import LogEntry, LogHead, Organization
+from ..kernel.errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
 from . import merkle, notes
 
 # Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
@@ -87,24 +87,13 @@ def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
         _append_to(org_id, [(kind, record_id, leaf) for _, _, kind, record_id, leaf in by_org[org_id]])
 
 
-def _frontier_keys(size: int) -> list[tuple[int, int]]:
-    """(level, index) of the complete subtrees along the right edge of a tree of `size` leaves,
-    largest first: what LogHead.frontier keeps the hashes of."""
-    keys = []
-    start = 0
-    for level in range(size.bit_length() - 1, -1, -1):
-        if size >> level & 1:
-            keys.append((level, start >> level))
-            start += 1 << level
-    return keys
+def _frontier(text: str | list[str]) -> list[bytes]:
+    """LogHead.frontier as hashes (JSON text as read by a compiled statement, else a list)."""
+    return [bytes.fromhex(value) for value in (json.loads(text) if isinstance(text, str) else text)]
 
 
-def _frontier_hashes(size: int, frontier: list[str]) -> dict[tuple[int, int], bytes]:
-    return {key: bytes.fromhex(value) for key, value in zip(_frontier_keys(size), frontier, strict=True)}
-
-
-def _frontier_of(size: int, known: dict[tuple[int, int], bytes]) -> list[str]:
-    return [known[key].hex() for key in _frontier_keys(size)]
+def _frontier_text(frontier: list[bytes]) -> str:
+    return json.dumps([value.hex() for value in frontier], separators=(",", ":"))
 
 
 # The append's statements, compiled once (see storage.db.Prepared): building them took most of
@@ -114,61 +103,53 @@ _HEAD = Prepared(lambda org: for_update(LogHead.select(LogHead.id, LogHead.size,
 _SET_HEAD = Prepared(lambda head, size, frontier: LogHead.update(
     {LogHead.size: as_given(size), LogHead.frontier: as_given(frontier)}).where(LogHead.id == head),
     head=int, size=int, frontier=str)
-_ENTRY = Prepared(lambda org, number, kind, record, leaf: LogEntry.insert({
+_ENTRY = Prepared(lambda org, number, kind, record, leaf, hashes: LogEntry.insert({
     LogEntry.organization: as_given(org), LogEntry.number: as_given(number),
     LogEntry.kind: as_given(kind), LogEntry.record_id: as_given(record),
-    LogEntry.leaf: as_given(leaf)}), org=int, number=int, kind=str, record=int, leaf=str)
-_HASH = Prepared(lambda org, node, value: LogHash.insert({
-    LogHash.organization: as_given(org), LogHash.node: as_given(node),
-    LogHash.hash: as_given(value)}), org=int, node=int, value=str)
-LEVEL_SHIFT = 56  # LogHash.node = level << LEVEL_SHIFT | index
-
-
-def node(level: int, index: int) -> int:
-    return level << LEVEL_SHIFT | index
+    LogEntry.leaf: as_given(leaf), LogEntry.hashes: as_given(hashes)}),
+    org=int, number=int, kind=str, record=int, leaf=str, hashes=bytes)
 
 
 def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
+    """Three statements whatever the log's size: the head read (and locked), one row per
+    entry holding its hashes, the head written."""
     found = _HEAD.rows(org=org_id)
     if not found:  # the organization's first entry (two first writers: one inserts)
         LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
         found = _HEAD.rows(org=org_id)
-    head_id, size, frontier = found[0]
-    known = _frontier_hashes(size, json.loads(frontier))
-    made = merkle.new_hashes(size, [merkle.leaf_hash(leaf) for _, _, leaf in leaves],
-                             lambda level, index: known[(level, index)])
+    head_id, size, text = found[0]
+    frontier = _frontier(text)
     for n, (kind, record_id, leaf) in enumerate(leaves):
-        _ENTRY.execute(org=org_id, number=size + n, kind=kind, record=record_id, leaf=leaf.decode())
-    for h in made:
-        _HASH.execute(org=org_id, node=node(h.level, h.index), value=h.hash)
-    known.update({(h.level, h.index): h.hash for h in made})
-    new_size = size + len(leaves)
-    _SET_HEAD.execute(head=head_id, size=new_size,
-                      frontier=json.dumps(_frontier_of(new_size, known), separators=(",", ":")))
+        made = merkle.append_leaf(frontier, size + n, merkle.leaf_hash(leaf))
+        _ENTRY.execute(org=org_id, number=size + n, kind=kind, record=record_id,
+                       leaf=leaf.decode(), hashes=b"".join(made))
+    _SET_HEAD.execute(head=head_id, size=size + len(leaves), frontier=_frontier_text(frontier))
 
 
 # ---- reads ------------------------------------------------------------------------------------
 
-_HASHES = Prepared(lambda org, nodes: LogHash.select(LogHash.node, LogHash.hash).where(
-    (LogHash.organization == org) & LogHash.node.in_(nodes)), org=int, nodes=list[int])
+_HASHES = Prepared(lambda org, numbers: LogEntry.select(LogEntry.number, LogEntry.hashes).where(
+    (LogEntry.organization == org) & LogEntry.number.in_(numbers)), org=int, numbers=list[int])
 
 
 def _read_all(org_id: int, make: Callable[[merkle.HashAt], list[bytes]]) -> list[bytes]:
     """What `make` answers with the log's stored hashes, read in one statement: a first run
-    with stand-ins says which hashes it reads (which ones depends only on the sizes)."""
+    with stand-ins says which hashes it reads (which ones depends only on the sizes), each
+    kept by the entry that made it (merkle.maker_of)."""
     wanted: list[int] = []
 
     def standin(level: int, index: int) -> bytes:
-        wanted.append(node(level, index))
+        wanted.append(merkle.maker_of(level, index))
         return bytes(merkle.HASH_SIZE)
 
     make(standin)
-    stored = {key: bytes(value) for key, value in _HASHES.rows(org=org_id, nodes=wanted)} \
+    stored = {number: bytes(value) for number, value in _HASHES.rows(org=org_id, numbers=wanted)} \
         if wanted else {}
 
     def hash_at(level: int, index: int) -> bytes:
-        found = stored.get(node(level, index))
-        if found is None:
+        found = stored.get(merkle.maker_of(level, index), b"")[level * merkle.HASH_SIZE:
+                                                               (level + 1) * merkle.HASH_SIZE]
+        if len(found) != merkle.HASH_SIZE:
             raise AssertionError(f"the log of organization {org_id} lacks hash ({level}, {index})")
         return found
     return make(hash_at)
@@ -179,8 +160,7 @@ def size_and_root(org: Organization) -> tuple[int, bytes]:
     head = LogHead.get_or_none(LogHead.organization == org)
     if head is None or head.size == 0:
         return 0, merkle.EMPTY_ROOT
-    known = _frontier_hashes(head.size, head.frontier)
-    return head.size, merkle.tree_root(head.size, lambda level, index: known[(level, index)])
+    return head.size, merkle.frontier_root(_frontier(head.frontier))
 
 
 def size_of(org: Organization) -> int:
@@ -249,16 +229,39 @@ def consistency_proof(org: Organization, first: int, second: int) -> list[bytes]
 
 def tile(org: Organization, path: str) -> bytes:
     """The C2SP tlog-tiles tile `tile/<path>` of the log now: 404 unless the tree holds every
-    hash of it (a full tile once 256 are complete, a partial one of at most what there is)."""
-    try:
-        found = merkle.parse_tile_path(f"tile/{path}")
+    hash of it (a full tile once 256 are complete, a partial one of at most what there is).
+    `entries/<N>[.p/<W>]` is the entry bundle of level-0 tile N: its leaves, each after its
+    length as a big-endian 16-bit number."""
+    bundle = path.startswith("entries/")
+    try:  # an entry bundle's path is a level-0 tile's, with `entries` for the level
+        found = merkle.parse_tile_path(f"tile/{'0/' + path[8:] if bundle else path}")
     except ValueError as error:
         raise validation_error("tile", str(error)) from None
     size = size_of(org)
     leaves_per_hash = 1 << (merkle.TILE_HEIGHT * found.level)
     if (found.index * merkle.TILE_WIDTH + found.width) * leaves_per_hash > size:
         raise NotFound(f"The log of '{org.name}' ({size} entries) holds no tile {path}")
+    if bundle:
+        return _entry_bundle(org.id, found.index * merkle.TILE_WIDTH, found.width)
     return _read_all(org.id, lambda hash_at: [merkle.tile_hashes(found, hash_at)])[0]
+
+
+_LEAVES = Prepared(lambda org, first, end: LogEntry.select(LogEntry.leaf).where(
+    (LogEntry.organization == org) & (LogEntry.number >= first) & (LogEntry.number < end))
+    .order_by(LogEntry.number), org=int, first=int, end=int)
+
+
+def _entry_bundle(org_id: int, first: int, count: int) -> bytes:
+    leaves = [leaf.encode() for (leaf,) in _LEAVES.rows(org=org_id, first=first, end=first + count)]
+    if len(leaves) != count:
+        raise AssertionError(f"the log of organization {org_id} lacks entries {first}..{first + count - 1}")
+    # Leaves hold their records' bulky parts as digests: far shorter than the 64 KiB a bundle
+    # can carry, but a record of very long names would not fit.
+    for n, leaf in enumerate(leaves):
+        if len(leaf) > 0xFFFF:
+            raise FailedPrecondition(f"Entry {first + n} ({len(leaf)} bytes) is longer than an "
+                                     "entry bundle can carry: read it by GET entries/{index}")
+    return b"".join(len(leaf).to_bytes(2, "big") + leaf for leaf in leaves)
 
 
 def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
@@ -285,42 +288,64 @@ def _entries(org_id: int) -> Iterator[LogEntry]:
         after = page[-1].number
 
 
+_CHECKED_AT_ONCE = 2_000  # records re-derived a round
+
+
 def verify_log(org: Organization) -> list[str]:
-    """What differs in the organization's log: each entry whose number, leaf hash or record
-    does not match (the record re-derived from its row by the builder of its kind), each
-    stored subtree hash the leaves do not make, and a head that disagrees; [] when it holds."""
+    """What differs in the organization's log: each entry whose number, leaf hash, subtree
+    hashes or record does not match (the record re-derived from its row by the builder of its
+    kind; the hashes made again from the leaves), and a head that disagrees; [] when it holds.
+    Reads the entries in order, in pages, holding the tree's frontier and a round of records:
+    memory does not grow with the log."""
     problems: list[str] = []
     head = LogHead.get_or_none(LogHead.organization == org)
-    store = merkle.MemoryHashStore()
+    frontier: list[bytes] = []
+    size = 0
     pending: dict[str, dict[int, tuple[int, bytes]]] = {}
     for row in _entries(org.id):
-        if row.number != store.size:
-            problems.append(f"entry {store.size} is missing (the next entry is {row.number})")
+        if row.number != size:
+            problems.append(f"entry {size} is missing (the next entry is {row.number})")
             break
         leaf = row.leaf.encode()
-        store.append([merkle.leaf_hash(leaf)])
+        made = merkle.append_leaf(frontier, size, merkle.leaf_hash(leaf))
+        problems += _check_hashes(size, made, bytes(row.hashes))
+        size += 1
         pending.setdefault(row.kind, {})[row.record_id] = (row.number, leaf)
-    for kind, records in pending.items():
-        problems += _check_records(kind, records)
-    stored = {(key >> LEVEL_SHIFT, key & (1 << LEVEL_SHIFT) - 1): bytes(value) for key, value in
-              LogHash.select(LogHash.node, LogHash.hash).where(LogHash.organization == org).tuples()}
-    for key in sorted(set(stored) | set(store.hashes)):
-        made, kept = store.hashes.get(key), stored.get(key)
-        if made == kept:
-            continue
-        if kept is None:
-            problems.append(f"stored hash (level {key[0]}, index {key[1]}) is missing")
-        elif made is not None and key[0] == 0:
-            problems.append(f"entry {key[1]}: its leaf does not hash to its stored leaf hash")
-        else:
-            problems.append(f"stored hash (level {key[0]}, index {key[1]}) is not the one the "
-                            "leaves make")
-    size = head.size if head is not None else 0
-    if size != store.size:
-        problems.append(f"the log's head says {size} entries, {store.size} are stored in order")
-    elif head is not None and head.frontier != _frontier_of(size, store.hashes):
+        if sum(map(len, pending.values())) >= _CHECKED_AT_ONCE:
+            problems += _check_all(pending)
+    problems += _check_all(pending)
+    stored_size = head.size if head is not None else 0
+    if stored_size != size:
+        problems.append(f"the log's head says {stored_size} entries, {size} are stored in order")
+    elif head is not None and _frontier(head.frontier) != frontier:
         problems.append("the log's head holds hashes the leaves do not make")
     return sorted(problems, key=_entry_order)
+
+
+def _check_hashes(number: int, made: list[bytes], kept: bytes) -> list[str]:
+    """What differs between the hashes entry `number` keeps and those its leaf makes."""
+    problems = []
+    for (level, index), value in zip(merkle.closed_by(number), made, strict=True):
+        stored = kept[level * merkle.HASH_SIZE:(level + 1) * merkle.HASH_SIZE]
+        if stored == value:
+            continue
+        if not stored:
+            problems.append(f"entry {number}: stored hash (level {level}, index {index}) is missing")
+        elif level == 0:
+            problems.append(f"entry {number}: its leaf does not hash to its stored leaf hash")
+        else:
+            problems.append(f"entry {number}: stored hash (level {level}, index {index}) is not "
+                            "the one the leaves make")
+    if len(kept) > len(made) * merkle.HASH_SIZE:
+        problems.append(f"entry {number}: keeps more hashes than its append makes")
+    return problems
+
+
+def _check_all(pending: dict[str, dict[int, tuple[int, bytes]]]) -> list[str]:
+    problems = [problem for kind, records in pending.items()
+                for problem in _check_records(kind, records)]
+    pending.clear()
+    return problems
 
 
 def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> list[str]:

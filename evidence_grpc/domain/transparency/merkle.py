@@ -239,6 +239,48 @@ def new_hashes(existing_size: int, leaf_hashes: Iterable[bytes], hash_at: HashAt
     return out
 
 
+def closed_by(number: int) -> list[tuple[int, int]]:
+    """The (level, index) of the subtrees leaf `number` completes, level 0 (its own) first:
+    one for each trailing 1 bit of `number`, and one more. The hash of (level, index) is made by
+    leaf `((index + 1) << level) - 1`, at position `level` of what `append_leaf` answers it."""
+    closed = [(0, number)]
+    while number & 1:
+        number >>= 1
+        closed.append((len(closed), number))
+    return closed
+
+
+def maker_of(level: int, index: int) -> int:
+    """The leaf whose append completes the subtree (level, index) (see closed_by)."""
+    return ((index + 1) << level) - 1
+
+
+def append_leaf(frontier: list[bytes], number: int, leaf_hash: bytes) -> list[bytes]:
+    """Append leaf `number` (the tree's size) to a tree given by its `frontier`, the hashes of
+    the complete subtrees along its right edge, largest first (one per 1 bit of the size): the
+    frontier becomes the next one's, and the answer is the hashes the leaf completes, level 0
+    first (closed_by). The siblings it needs are the frontier's last entries, so an append
+    reads nothing else."""
+    made = [leaf_hash]
+    h = leaf_hash
+    while number & 1:
+        h = node_hash(frontier.pop(), h)
+        made.append(h)
+        number >>= 1
+    frontier.append(h)
+    return made
+
+
+def frontier_root(frontier: Sequence[bytes]) -> bytes:
+    """The root of the tree whose frontier this is."""
+    if not frontier:
+        return EMPTY_ROOT
+    h = frontier[-1]
+    for left in reversed(frontier[:-1]):
+        h = node_hash(left, h)
+    return h
+
+
 class MemoryHashStore:
     """The stored hashes of a log, in a dict; for tests and for building trees in memory."""
 

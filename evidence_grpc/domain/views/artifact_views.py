@@ -24,6 +24,7 @@ from ..evidence.artifacts import (
     matching_fingerprints,
     states_of,
 )
+from ..evidence.leaves import artifact_log_indexes
 from ..governance.approvals import approval_numbers
 from ..kernel.errors import NotFound
 from ..kernel.numbers import timestamp_text
@@ -89,6 +90,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     where = presence(org, [a.fingerprint for a in artifacts])
     approved = approval_numbers(artifacts)
     about = attestations_about(artifacts)
+    logged = artifact_log_indexes(artifacts)
     answers: list[views.Artifact] = []
     for a in artifacts:
         flow_name = a.flow.name
@@ -123,6 +125,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "evidence": evidence_of(org, a, about[a.id], html_base),
             "commit_lead_times": commit_lead_times,
             "build_lead_times": build_lead_times,
+            "log_index": logged.get(a.id),
         })
     return answers
 
