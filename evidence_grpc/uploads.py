@@ -32,4 +32,5 @@ def check_uploads(request: Message) -> None:
     """Refuse a request whose files are larger than their fields allow."""
     for name, limit in _limits(request.DESCRIPTOR):
         if request.HasField(name) and len(getattr(request, name).content) > limit:
-            raise InvalidArgument(too_large(name, limit), {name: f"larger than {limit} bytes"})
+            raise InvalidArgument(too_large(name, limit), {name: f"larger than {limit} bytes"},
+                                  reason="UPLOAD_TOO_LARGE")

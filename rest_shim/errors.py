@@ -56,6 +56,11 @@ def rpc_error_response(error: grpc.RpcError) -> Response:
                 bad_request = error_details_pb2.BadRequest()
                 detail.Unpack(bad_request)
                 errors.update({v.field: v.description for v in bad_request.field_violations})
+            elif detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                if info.reason == "PRIVILEGE_REQUIRED":  # which privilege, which fields
+                    errors.update(info.metadata)
     if code == grpc.StatusCode.UNAVAILABLE:
         message = "The evidence service is unavailable"
     return error_response(HTTP_STATUS.get(code, 500), message or code.name, errors)

@@ -70,7 +70,7 @@ class AuthInterceptor(UnaryInterceptor):
         ended = metadata.get(web_sessions.END_METADATA)
         if ended:
             web_sessions.end_session(ended)
-            raise Unauthenticated("Signed out")
+            raise Unauthenticated("Signed out", reason="SESSION_ENDED")
         anonymous, public_flow_read, required = _declared(method)
         if anonymous:
             return behavior(request, context)

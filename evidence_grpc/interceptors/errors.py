@@ -37,7 +37,8 @@ class Undecodable:
 
 def status_of(error: DomainError) -> status_pb2.Status:
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN))
+    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
+                                          metadata=error.metadata))
     details = [info]
     if error.errors:
         violations = any_pb2.Any()
@@ -59,7 +60,7 @@ class ErrorInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         if isinstance(request, Undecodable):
-            _refuse(context, status_of(InvalidArgument(request.message)))
+            _refuse(context, status_of(InvalidArgument(request.message, reason="REQUEST_UNDECODABLE")))
         try:
             return behavior(request, context)
         except DomainError as error:

@@ -16,6 +16,7 @@ from evidence_grpc.api.v2 import control_service_pb2 as pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.governance import controls
 from evidence_grpc.domain.identity.callers import Caller
+from evidence_grpc.domain.kernel.errors import AlreadyExists
 from evidence_grpc.servicers.controls import ControlServicer
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage import db as storage
@@ -389,7 +390,7 @@ def test_a_failed_write_changes_nothing(db):
         controls.create_control(org, "alice", "ctl", "Control")
         with pytest.raises(controls.FailedPrecondition):
             controls.set_archived(org, "alice", "ctl", False)
-        with pytest.raises(controls.AlreadyExists):
+        with pytest.raises(AlreadyExists):
             controls.create_control(org, "alice", "ctl", "Other")
         assert [(v.version, v.event) for v in ControlVersion.select()] == [(1, "Created")]
         assert Control.get().name == "Control"

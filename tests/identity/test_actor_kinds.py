@@ -18,6 +18,7 @@ from evidence_grpc.api.v2 import policy_service_pb2_grpc as policy_grpc
 from evidence_grpc.api.v2 import service_account_service_pb2 as sa_pb
 from evidence_grpc.api.v2 import service_account_service_pb2_grpc as sa_grpc
 from evidence_grpc.domain.identity import organizations
+from evidence_grpc.domain.kernel.errors import AlreadyExists
 from tests.conftest import ALICE_KEY, bearer, grpc_channel
 from tests.helpers import BASE, H, create_account, details_of, mint, put_policy_as
 
@@ -53,7 +54,7 @@ def test_grpc_refuses_a_members_name_naming_the_field(db):
 def test_bootstrap_cannot_add_a_user_named_like_a_service_account(client):
     assert create_account(client, "ci-bot").status_code == 201
     spec = {"users": [{"name": "ci-bot", "organizations": ["acme"]}]}
-    with pytest.raises(organizations.AlreadyExists) as refused:
+    with pytest.raises(AlreadyExists) as refused:
         organizations.bootstrap(spec)
     assert refused.value.errors == {"users[0].name": refused.value.errors["users[0].name"]}
     assert organizations.User.get_or_none(organizations.User.name == "ci-bot") is None

@@ -163,7 +163,8 @@ def test_grpc_callers_meet_the_same_rules_with_field_violations(client, db: str)
                 metadata=snapshotter, timeout=10)
         assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
         info, violations = details_of(refused.value)
-        assert info.reason == "PERMISSION_DENIED"
+        assert info.reason == "PRIVILEGE_REQUIRED" and violations == {}  # well formed: no BadRequest
+        violations = dict(info.metadata)  # which fields, which privilege
         assert violations["archived"] == "changing it needs member privilege"
         assert set(violations) == {"archived", "privilege"}  # an unset optional: no change
         with pytest.raises(grpc.RpcError) as refused:
@@ -171,7 +172,7 @@ def test_grpc_callers_meet_the_same_rules_with_field_violations(client, db: str)
                 org="acme", env_name="prod", policies=struct_pb2.ListValue()),
                 metadata=member, timeout=10)
         assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
-        assert details_of(refused.value)[1]["policies"] == "changing it needs admin privilege"
+        assert details_of(refused.value)[0].metadata["policies"] == "changing it needs admin privilege"
         assert _state(client) == before
         stub.UpsertEnvironment(pb.UpsertEnvironmentRequest(
             org="acme", name="old", type="server", description="back",

@@ -250,9 +250,14 @@ def _grpc_request(rpc: Rpc, values: dict[str, str]) -> Message:
 
 
 def _grpc_answer(error: grpc.RpcError) -> Answer:
-    """Every refusal carries its rich status (details_of checks it)."""
+    """Every refusal carries its rich status (details_of checks it). A privilege refusal says
+    which privilege and fields in its ErrorInfo's metadata, with no field violations (the
+    request is well formed); REST answers them as its `errors`."""
     code = error.code()
-    _, errors = details_of(error)
+    info, errors = details_of(error)
+    if info is not None and info.reason == "PRIVILEGE_REQUIRED":
+        assert errors == {}, errors
+        errors = dict(info.metadata)
     message = error.details() or ""
     return Answer(HTTP_STATUS.get(code, 500), code.name, message, errors)
 

@@ -183,25 +183,27 @@ def test_interceptor_chain_on_a_network_server(channel):
     error = failure(flows.GetFlow, get)
     assert error.code() is grpc.StatusCode.UNAUTHENTICATED
     info, _ = details_of(error)
-    assert (info.reason, info.domain) == ("UNAUTHENTICATED", "evidence.v2")
+    assert (info.reason, info.domain) == ("AUTHENTICATION_REQUIRED", "evidence.v2")
 
     error = failure(flows.GetFlow, get, (("authorization", f"Bearer {BOB_KEY}"),))
     assert error.code() is grpc.StatusCode.PERMISSION_DENIED
     assert error.details() == "You do not have access to organization 'acme'"
-    assert details_of(error)[0].reason == "PERMISSION_DENIED"
+    info, _ = details_of(error)
+    assert (info.reason, dict(info.metadata)) == ("ORGANIZATION_ACCESS_DENIED", {"organization": "acme"})
 
     error = failure(flows.GetFlow, get, alice)
     assert error.code() is grpc.StatusCode.NOT_FOUND
     assert error.details() == "Flow named 'nope' does not exist for organization 'acme'"
     info, violations = details_of(error)
-    assert (info.reason, info.domain) == ("NOT_FOUND", "evidence.v2")
+    assert (info.reason, info.domain) == ("FLOW_NOT_FOUND", "evidence.v2")
+    assert dict(info.metadata) == {"organization": "acme", "flow": "nope"}
     assert violations == {}
 
     error = failure(flows.UpsertFlow,
                     flow_pb.UpsertFlowRequest(org="acme", name="f", visibility="secret"), alice)
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     info, violations = details_of(error)
-    assert info.reason == "INVALID_ARGUMENT"
+    assert info.reason == "INVALID_FIELD"
     assert violations == {"visibility": "'secret' is not one of ['private', 'public']"}
 
     # The refusals wrote nothing; a good call goes through, also with Basic credentials.

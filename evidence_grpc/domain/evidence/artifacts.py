@@ -13,7 +13,7 @@ from ...api.v2 import views
 from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
 from ..kernel import contract, events
-from ..kernel.errors import InvalidArgument, NotFound, validation_error
+from ..kernel.errors import InvalidArgument, not_found, validation_error
 from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
@@ -176,11 +176,13 @@ def resolve_fingerprint(org: Organization, value: str, flow: Flow | None = None)
     prefix = check_prefix("fingerprint", value, FINGERPRINT_LENGTH)
     candidates = matching_fingerprints(org, prefix, flow)
     if not candidates:
-        raise NotFound(f"Artifact with fingerprint '{value}' not found")
+        raise not_found("artifact", f"Artifact with fingerprint '{value}' not found",
+                        fingerprint=value)
     if len(candidates) > 1:
         shown = ", ".join(candidates[:MAX_CANDIDATES])
         raise InvalidArgument(f"Fingerprint prefix '{value}' is ambiguous",
-                              {"fingerprint": f"matches several artifacts: {shown}"})
+                              {"fingerprint": f"matches several artifacts: {shown}"},
+                              reason="FINGERPRINT_AMBIGUOUS")
     return candidates[0]
 
 
@@ -236,7 +238,8 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
     # (flow, fingerprint) index instead of walking the flow by creation time.
     artifact = max(found, key=lambda a: a.id, default=None)
     if artifact is None:
-        raise NotFound(f"Artifact with fingerprint '{fingerprint}' not found in trail '{trail_name}'")
+        raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' not found in "
+                        f"trail '{trail_name}'", trail=trail_name, fingerprint=fingerprint)
     artifact.flow = flow
     return artifact
 
@@ -249,7 +252,8 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
     found = _OF_COMMIT[bool(trail_name)].models(Artifact, flow=flow.id, **_bounds(prefix),
                                                  **in_trail)
     if not found:
-        raise NotFound(f"No artifacts for commit '{commit}' in flow '{flow.name}'")
+        raise not_found("artifact", f"No artifacts for commit '{commit}' in flow '{flow.name}'",
+                        flow=flow.name, commit=commit)
     return found
 
 

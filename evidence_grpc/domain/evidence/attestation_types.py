@@ -12,7 +12,12 @@ from ...api.v2 import views
 from ...storage.db import locked, now, retry_on_conflict, write_transaction
 from ...storage.models import AttestationType, AttestationTypeVersion, Organization, User
 from ..kernel import contract, sandbox
-from ..kernel.errors import InvalidArgument, NotFound, attestation_type_not_found, validation_error
+from ..kernel.errors import (
+    InvalidArgument,
+    attestation_type_not_found,
+    not_found,
+    validation_error,
+)
 from ..kernel.names import check_name
 from . import rules
 
@@ -112,8 +117,9 @@ def type_view(type_: AttestationType, org_name: str, version: int | None = None
     if version is not None:
         versions = [v for v in versions if v.version == version]
         if not versions:
-            raise NotFound(f"version {version} does not exist for custom attestation type "
-                           f"'{type_.name}'")
+            raise not_found("attestation_type_version", f"version {version} does not exist for "
+                            f"custom attestation type '{type_.name}'",
+                            attestation_type=type_.name, version=version)
     view: views.AttestationType = {"name": type_.name}
     description = versions[-1].description if versions else ""
     if description:
@@ -156,7 +162,8 @@ def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, di
     (compliant, summary). Data failing the schema is refused, not judged."""
     type_ = find_type(org, name)
     if type_.archived:
-        raise InvalidArgument(f"Custom attestation type '{name}' is archived")
+        raise InvalidArgument(f"Custom attestation type '{name}' is archived",
+                              reason="ATTESTATION_TYPE_ARCHIVED", metadata={"attestation_type": name})
     if isinstance(attestation_data, str):
         try:
             attestation_data = json.loads(attestation_data)
@@ -170,5 +177,6 @@ def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, di
         first_step=("attestation_data", f"Custom attestation type '{name}'"),
         organization=org.name)
     if errors:
-        raise InvalidArgument("Attestation data does not match the type's schema", errors)
+        raise InvalidArgument("Attestation data does not match the type's schema", errors,
+                              reason="SCHEMA_MISMATCH")
     return not failed, {"type_version": latest.version, "failed_rules": failed, **values}

@@ -28,7 +28,7 @@ from ...storage.db import (
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
 from ..kernel import contract
-from ..kernel.errors import NotFound, artifact_not_in_trail, validation_error
+from ..kernel.errors import artifact_not_in_trail, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions
@@ -215,7 +215,8 @@ def create_attestation(org: Organization, user: User, flow_name: str, trail_name
                        kind: str, data: dict[str, Any], attachment: tuple[str, bytes] | None
                        ) -> Attestation:
     if kind not in KINDS:
-        raise NotFound(f"Unknown attestation kind '{kind}': use one of {sorted(KINDS)}")
+        raise not_found("attestation_kind", f"Unknown attestation kind '{kind}': use one of "
+                        f"{sorted(KINDS)}", kind=kind)
     operation, judge = KINDS[kind]
     contract.validate(operation, data)
     check_reported_urls(data)
@@ -241,8 +242,9 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
     # Custom types are named `custom:<name>` or `custom`; system ones `system:<name>`.
     if original is None or wanted not in (original.type, original.type.partition(":")[0],
                                           f"system:{original.type}"):
-        raise NotFound(f"No {wanted} attestation '{data['attestation_name']}' to override "
-                       f"in trail '{trail.name}'")
+        raise not_found("attestation", f"No {wanted} attestation '{data['attestation_name']}' "
+                        f"to override in trail '{trail.name}'", trail=trail.name,
+                        attestation=data["attestation_name"])
     verdict = dict(original.data)
     verdict["override"] = {"reason": data["reason"], "overridden_attestation_id": original.uid,
                            "previous_compliance": original.is_compliant, "by": user.name}
@@ -449,7 +451,8 @@ def trail_attestations(org: Organization, flow_name: str, trail_name: str, name:
     found = _listed(_query(org).where((Attestation.trail == trail) & where)
                     .order_by(Attestation.id.desc()))
     if not found:
-        raise NotFound(f"Attestation '{name}' not found in trail '{trail.name}'")
+        raise not_found("attestation", f"Attestation '{name}' not found in trail '{trail.name}'",
+                        trail=trail.name, attestation=name)
     return found
 
 
@@ -461,7 +464,8 @@ def artifact_attestations(org: Organization, flow_name: str, fingerprint: str, n
                                       & (Attestation.artifact_fingerprint == full))
                     .order_by(Attestation.id.desc()))
     if not found:
-        raise NotFound(f"Attestation '{name}' not found for artifact '{fingerprint}'")
+        raise not_found("attestation", f"Attestation '{name}' not found for artifact "
+                        f"'{fingerprint}'", fingerprint=fingerprint, attestation=name)
     return found
 
 
@@ -576,7 +580,7 @@ def evidence_file(org: Organization, flow_name: str, trail_name: str, uid: str
     trail = find_trail(org, flow_name, trail_name)
     attestation = Attestation.get_or_none((Attestation.trail == trail) & (Attestation.uid == uid))
     if attestation is None or not attestation.attachment_id:
-        raise NotFound(f"No evidence file for attestation '{uid}'")
+        raise not_found("evidence_file", f"No evidence file for attestation '{uid}'", attestation_id=uid)
     name = attestation.attachment_name or "evidence"
     content_type = ("application/gzip" if name.endswith(".tgz")
                     else mimetypes.guess_type(name)[0] or "application/octet-stream")

@@ -7,7 +7,13 @@ from ...api.v2 import views
 from ...storage.db import Prepared, contains, for_update, locked, now, retry_on_conflict, write_transaction
 from ...storage.models import Flow, FlowAlias, Organization
 from ..identity.callers import sees_flow
-from ..kernel.errors import AlreadyExists, NotFound, authentication_required, flow_not_found, validation_error
+from ..kernel.errors import (
+    NotFound,
+    already_exists,
+    authentication_required,
+    flow_not_found,
+    validation_error,
+)
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
@@ -117,7 +123,7 @@ def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
     with write_transaction():
         flow = locked(find_flow(org, name))
         if Flow.select().where((Flow.organization == org) & (Flow.name == new_name)).exists():
-            raise AlreadyExists(f"A flow named '{new_name}' already exists")
+            raise already_exists("flow", f"A flow named '{new_name}' already exists", flow=new_name)
         old_name = flow.name
         FlowAlias.delete().where((FlowAlias.organization == org)
                                  & (FlowAlias.name == new_name)).execute()

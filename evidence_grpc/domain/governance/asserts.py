@@ -15,7 +15,7 @@ from ..evidence import trails
 from ..evidence.artifacts import FINGERPRINT_LENGTH, check_prefix, provenance_of
 from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
-from ..kernel.errors import NotFound, validation_error
+from ..kernel.errors import not_found, validation_error
 from ..runtime.environments import find_environment
 from ..runtime.policy_eval import LoadedPolicy, evaluate, latest_policies
 
@@ -32,7 +32,7 @@ def _policies(org: Organization, environment_name: str | None, policy_names: lis
         loaded = latest_policies(org, policy_names)
         missing = [n for n in policy_names if n not in {p.name for p in loaded}]
         if missing:
-            raise NotFound(f"Policy '{missing[0]}' not found")
+            raise not_found("policy", f"Policy '{missing[0]}' not found", policy=missing[0])
         return "policy", loaded
     return "flow", []
 
@@ -84,7 +84,7 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
                if flow is None or r["flow_name"] == flow.name]
     if not reports:
         where = f"flow '{flow.name}' belonging to " if flow else ""
-        raise NotFound(f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
+        raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
                        f"organization '{org.name}'")
     flows, latest = _flows(reports, fingerprint)
     # The published answer names one flow and trail: the latest.

@@ -19,7 +19,13 @@ import peewee
 from ...api.v2 import views
 from ...storage.db import contains, for_update, now, retry_on_conflict, write_transaction
 from ...storage.models import Attestation, Control, ControlVersion, Environment, Flow, Organization, Trail
-from ..kernel.errors import AlreadyExists, FailedPrecondition, NotFound, PermissionDenied, validation_error
+from ..kernel.errors import (
+    FailedPrecondition,
+    PermissionDenied,
+    already_exists,
+    not_found,
+    validation_error,
+)
 from ..kernel.names import CONTROL_CHARACTERS, check_name
 from ..kernel.pages import MAX_PER_PAGE, Page, counted, in_time_range, page_of
 from ..kernel.tag_filters import has_tag
@@ -45,7 +51,8 @@ def require_controls(org: Organization) -> None:
     """PERMISSION_DENIED (403) unless the organization has the Controls feature."""
     if FEATURE not in (org.features or []):
         raise PermissionDenied(f"The Controls feature (beta) is not enabled for organization "
-                               f"'{org.name}'")
+                               f"'{org.name}'", reason="FEATURE_NOT_ENABLED",
+                               metadata={"organization": org.name, "feature": "controls"})
 
 
 # ---- values ------------------------------------------------------------------------------
@@ -92,7 +99,8 @@ def find_control(org: Organization, identifier: str) -> Control:
     control = Control.get_or_none((Control.organization == org)
                                   & (Control.identifier == identifier))
     if control is None:
-        raise NotFound(f"Control '{identifier}' does not exist in organization '{org.name}'")
+        raise not_found("control", f"Control '{identifier}' does not exist in organization "
+                        f"'{org.name}'", control=identifier)
     return control
 
 
@@ -186,7 +194,8 @@ def get_version(org: Organization, identifier: str, number: int) -> ControlVersi
     version = ControlVersion.get_or_none((ControlVersion.control == control)
                                          & (ControlVersion.version == number))
     if version is None:
-        raise NotFound(f"Version {number} of control '{identifier}' does not exist")
+        raise not_found("control_version", f"Version {number} of control '{identifier}' does not "
+                        "exist", control=identifier, version=number)
     return version
 
 
@@ -221,8 +230,8 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
         with write_transaction():
             if Control.select().where((Control.organization == org)
                                       & (Control.identifier == identifier)).exists():
-                raise AlreadyExists(f"A control with identifier '{identifier}' already exists "
-                                    f"in organization '{org.name}'")
+                raise already_exists("control", f"A control with identifier '{identifier}' already "
+                                     f"exists in organization '{org.name}'", control=identifier)
             stamp = now()
             control = Control(organization=org, identifier=identifier, name=name,
                               description=description or "", links=links, tags={}, version=0,
@@ -257,7 +266,8 @@ def update_control(org: Organization, user_name: str, identifier: str, *,
         control = _locked(org, identifier)
         if control.archived:
             raise FailedPrecondition(f"Control '{identifier}' is archived: unarchive it "
-                                     f"before editing it")
+                                     f"before editing it", reason="CONTROL_ARCHIVED",
+                                     metadata={"control": identifier})
         changed = {k: v for k, v in changes.items() if getattr(control, k) != v}
         if changed:
             for key, value in changed.items():
@@ -272,7 +282,9 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
         control = _locked(org, identifier)
         if control.archived == archived:
             raise FailedPrecondition(f"Control '{identifier}' is "
-                                     f"{'already' if archived else 'not'} archived")
+                                     f"{'already' if archived else 'not'} archived",
+                                     reason="CONTROL_ARCHIVED" if archived else "CONTROL_NOT_ARCHIVED",
+                                     metadata={"control": identifier})
         control.archived = archived
         _record(control, ARCHIVED if archived else UNARCHIVED, user_name, now())
         return control
@@ -317,7 +329,8 @@ def get_decision(org: Organization, identifier: str, decision_id: str) -> Attest
     find_control(org, identifier)
     found = _decisions(org, identifier).where(Attestation.uid == decision_id).first()
     if found is None:
-        raise NotFound(f"Decision '{decision_id}' of control '{identifier}' does not exist")
+        raise not_found("decision", f"Decision '{decision_id}' of control '{identifier}' does "
+                        "not exist", control=identifier, decision=decision_id)
     return found
 
 

@@ -12,7 +12,7 @@ from ...storage.db import locked, write_transaction
 from ...storage.models import Control, Organization, Repo
 from ..evidence.flows import find_flow
 from ..evidence.repos import find_repo
-from ..kernel.errors import NotFound
+from ..kernel.errors import NotFound, not_found
 from ..kernel.names import check_name
 from ..runtime.environments import find_environment
 from .controls import find_control
@@ -32,7 +32,8 @@ def _control(org: Organization, identifier: str) -> Control:
     try:
         return find_control(org, identifier)
     except NotFound as missing:
-        raise NotFound(f'"{missing.message}"') from None
+        raise NotFound(f'"{missing.message}"', reason=missing.reason,
+                       metadata=missing.metadata) from None
 
 
 FINDERS: dict[str, Callable[[Organization, str], peewee.Model]] = {
@@ -48,7 +49,8 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
     """Apply the changes and return the resulting tags."""
     finder = FINDERS.get(resource_type)
     if finder is None:
-        raise NotFound(f"Unknown resource type '{resource_type}': use one of {sorted(FINDERS)}")
+        raise not_found("resource_type", f"Unknown resource type '{resource_type}': use one of "
+                        f"{sorted(FINDERS)}", resource_type=resource_type)
     for key in set_tags:
         check_name(f"set_tags.{key}", key)  # tag keys follow the rules of names
     with write_transaction():

@@ -44,7 +44,7 @@ _caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller"
 def current_caller() -> Caller:
     caller = _caller.get()
     if caller is None:
-        raise Unauthenticated("Authentication required")
+        raise Unauthenticated("Authentication required", reason="AUTHENTICATION_REQUIRED")
     return caller
 
 

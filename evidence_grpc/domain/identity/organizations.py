@@ -14,12 +14,12 @@ from ...api.v2 import views
 from ...storage.db import Prepared, instance_of, now, write_transaction
 from ...storage.models import ApiKey, Membership, Organization, ServiceAccount, ServiceAccountKey, User
 from ..kernel.errors import (
-    AlreadyExists,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
     Unauthenticated,
+    already_exists,
     authentication_required,
+    not_found,
 )
 from ..kernel.names import check_name
 from . import service_accounts, web_sessions
@@ -40,11 +40,12 @@ def key_from_authorization(header: str | None) -> str:
         try:
             decoded = base64.b64decode(value, validate=True).decode()
         except (binascii.Error, UnicodeDecodeError):
-            raise Unauthenticated("Malformed basic credentials") from None
+            raise Unauthenticated("Malformed basic credentials", reason="CREDENTIALS_MALFORMED") from None
         key, sep, _ = decoded.partition(":")
         if sep and key:
             return key
-    raise Unauthenticated("Unsupported Authorization header: use Bearer or Basic")
+    raise Unauthenticated("Unsupported Authorization header: use Bearer or Basic",
+                          reason="CREDENTIALS_MALFORMED")
 
 
 READER = 1  # options_pb2.PRIVILEGE_READER
@@ -88,13 +89,14 @@ def _authenticate_key(key_hash: str, org_name: str | None) -> Caller:
     if row is None:
         return _authenticate_service_account(key_hash, org_name)
     if row[0] is not None and row[0] < now():
-        raise Unauthenticated("Invalid API key")
+        raise Unauthenticated("Invalid API key", reason="API_KEY_INVALID")
     user = instance_of(User, dict(zip(_USER_COLUMNS, row[1:5], strict=True)))
     if not org_name:
         return Caller(user=user)
     org_values = dict(zip(_ORG_COLUMNS, row[6:], strict=True))
     if org_values["id"] is None:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'")
+        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
+                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
     return Caller(user=user, organization=_organization(org_values),
                   privilege=service_accounts.privilege_level(row[5]))
 
@@ -126,11 +128,12 @@ def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller
     rows = _SERVICE_ACCOUNT_KEY.rows(key_hash=key_hash)
     row = rows[0] if rows else None
     if row is None or (row[1] and row[1] < now()):
-        raise Unauthenticated("Invalid API key")
+        raise Unauthenticated("Invalid API key", reason="API_KEY_INVALID")
     key_id, _, last_used_at, account_name, privilege = row[:5]
     org = _organization(dict(zip(_ORG_COLUMNS, row[5:], strict=True)))
     if org_name and org_name != org.name:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'")
+        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
+                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
     _note_use(key_id, key_hash, last_used_at)
     return Caller(user=User(name=account_name, default_org=org.name), organization=org,
                   privilege=service_accounts.privilege_level(privilege), service_account=True)
@@ -241,11 +244,12 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
                                                 f"[{membership_number}]", membership)
                 org = orgs.get(org_name) or Organization.get_or_none(Organization.name == org_name)
                 if org is None:
-                    raise NotFound(f"Organization '{org_name}' is not in the bootstrap file "
-                                   "nor in the database")
+                    raise not_found("organization", f"Organization '{org_name}' is not in the "
+                                    "bootstrap file nor in the database", organization=org_name)
                 if service_accounts.named_in(org, user.name) and not Membership.select().where(
                         (Membership.user == user) & (Membership.organization == org)).exists():
-                    raise AlreadyExists(
+                    raise already_exists(
+                        "service_account",
                         f"Organization '{org_name}' has a service account named '{user.name}'",
                         {f"users[{user_number}].name": f"A service account of '{org_name}' has "
                                                        "this name: a member's cannot"})

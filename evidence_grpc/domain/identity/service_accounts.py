@@ -23,7 +23,7 @@ from ...storage.models import (
     ServiceAccountKey,
     User,
 )
-from ..kernel.errors import AlreadyExists, NotFound, validation_error
+from ..kernel.errors import NotFound, already_exists, validation_error
 from ..kernel.names import CONTROL_CHARACTERS, pattern_mismatch
 from ..kernel.pages import in_time_range, page_of
 from . import web_sessions
@@ -125,7 +125,9 @@ def find_account(org: Organization, name: str, *, lock: bool = False) -> Service
     account = (for_update(query) if lock else query).first()
     if account is None:
         raise NotFound("Service account not found", {"name": f"No service account '{name}' "
-                                                             f"in organization '{org.name}'"})
+                                                             f"in organization '{org.name}'"},
+                       reason="SERVICE_ACCOUNT_NOT_FOUND",
+                       metadata={"organization": org.name, "service_account": name})
     return account
 
 
@@ -136,10 +138,11 @@ def create_account(org: Organization, actor: str, name: str, description: str | 
         _check_text("description", description, MAX_ACCOUNT_DESCRIPTION)
     privilege = check_privilege("privilege", privilege or "reader")
     if named_in(org, name):
-        raise AlreadyExists(f"Service account '{name}' already exists in organization "
-                            f"'{org.name}'")
+        raise already_exists("service_account", f"Service account '{name}' already exists in "
+                             f"organization '{org.name}'", organization=org.name,
+                             service_account=name)
     if member_named(org, name):  # its records and audit events would read as the member's
-        raise AlreadyExists(f"A member of organization '{org.name}' is named '{name}'",
+        raise already_exists("member", f"A member of organization '{org.name}' is named '{name}'",
                             {"name": f"A member of '{org.name}' has this name: a service "
                                      "account's cannot"})
     account = ServiceAccount.create(organization=org, name=name, description=description,
@@ -242,7 +245,8 @@ def find_key(org: Organization, name: str, key_id: str, *, lock: bool = False
     key = (for_update(query) if lock else query).first()
     if key is None:
         raise NotFound("API key not found", {"key_id": f"No active API key '{key_id}' of "
-                                                       f"service account '{name}'"})
+                                                       f"service account '{name}'"},
+                       reason="API_KEY_NOT_FOUND", metadata={"service_account": name, "key_id": key_id})
     return account, key
 
 
@@ -262,8 +266,8 @@ def rotate_key(org: Organization, actor: str, name: str, key_id: str,
     expiry = _check_expiry("expires_at", expires_at)
     account, old = find_key(org, name, key_id, lock=True)
     if old.rotated:  # a second successor would cut the first one's grace period short
-        raise AlreadyExists(
-            f"API key '{key_id}' is already being replaced",
+        raise already_exists(
+            "api_key_rotation", f"API key '{key_id}' is already being replaced",
             {"key_id": f"API key '{key_id}' of service account '{name}' was rotated and stays "
                        f"valid until {int(old.expires_at)} (epoch seconds); rotate its "
                        "successor or revoke it instead"})

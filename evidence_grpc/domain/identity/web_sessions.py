@@ -61,10 +61,10 @@ def open_session(session_id: str, key_hash: str, org_name: str) -> None:
     """Record a session opened with the key of that hash in that organization (after the key
     was authenticated there). Sessions past their time are swept out on the way."""
     if len(session_id) < MIN_ID_LENGTH:
-        raise Unauthenticated("A session id is too short")
+        raise Unauthenticated("A session id is too short", reason="SESSION_INVALID")
     org = Organization.get_or_none(Organization.name == org_name)
     if org is None:
-        raise Unauthenticated("Invalid session")
+        raise Unauthenticated("Invalid session", reason="SESSION_INVALID")
     stamp = now()
     with write_transaction():
         _sweep(stamp)
@@ -89,13 +89,13 @@ def key_hash_of(session_id: str) -> str:
     found = WebSession.get_or_none(WebSession.id_hash == hash_id(session_id))
     stamp = now()
     if found is None:
-        raise Unauthenticated("The session ended: sign in again")
+        raise Unauthenticated("The session ended: sign in again", reason="SESSION_ENDED")
     if stamp - found.last_seen_at > IDLE_SECONDS or stamp - found.created_at > ABSOLUTE_SECONDS:
         try:
             WebSession.delete().where(WebSession.id == found.id).execute()
         except peewee.OperationalError:
             log.warning("could not delete an expired web session; it is swept later")
-        raise Unauthenticated("The session expired: sign in again")
+        raise Unauthenticated("The session expired: sign in again", reason="SESSION_EXPIRED")
     if stamp - found.last_seen_at >= LAST_SEEN_RESOLUTION:
         try:
             WebSession.update(last_seen_at=stamp).where(WebSession.id == found.id).execute()
@@ -191,7 +191,8 @@ def end_one(org: Organization, by: str, handle: str) -> dict[str, Any]:
     # a concurrent sign-out or end may have deleted it since: then it was not ended here
     if not found or not WebSession.delete().where(WebSession.id == row_id).execute():
         raise NotFound("Session not found", {"id": f"No live web session '{handle}' in "
-                                                   f"organization '{org.name}'"})
+                                                   f"organization '{org.name}'"},
+                       reason="SESSION_NOT_FOUND", metadata={"organization": org.name, "id": handle})
     _record_ended(org, by, found)
     return found[0]
 

@@ -1,5 +1,7 @@
-"""Typed domain errors. Each carries the gRPC status code it maps to; one interceptor turns
-them into a status, and the REST shim turns that status into an HTTP error body."""
+"""Typed domain errors. Each carries the gRPC status code it maps to, a stable reason (the
+`google.rpc.ErrorInfo` reason: `FLOW_NOT_FOUND`, `PRIVILEGE_REQUIRED`, ...) and metadata naming
+what it is about; one interceptor turns them into a status, and the REST shim turns that
+status into an HTTP error body. docs/grpc.md lists the reasons."""
 
 from __future__ import annotations
 
@@ -10,15 +12,26 @@ class DomainError(Exception):
     code = grpc.StatusCode.INTERNAL
     reason = "INTERNAL"
 
-    def __init__(self, message: str, errors: dict[str, str] | None = None) -> None:
+    def __init__(self, message: str, errors: dict[str, str] | None = None, *,
+                 reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.errors = errors or None
+        if reason is not None:
+            self.reason = reason
+        self.metadata = metadata or {}
 
 
 class InvalidArgument(DomainError):
+    """Bad input: INVALID_FIELD when it names the fields (a BadRequest lists them), else
+    INVALID_REQUEST, unless a more specific reason is given."""
+
     code = grpc.StatusCode.INVALID_ARGUMENT
-    reason = "INVALID_ARGUMENT"
+
+    def __init__(self, message: str, errors: dict[str, str] | None = None, *,
+                 reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
+        super().__init__(message, errors, metadata=metadata,
+                         reason=reason or ("INVALID_FIELD" if errors else "INVALID_REQUEST"))
 
 
 class NotFound(DomainError):
@@ -52,13 +65,17 @@ class ResourceExhausted(DomainError):
 
 
 def permission_denied(errors: dict[str, str]) -> PermissionDenied:
-    """What a caller without the privilege a call needs is answered, `errors` saying which."""
-    return PermissionDenied("You don't have permission to access this resource", errors)
+    """What a caller without the privilege a call needs is answered: PRIVILEGE_REQUIRED, its
+    metadata (not field violations: the request is well formed) saying which privilege and,
+    for fields only some may change, which fields."""
+    return PermissionDenied("You don't have permission to access this resource",
+                            reason="PRIVILEGE_REQUIRED", metadata=errors)
 
 
 def authentication_required() -> Unauthenticated:
     """What a call without (usable) credentials is answered, wherever it is refused."""
-    return Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'")
+    return Unauthenticated("Authentication required: send 'Authorization: Bearer <API key>'",
+                           reason="AUTHENTICATION_REQUIRED")
 
 
 def validation_error(field: str, problem: str) -> InvalidArgument:
@@ -66,27 +83,46 @@ def validation_error(field: str, problem: str) -> InvalidArgument:
     return InvalidArgument("Input payload validation failed", {field: problem})
 
 
+def not_found(what: str, message: str, /, **names: object) -> NotFound:
+    """A `what` (flow, trail, ...) that is not there: reason `<WHAT>_NOT_FOUND`, the names it
+    was looked for by as metadata."""
+    return NotFound(message, reason=f"{what.upper()}_NOT_FOUND",
+                    metadata={key: str(value) for key, value in names.items()})
+
+
+def already_exists(what: str, message: str, errors: dict[str, str] | None = None, /,
+                   **names: object) -> AlreadyExists:
+    """A `what` whose name is taken: reason `<WHAT>_ALREADY_EXISTS`, the names as metadata."""
+    return AlreadyExists(message, errors, reason=f"{what.upper()}_ALREADY_EXISTS",
+                         metadata={key: str(value) for key, value in names.items()})
+
+
 # The hosted service's words for things that are not there (the CLI prints them as they are).
 
 def flow_not_found(org_name: str, name: str) -> NotFound:
-    return NotFound(f"Flow named '{name}' does not exist for organization '{org_name}'")
+    return not_found("flow", f"Flow named '{name}' does not exist for organization '{org_name}'",
+                     organization=org_name, flow=name)
 
 
 def environment_not_found(org_name: str, name: str) -> NotFound:
-    return NotFound(f"Environment named '{name}' does not exist for organization '{org_name}'")
+    return not_found("environment", f"Environment named '{name}' does not exist for "
+                     f"organization '{org_name}'", organization=org_name, environment=name)
 
 
 def trail_not_found(org_name: str, flow_name: str, name: str) -> NotFound:
-    return NotFound(f"Trail with name '{name}' does not exist for Organization '{org_name}' "
-                    f"and Flow '{flow_name}'")
+    return not_found("trail", f"Trail with name '{name}' does not exist for Organization "
+                     f"'{org_name}' and Flow '{flow_name}'", organization=org_name,
+                     flow=flow_name, trail=name)
 
 
 def attestation_type_not_found(org_name: str, name: str) -> NotFound:
-    return NotFound(f"Custom attestation type '{name}' does not exist for org '{org_name}'")
+    return not_found("attestation_type", f"Custom attestation type '{name}' does not exist for "
+                     f"org '{org_name}'", organization=org_name, attestation_type=name)
 
 
 def artifact_not_in_trail(org_name: str, flow_name: str, trail_name: str,
                           fingerprint: str) -> NotFound:
-    return NotFound(f"Artifact with fingerprint {fingerprint} does not exist in trail "
-                    f"\"{trail_name}\" of flow \"{flow_name}\" belonging to organization "
-                    f"\"{org_name}\"")
+    return not_found("artifact", f"Artifact with fingerprint {fingerprint} does not exist in "
+                     f"trail \"{trail_name}\" of flow \"{flow_name}\" belonging to "
+                     f"organization \"{org_name}\"", organization=org_name, flow=flow_name,
+                     trail=trail_name, fingerprint=fingerprint)

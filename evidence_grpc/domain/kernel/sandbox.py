@@ -123,7 +123,8 @@ class Sandbox:
                     f"Organization '{organization}' already has {limit} rule evaluations "
                     "running; try again shortly",
                     {"attestation_data": f"at most {limit} evaluations of custom attestation "
-                                         "type rules run at once per organization"})
+                                         "type rules run at once per organization"},
+                    reason="EVALUATIONS_BUSY", metadata={"organization": organization})
             self._running[organization] += 1
         try:
             yield

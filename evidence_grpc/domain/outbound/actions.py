@@ -29,7 +29,13 @@ from ...api.v2 import views
 from ...storage.db import Prepared, database, for_update, now, write_transaction
 from ...storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
 from ..kernel import references
-from ..kernel.errors import AlreadyExists, InvalidArgument, NotFound, validation_error
+from ..kernel.errors import (
+    InvalidArgument,
+    NotFound,
+    already_exists,
+    not_found,
+    validation_error,
+)
 from ..kernel.names import pattern_mismatch
 from ..kernel.urls import parsed_url
 from . import targets as outbound
@@ -112,7 +118,8 @@ def _target(index: int, target: Any) -> dict[str, Any]:
             raise validation_error(f"{field}.emails", "Must be 1 to 50 valid email addresses")
         if not _smtp_url:
             raise InvalidArgument("EMAIL targets need an SMTP server: this server has none "
-                                  "configured (EVIDENCE_SMTP_URL)", {f"{field}.type": "EMAIL"})
+                                  "configured (EVIDENCE_SMTP_URL)", {f"{field}.type": "EMAIL"},
+                                  reason="SMTP_NOT_CONFIGURED")
         return {"type": "EMAIL", "emails": list(emails)}
     webhook = target.get("webhook")
     if not webhook:
@@ -144,7 +151,8 @@ def _scopes(org: Organization, kind: str, names: list[str]) -> list[int]:
     if missing:
         noun = "Environment" if kind == "env" else "Flow"
         raise NotFound(f"{noun}(s) not found in organization '{org.name}': "
-                       f"{', '.join(sorted(set(missing)))}", {field: ", ".join(missing)})
+                       f"{', '.join(sorted(set(missing)))}", {field: ", ".join(missing)},
+                       reason=f"{noun.upper()}_NOT_FOUND", metadata={field: ", ".join(missing)})
     return [known[name] for name in dict.fromkeys(names)]
 
 
@@ -182,7 +190,8 @@ def put_action(org: Organization, actor: str, kind: str, data: dict[str, Any]
                                                 & (Action.name == values["name"]))).first()
     if existing is not None:
         if existing.type != kind:
-            raise AlreadyExists(f"Action '{values['name']}' exists and is a {existing.type} action")
+            raise already_exists("action", f"Action '{values['name']}' exists and is a "
+                                 f"{existing.type} action", action=values["name"])
         Action.update(**values, last_modified_at=stamp).where(Action.id == existing.id).execute()
         return Action.get_by_id(existing.id), False
     number = (Action.select(peewee.fn.MAX(Action.number)).where(Action.organization == org)
@@ -198,7 +207,8 @@ def update_action(org: Organization, number: int, kind: str, data: dict[str, Any
     clash = Action.select().where((Action.organization == org) & (Action.name == values["name"])
                                   & (Action.id != action.id)).exists()
     if clash:
-        raise AlreadyExists(f"Action '{values['name']}' already exists")
+        raise already_exists("action", f"Action '{values['name']}' already exists",
+                             action=values["name"])
     Action.update(**values, last_modified_at=now()).where(Action.id == action.id).execute()
     return Action.get_by_id(action.id)
 
@@ -211,7 +221,8 @@ def find_action(org: Organization, number: int, *, kind: str | None = None,
     action = (for_update(query) if lock else query).first()
     if action is None:
         noun = "Notification" if kind == "env" else "Action"
-        raise NotFound(f"{noun} {number} not found in organization '{org.name}'")
+        raise not_found("action", f"{noun} {number} not found in organization '{org.name}'",
+                        number=number)
     return action
 
 

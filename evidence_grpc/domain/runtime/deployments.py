@@ -35,7 +35,7 @@ from ...storage.models import (
 )
 from ..evidence.events import ArtifactRepoKnown
 from ..evidence.repos import find_repo, repos_named
-from ..kernel.errors import NotFound, flow_not_found, validation_error
+from ..kernel.errors import flow_not_found, not_found, validation_error
 from ..kernel.numbers import as_whole_number
 from ..kernel.pages import Page, counted, page_of
 from .environments import LOGICAL, find_environment
@@ -352,7 +352,8 @@ def get_deployment(org: Organization, env_name: str, fingerprint: str) -> views.
                              & (Deployment.fingerprint == fingerprint))
            .order_by(Deployment.id.desc()).first())
     if row is None:
-        raise NotFound(f"No deployment of artifact '{fingerprint}' to environment '{env.name}'")
+        raise not_found("deployment", f"No deployment of artifact '{fingerprint}' to environment "
+                        f"'{env.name}'", environment=env.name, fingerprint=fingerprint)
     return deployment_views(org, [row])[0]
 
 

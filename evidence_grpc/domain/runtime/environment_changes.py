@@ -10,10 +10,10 @@ from ...storage.db import for_update, in_chunks, locked, now, retry_on_conflict,
 from ...storage.models import Environment, Organization, Policy
 from ..identity import change_privileges
 from ..kernel.errors import (
-    AlreadyExists,
     FailedPrecondition,
-    NotFound,
+    already_exists,
     environment_not_found,
+    not_found,
     validation_error,
 )
 from . import env_audit
@@ -41,7 +41,8 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
                                   tags={}, policies=[], included_environments=[])
             elif env.type != env_type:
                 raise FailedPrecondition(
-                    f"Environment '{name}' is of type '{env.type}', not '{env_type}'")
+                    f"Environment '{name}' is of type '{env.type}', not '{env_type}'",
+                    reason="ENVIRONMENT_TYPE_MISMATCH", metadata={"environment": name})
             settings: dict[str, Any] = {"description": data.get("description", "")}
             if included:
                 settings["included_environments"] = _physical_ids(org, included)
@@ -95,8 +96,8 @@ def known_policies(org: Organization, names: list[str]) -> list[str]:
                                                        & (Policy.name.in_(chunk)))}
     missing = [n for n in names if n not in found]
     if missing:
-        raise NotFound(f"Policy '{missing[0]}' not found" if len(missing) == 1
-                       else f"Policies {missing} not found")
+        raise not_found("policy", f"Policy '{missing[0]}' not found" if len(missing) == 1
+                        else f"Policies {missing} not found", policies=", ".join(missing))
     return names
 
 
@@ -166,7 +167,8 @@ def rename_environment(org: Organization, name: str, new_name: str) -> Environme
         env = locked(find_environment(org, name))
         if Environment.select().where((Environment.organization == org)
                                       & (Environment.name == new_name)).exists():
-            raise AlreadyExists(f"An environment named '{new_name}' already exists")
+            raise already_exists("environment", f"An environment named '{new_name}' already exists",
+                                 environment=new_name)
         env.name = new_name
         env.last_modified_at = now()
         env.save()
@@ -180,7 +182,9 @@ def join_environment(org: Organization, logical_name: str, physical_name: str) -
     with write_transaction():
         logical = locked(find_environment(org, logical_name))
         if logical.type != LOGICAL:
-            raise FailedPrecondition(f"Environment '{logical_name}' is not a logical environment")
+            raise FailedPrecondition(f"Environment '{logical_name}' is not a logical environment",
+                                     reason="ENVIRONMENT_NOT_LOGICAL",
+                                     metadata={"environment": logical_name})
         joining = _physical_ids(org, [physical_name])
         logical.included_environments = list(dict.fromkeys(
             [*(logical.included_environments or []), *joining]))

@@ -47,7 +47,7 @@ from ..evidence.artifacts import provenance_of
 from ..evidence.compliance import COMPLIANT
 from ..evidence.repos import built_from
 from ..evidence.trail_events import record_running
-from ..kernel.errors import FailedPrecondition, NotFound, validation_error
+from ..kernel.errors import FailedPrecondition, not_found, validation_error
 from ..kernel.numbers import as_int64, whole_number
 from ..kernel.pages import page_of
 from ..outbound import actions
@@ -167,13 +167,16 @@ def report_environment(org: Organization, env_name: str, env_type: str,
 
 def _check_reportable(env: Environment, env_type: str) -> None:
     if env.archived:
-        raise FailedPrecondition(f"Environment '{env.name}' is archived")
+        raise FailedPrecondition(f"Environment '{env.name}' is archived",
+                                 reason="ENVIRONMENT_ARCHIVED", metadata={"environment": env.name})
     if env.type == LOGICAL:
         raise FailedPrecondition(f"Environment '{env.name}' is logical: report to "
-                                 "its physical environments")
+                                 "its physical environments", reason="ENVIRONMENT_LOGICAL",
+                                 metadata={"environment": env.name})
     if env.type != env_type:
         raise FailedPrecondition(f"Environment '{env.name}' is of type '{env.type}', "
-                                 f"not '{env_type}'")
+                                 f"not '{env_type}'", reason="ENVIRONMENT_TYPE_MISMATCH",
+                                 metadata={"environment": env.name})
 
 
 Judged = TypeVar("Judged")
@@ -548,10 +551,10 @@ def _snapshots_around(env: Environment, expression: str, reach: int
     if index not in found:
         if env.type == LOGICAL:
             members = ", ".join(member_names(env)) or "none yet"
-            raise NotFound(f"Environment '{env.name}' is logical and has no snapshots of its "
+            raise not_found("snapshot", f"Environment '{env.name}' is logical and has no snapshots of its "
                            f"own: ask the environments it includes ({members})")
         # The hosted wording, which `kosli assert snapshot` and `get snapshot` print as is.
-        raise NotFound(f"Org: '{env.organization.name}'. Snapshot "
+        raise not_found("snapshot", f"Org: '{env.organization.name}'. Snapshot "
                        f"'{env.name}#{expression.strip().removeprefix('#')}' resolves to "
                        f"'{env.name}#{max(index, 0)}'. len(snapshots) == {env.latest_index}. "
                        "Indexes are 1-based")

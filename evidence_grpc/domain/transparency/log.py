@@ -22,7 +22,12 @@ import rfc8785
 
 from ...storage.db import Prepared, as_given, at_transaction_end, for_update, in_chunks
 from ...storage.models import LogEntry, LogHead, Organization
-from ..kernel.errors import FailedPrecondition, InvalidArgument, NotFound, validation_error
+from ..kernel.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    not_found,
+    validation_error,
+)
 from . import merkle, notes
 
 # Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
@@ -199,7 +204,8 @@ _ENTRY_AT = Prepared(lambda org, number: LogEntry.select(
 def entry(org: Organization, number: int) -> Entry:
     found = _ENTRY_AT.rows(org=org.id, number=number)
     if not found:
-        raise NotFound(f"Log entry {number} of organization '{org.name}' does not exist")
+        raise not_found("log_entry", f"Log entry {number} of organization '{org.name}' does not "
+                        "exist", index=number)
     number, kind, record_id, leaf = found[0]
     return Entry(number, kind, record_id, leaf.encode())
 
@@ -240,7 +246,8 @@ def tile(org: Organization, path: str) -> bytes:
     size = size_of(org)
     leaves_per_hash = 1 << (merkle.TILE_HEIGHT * found.level)
     if (found.index * merkle.TILE_WIDTH + found.width) * leaves_per_hash > size:
-        raise NotFound(f"The log of '{org.name}' ({size} entries) holds no tile {path}")
+        raise not_found("log_tile", f"The log of '{org.name}' ({size} entries) holds no tile "
+                        f"{path}", tile=path, size=size)
     if bundle:
         return _entry_bundle(org.id, found.index * merkle.TILE_WIDTH, found.width)
     return _read_all(org.id, lambda hash_at: [merkle.tile_hashes(found, hash_at)])[0]
@@ -260,7 +267,8 @@ def _entry_bundle(org_id: int, first: int, count: int) -> bytes:
     for n, leaf in enumerate(leaves):
         if len(leaf) > 0xFFFF:
             raise FailedPrecondition(f"Entry {first + n} ({len(leaf)} bytes) is longer than an "
-                                     "entry bundle can carry: read it by GET entries/{index}")
+                                     "entry bundle can carry: read it by GET entries/{index}",
+                                     reason="LEAF_TOO_LONG", metadata={"index": str(first + n)})
     return b"".join(len(leaf).to_bytes(2, "big") + leaf for leaf in leaves)
 
 

@@ -26,7 +26,7 @@ from ..evidence.artifacts import (
 )
 from ..evidence.leaves import artifact_log_indexes
 from ..governance.approvals import approval_numbers
-from ..kernel.errors import NotFound
+from ..kernel.errors import not_found
 from ..kernel.numbers import timestamp_text
 from ..runtime.presence import presence
 
@@ -151,7 +151,7 @@ def search(org: Organization, value: str, html_base: str) -> views.SearchResult:
     elif len(commits) == 1:
         kind, full = "commit", commits[0]
     elif not fingerprints and not commits:
-        raise NotFound(f"No matches for '{value}'.")
+        raise not_found("artifact", f"No matches for '{value}'.", search_value=value)
     else:
         kind, full = None, None
     found = _FOUND_BY[kind].models(Artifact, org=org.id, value=full) if kind else []

@@ -66,7 +66,7 @@ class _Package:
         if self.size > MAX_PACKAGE_BYTES:
             raise FailedPrecondition(
                 f"The audit package would be larger than {MAX_PACKAGE_BYTES // (1024 * 1024)} "
-                "MiB; download the attachments one by one instead")
+                "MiB; download the attachments one by one instead", reason="PACKAGE_TOO_LARGE")
         self.files.append((path, content))
 
     def add_transparency(self, org: Organization, signer: notes.Signer) -> None:
