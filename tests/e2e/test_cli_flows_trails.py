@@ -125,6 +125,24 @@ def test_get_flow_table(live: RunningServer, template_file: pathlib.Path):
     assert any(line.strip() == "- name: unit-tests" for line in lines)
 
 
+def test_get_flow_renders_a_template_that_opens_with_comments(live: RunningServer,
+                                                              tmp_path: pathlib.Path):
+    """Templates as the docs write them open with a `# yaml-language-server:` line; the CLI
+    renders a template as YAML only when it starts with `version: `."""
+    flow = unique("documented")
+    path = tmp_path / "documented.yml"
+    path.write_text("# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n"
+                    + TEMPLATE)
+    live.kosli("create", "flow", flow, "--template-file", str(path))
+    table = live.kosli("get", "flow", flow).stdout
+    assert "yaml-language-server" not in table
+    lines = table.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Template:"))
+    assert [line.strip() for line in lines[at + 1:at + 1 + len(TEMPLATE.splitlines())]] == [
+        line.strip() for line in TEMPLATE.splitlines()]
+    assert live.kosli_json("get", "flow", flow)["template"] == TEMPLATE
+
+
 def test_list_flows_plain_and_paged(live: RunningServer):
     flows = sorted(unique("listed") for _ in range(3))
     for flow in flows:

@@ -137,6 +137,25 @@ def test_flow_with_template_file_multipart(client):
     assert bare.get_json()["visibility"] == "public"
 
 
+def test_flow_template_is_answered_from_its_version_line(client):
+    """The docs' templates open with a `# yaml-language-server:` comment; the flow answers the
+    template from `version:` on (what `kosli get flow` renders as YAML), its trails the text
+    as stored, and a template that does not open with `version:` as it parses."""
+    commented = "# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n\n"
+    assert put_flow_template(client, "documented", template=commented + TEMPLATE).status_code == 201
+    assert get(client, "/api/v2/flows/acme/documented").get_json()["template"] == TEMPLATE
+    assert begin_trail(client, "documented", {"name": "t1"}).status_code == 201
+    trail = get(client, "/api/v2/trails/acme/documented/t1").get_json()
+    assert trail["template"]["content"] == commented + TEMPLATE
+
+    trail_first = "# ours\ntrail:\n  artifacts:\n    - name: backend # built by CI\nversion: 1\n"
+    assert put_flow_template(client, "trail-first", template=trail_first).status_code == 201
+    listed = {f["name"]: f["template"] for f in get(client, "/api/v2/flows/acme").get_json()}
+    assert listed["trail-first"] == ("version: 1\ntrail:\n  attestations: []\n  artifacts:\n"
+                                     "  - name: backend\n    attestations: []\n")
+    assert listed["documented"] == TEMPLATE
+
+
 def test_list_flows_bare_array_or_envelope_when_paging(client):
     for name in ("Alpha", "alpha-2", "beta"):
         assert put_json(client, "/api/v2/flows/acme", {"name": name, "description": ""}).status_code == 201

@@ -107,6 +107,20 @@ def test_flow_service_upsert_get_list_rename_and_archive(call):
                 flow_pb.GetFlowRequest(org="acme", flow_name="older")).archived is True
 
 
+def test_flow_service_answers_a_commented_template_from_its_version_line(call):
+    commented = b"# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n"
+    call(FLOW_SERVICE, "UpsertFlowWithTemplate", flow_pb.UpsertFlowWithTemplateRequest(
+        org="acme", data_json=flow_pb.FlowData(name="documented"),
+        template_file=common_pb2.UploadedFile(filename="template.yml", content=commented + TEMPLATE)))
+    flow = call(FLOW_SERVICE, "GetFlow", flow_pb.GetFlowRequest(org="acme", flow_name="documented"))
+    assert flow.template.string_value == TEMPLATE.decode()
+    call(TRAIL_SERVICE, "BeginTrail", trail_pb.BeginTrailRequest(
+        org="acme", flow_name="documented", data_json=trail_pb.TrailData(name="t")))
+    trail = call(TRAIL_SERVICE, "GetTrail",
+                 trail_pb.GetTrailRequest(org="acme", flow_name="documented", trail_name="t"))
+    assert trail.template.content == (commented + TEMPLATE).decode()
+
+
 def test_trail_service_begin_get_and_list(call):
     call(FLOW_SERVICE, "UpsertFlowWithTemplate", flow_pb.UpsertFlowWithTemplateRequest(
         org="acme", data_json=flow_pb.FlowData(name="f"),

@@ -11,7 +11,7 @@ from ..kernel.errors import AlreadyExists, NotFound, authentication_required, fl
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
-from .templates import EMPTY_TEMPLATE_YAML, parse_template
+from .templates import EMPTY_TEMPLATE_YAML, parse_template, served_template
 
 VISIBILITIES = ("private", "public")
 
@@ -134,7 +134,8 @@ def flow_view(flow: Flow, org_name: str) -> views.Flow:
         "description": flow.description,
         "visibility": flow.visibility,
         "org": org_name,
-        "template": flow.legacy_template if flow.legacy_template is not None else flow.template_yaml,
+        "template": (flow.legacy_template if flow.legacy_template is not None
+                     else None if flow.template_yaml is None else served_template(flow.template_yaml)),
         "repo_url": flow.repo_url,
         "tags": flow.tags or {},
         "last_deployment_at": flow.last_deployment_at,
