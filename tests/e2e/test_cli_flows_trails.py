@@ -172,13 +172,30 @@ def test_list_flows_plain_and_paged(live: RunningServer):
     assert 1 <= len(last["data"]) <= 2
 
 
-def test_archive_flow_removes_it_from_the_list(live: RunningServer):
+def test_archive_flow_renames_it_and_frees_its_name(live: RunningServer):
     flow = unique("archived")
-    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("create", "flow", flow, "--use-empty-template", "--description", "first")
+    live.kosli("begin", "trail", "t1", "--flow", flow)
     result = live.kosli("archive", "flow", flow)
-    assert flow in result.stdout and "archived" in result.stdout
+    assert result.stdout.strip() == f"flow {flow} was archived"
     assert flow not in {f["name"] for f in live.kosli_json("list", "flows")}
     assert flow not in live.kosli("list", "flows").stdout
+
+    # Renamed as the hosted service does; the name finds it until a flow takes it.
+    archived = live.kosli_json("get", "flow", flow)
+    assert archived["archived"] is True
+    assert archived["name"].startswith(f"{flow}-archived-at-")
+    assert archived["name"].removeprefix(f"{flow}-archived-at-").isdigit()
+
+    again = live.kosli("create", "flow", flow, "--use-empty-template", "--description", "second")
+    assert again.stdout.strip() == f"flow '{flow}' was created"
+    got = live.kosli_json("get", "flow", flow)
+    assert (got["name"], got["description"], got["archived"]) == (flow, "second", False)
+    assert live.kosli_json("list", "trails", "--flow", flow)["data"] == []
+    # The archived flow keeps its trails under its new name.
+    kept = live.kosli_json("get", "trail", "t1", "--flow", archived["name"])
+    assert (kept["name"], kept["flow"]["name"]) == ("t1", archived["name"])
+    assert live.kosli_json("get", "flow", archived["name"])["description"] == "first"
 
 
 def test_rename_flow_keeps_the_old_name_resolving(live: RunningServer):

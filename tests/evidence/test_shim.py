@@ -202,9 +202,18 @@ def test_archive_and_rename_with_null_body(client):
 
     archived = put_null(client, "/api/v2/flows/acme/new/archive")
     assert archived.status_code == 200
-    assert archived.get_json() == "flow 'new' was archived"
+    renamed_to = re.fullmatch(r"flow 'new' was archived as '(new-archived-at-\d+)'",
+                              archived.get_json()).group(1)
     assert [f["name"] for f in get(client, "/api/v2/flows/acme").get_json()] == ["other"]
-    assert get(client, "/api/v2/flows/acme/new").get_json()["archived"] is True
+    # The name resolves to the archived flow until a flow takes it; the old one does too.
+    for name in ("new", "old", renamed_to):
+        assert (get(client, f"/api/v2/flows/acme/{name}").get_json()["name"], name) == (renamed_to, name)
+    assert put_null(client, f"/api/v2/flows/acme/{renamed_to}/archive").get_json() == (
+        f"flow '{renamed_to}' was archived")
+    recreated = put_json(client, "/api/v2/flows/acme", {"name": "new", "description": "again"})
+    assert recreated.status_code == 201
+    assert get(client, "/api/v2/flows/acme/new").get_json()["archived"] is False
+    assert get(client, f"/api/v2/flows/acme/{renamed_to}").get_json()["description"] == "d"
 
     assert put_null(client, "/api/v2/flows/acme/ghost/archive").status_code == 404
     missing_name = put_null(client, "/api/v2/flows/acme/other/rename")
