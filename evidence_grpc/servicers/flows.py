@@ -59,7 +59,8 @@ class FlowServicer(pb_grpc.FlowServiceServicer):
     def ArchiveFlow(self, request: pb.ArchiveFlowRequest, context: grpc.ServicerContext
                     ) -> pb.ArchiveFlowResponse:
         flow = flows.archive_flow(current_caller().org, request.flow_name)
-        return pb.ArchiveFlowResponse(message=f"flow '{flow.name}' was archived")
+        renamed = "" if flow.name == request.flow_name else f" as '{flow.name}'"
+        return pb.ArchiveFlowResponse(message=f"flow '{request.flow_name}' was archived{renamed}")
 
     def RenameFlow(self, request: pb.RenameFlowRequest, context: grpc.ServicerContext
                    ) -> pb.RenameFlowResponse:

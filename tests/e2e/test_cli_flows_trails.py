@@ -125,6 +125,24 @@ def test_get_flow_table(live: RunningServer, template_file: pathlib.Path):
     assert any(line.strip() == "- name: unit-tests" for line in lines)
 
 
+def test_get_flow_renders_a_template_that_opens_with_comments(live: RunningServer,
+                                                              tmp_path: pathlib.Path):
+    """Templates as the docs write them open with a `# yaml-language-server:` line; the CLI
+    renders a template as YAML only when it starts with `version: `."""
+    flow = unique("documented")
+    path = tmp_path / "documented.yml"
+    path.write_text("# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n"
+                    + TEMPLATE)
+    live.kosli("create", "flow", flow, "--template-file", str(path))
+    table = live.kosli("get", "flow", flow).stdout
+    assert "yaml-language-server" not in table
+    lines = table.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Template:"))
+    assert [line.strip() for line in lines[at + 1:at + 1 + len(TEMPLATE.splitlines())]] == [
+        line.strip() for line in TEMPLATE.splitlines()]
+    assert live.kosli_json("get", "flow", flow)["template"] == TEMPLATE
+
+
 def test_list_flows_plain_and_paged(live: RunningServer):
     flows = sorted(unique("listed") for _ in range(3))
     for flow in flows:
@@ -154,13 +172,30 @@ def test_list_flows_plain_and_paged(live: RunningServer):
     assert 1 <= len(last["data"]) <= 2
 
 
-def test_archive_flow_removes_it_from_the_list(live: RunningServer):
+def test_archive_flow_renames_it_and_frees_its_name(live: RunningServer):
     flow = unique("archived")
-    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("create", "flow", flow, "--use-empty-template", "--description", "first")
+    live.kosli("begin", "trail", "t1", "--flow", flow)
     result = live.kosli("archive", "flow", flow)
-    assert flow in result.stdout and "archived" in result.stdout
+    assert result.stdout.strip() == f"flow {flow} was archived"
     assert flow not in {f["name"] for f in live.kosli_json("list", "flows")}
     assert flow not in live.kosli("list", "flows").stdout
+
+    # Renamed as the hosted service does; the name finds it until a flow takes it.
+    archived = live.kosli_json("get", "flow", flow)
+    assert archived["archived"] is True
+    assert archived["name"].startswith(f"{flow}-archived-at-")
+    assert archived["name"].removeprefix(f"{flow}-archived-at-").isdigit()
+
+    again = live.kosli("create", "flow", flow, "--use-empty-template", "--description", "second")
+    assert again.stdout.strip() == f"flow '{flow}' was created"
+    got = live.kosli_json("get", "flow", flow)
+    assert (got["name"], got["description"], got["archived"]) == (flow, "second", False)
+    assert live.kosli_json("list", "trails", "--flow", flow)["data"] == []
+    # The archived flow keeps its trails under its new name.
+    kept = live.kosli_json("get", "trail", "t1", "--flow", archived["name"])
+    assert (kept["name"], kept["flow"]["name"]) == ("t1", archived["name"])
+    assert live.kosli_json("get", "flow", archived["name"])["description"] == "first"
 
 
 def test_rename_flow_keeps_the_old_name_resolving(live: RunningServer):

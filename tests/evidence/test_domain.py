@@ -383,21 +383,52 @@ def test_rename_onto_an_existing_name_is_already_exists(acme):
     assert FlowAlias.select().count() == 0
 
 
-def test_archive_hides_from_list_and_upsert_unarchives(acme):
+def test_archive_renames_the_flow_and_frees_its_name(acme, alice, monkeypatch):
     flows.upsert_flow(acme, "keep", "")
     flows.upsert_flow(acme, "gone", "before")
+    trails.begin_trail(acme, "gone", {"name": "t1"}, alice)
+    monkeypatch.setattr(flows, "now", lambda: 1776759327.9)
     archived = flows.archive_flow(acme, "gone")
-    assert archived.archived is True
+    assert (archived.name, archived.archived) == ("gone-archived-at-1776759327", True)
     rows, pagination = flows.list_flows(acme, all_page())
     assert names(rows) == ["keep"]
     assert pagination["total"] == 1
-    assert flows.find_flow(acme, "gone").archived is True  # still addressable by name
+    assert flows.find_flow(acme, "gone").name == "gone-archived-at-1776759327"  # until taken
+    assert flows.archive_flow(acme, "gone").name == "gone-archived-at-1776759327"  # no change
 
     flow, created = flows.upsert_flow(acme, "gone", "after")
-    assert created is False
-    assert flow.archived is False
+    assert created is True
+    assert (flow.archived, flow.description) == (False, "after")
     assert names(flows.list_flows(acme, all_page())[0]) == ["gone", "keep"]
-    assert flows.find_flow(acme, "gone").description == "after"
+    assert flows.find_flow(acme, "gone").id == flow.id
+    assert trails.list_flow_trails(acme, "gone", all_page())[0] == []
+    old = flows.find_flow(acme, "gone-archived-at-1776759327")
+    assert (old.description, old.archived) == ("before", True)
+    assert names(trails.list_flow_trails(acme, old.name, all_page())[0]) == ["t1"]
+
+    # The same name archived again in the same second takes the next one.
+    assert flows.archive_flow(acme, "gone").name == "gone-archived-at-1776759328"
+    long_name = "x" * 250
+    flows.upsert_flow(acme, long_name, "")
+    cut = flows.archive_flow(acme, long_name).name  # cut short to fit the column
+    assert (cut, len(cut)) == ("x" * 232 + "-archived-at-1776759327", Flow.name.max_length)
+
+
+def test_a_flow_archived_before_renaming_keeps_its_name_until_it_is_created_again(acme, alice):
+    """Earlier releases archived a flow without renaming it; it answers to its name, and
+    evidence reported to the name goes to it, until `create flow` asks for the name."""
+    flow, _ = flows.upsert_flow(acme, "old", "before")
+    Flow.update(archived=True, last_modified_at=1700000000.5).where(Flow.id == flow.id).execute()
+    assert flows.find_flow(acme, "old").id == flow.id
+    assert flows.flow_to_report_to(acme, "old").id == flow.id
+    assert flows.archive_flow(acme, "old").name == "old"  # already archived: left as it is
+
+    new, created = flows.upsert_flow(acme, "old", "after")
+    assert created is True and new.id != flow.id
+    moved = Flow.get_by_id(flow.id)
+    assert (moved.name, moved.archived, moved.description) == (
+        "old-archived-at-1700000000", True, "before")
+    assert flows.find_flow(acme, "old").id == new.id
 
 
 def test_list_flows_search_case_sensitive_and_not(acme):

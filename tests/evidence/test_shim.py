@@ -137,6 +137,25 @@ def test_flow_with_template_file_multipart(client):
     assert bare.get_json()["visibility"] == "public"
 
 
+def test_flow_template_is_answered_from_its_version_line(client):
+    """The docs' templates open with a `# yaml-language-server:` comment; the flow answers the
+    template from `version:` on (what `kosli get flow` renders as YAML), its trails the text
+    as stored, and a template that does not open with `version:` as it parses."""
+    commented = "# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n\n"
+    assert put_flow_template(client, "documented", template=commented + TEMPLATE).status_code == 201
+    assert get(client, "/api/v2/flows/acme/documented").get_json()["template"] == TEMPLATE
+    assert begin_trail(client, "documented", {"name": "t1"}).status_code == 201
+    trail = get(client, "/api/v2/trails/acme/documented/t1").get_json()
+    assert trail["template"]["content"] == commented + TEMPLATE
+
+    trail_first = "# ours\ntrail:\n  artifacts:\n    - name: backend # built by CI\nversion: 1\n"
+    assert put_flow_template(client, "trail-first", template=trail_first).status_code == 201
+    listed = {f["name"]: f["template"] for f in get(client, "/api/v2/flows/acme").get_json()}
+    assert listed["trail-first"] == ("version: 1\ntrail:\n  attestations: []\n  artifacts:\n"
+                                     "  - name: backend\n    attestations: []\n")
+    assert listed["documented"] == TEMPLATE
+
+
 def test_list_flows_bare_array_or_envelope_when_paging(client):
     for name in ("Alpha", "alpha-2", "beta"):
         assert put_json(client, "/api/v2/flows/acme", {"name": name, "description": ""}).status_code == 201
@@ -183,9 +202,18 @@ def test_archive_and_rename_with_null_body(client):
 
     archived = put_null(client, "/api/v2/flows/acme/new/archive")
     assert archived.status_code == 200
-    assert archived.get_json() == "flow 'new' was archived"
+    renamed_to = re.fullmatch(r"flow 'new' was archived as '(new-archived-at-\d+)'",
+                              archived.get_json()).group(1)
     assert [f["name"] for f in get(client, "/api/v2/flows/acme").get_json()] == ["other"]
-    assert get(client, "/api/v2/flows/acme/new").get_json()["archived"] is True
+    # The name resolves to the archived flow until a flow takes it; the old one does too.
+    for name in ("new", "old", renamed_to):
+        assert (get(client, f"/api/v2/flows/acme/{name}").get_json()["name"], name) == (renamed_to, name)
+    assert put_null(client, f"/api/v2/flows/acme/{renamed_to}/archive").get_json() == (
+        f"flow '{renamed_to}' was archived")
+    recreated = put_json(client, "/api/v2/flows/acme", {"name": "new", "description": "again"})
+    assert recreated.status_code == 201
+    assert get(client, "/api/v2/flows/acme/new").get_json()["archived"] is False
+    assert get(client, f"/api/v2/flows/acme/{renamed_to}").get_json()["description"] == "d"
 
     assert put_null(client, "/api/v2/flows/acme/ghost/archive").status_code == 404
     missing_name = put_null(client, "/api/v2/flows/acme/other/rename")

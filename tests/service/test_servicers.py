@@ -7,6 +7,7 @@ the authenticated caller). The last test runs the real interceptor chain on a ne
 from __future__ import annotations
 
 import base64
+import re
 
 import grpc
 import grpc_testing
@@ -100,11 +101,28 @@ def test_flow_service_upsert_get_list_rename_and_archive(call):
 
     archived = call(FLOW_SERVICE, "ArchiveFlow",
                     flow_pb.ArchiveFlowRequest(org="acme", flow_name="legacy"))
-    assert archived.message == "flow 'older' was archived"
+    got = call(FLOW_SERVICE, "GetFlow", flow_pb.GetFlowRequest(org="acme", flow_name="older"))
+    assert got.archived is True
+    assert re.fullmatch(r"older-archived-at-\d+", got.name)
+    assert archived.message == f"flow 'legacy' was archived as '{got.name}'"
     listed = call(FLOW_SERVICE, "ListFlows", flow_pb.ListFlowsRequest(org="acme"))
     assert [f.name for f in listed.data] == ["modern"]
-    assert call(FLOW_SERVICE, "GetFlow",
-                flow_pb.GetFlowRequest(org="acme", flow_name="older")).archived is True
+    recreated = call(FLOW_SERVICE, "UpsertFlow", flow_pb.UpsertFlowRequest(org="acme", name="older"))
+    assert (recreated.created, recreated.flow.archived) == (True, False)
+
+
+def test_flow_service_answers_a_commented_template_from_its_version_line(call):
+    commented = b"# yaml-language-server: $schema=https://docs.kosli.com/schemas/flow-template/v1\n"
+    call(FLOW_SERVICE, "UpsertFlowWithTemplate", flow_pb.UpsertFlowWithTemplateRequest(
+        org="acme", data_json=flow_pb.FlowData(name="documented"),
+        template_file=common_pb2.UploadedFile(filename="template.yml", content=commented + TEMPLATE)))
+    flow = call(FLOW_SERVICE, "GetFlow", flow_pb.GetFlowRequest(org="acme", flow_name="documented"))
+    assert flow.template.string_value == TEMPLATE.decode()
+    call(TRAIL_SERVICE, "BeginTrail", trail_pb.BeginTrailRequest(
+        org="acme", flow_name="documented", data_json=trail_pb.TrailData(name="t")))
+    trail = call(TRAIL_SERVICE, "GetTrail",
+                 trail_pb.GetTrailRequest(org="acme", flow_name="documented", trail_name="t"))
+    assert trail.template.content == (commented + TEMPLATE).decode()
 
 
 def test_trail_service_begin_get_and_list(call):

@@ -192,6 +192,15 @@ def test_a_public_flow_is_readable_without_a_key(world):
     assert world.get("/acme").status_code == 302  # the organization itself stays private
 
 
+def test_an_archived_flows_page_answers_to_its_former_name_and_links_its_new_one(world):
+    assert world.put("/api/v2/flows/acme/payments/archive", headers=H, json=None).status_code == 200
+    page = world.get("/acme/flows/payments", headers=H).get_data(as_text=True)
+    archived = re.search(r"<h1>(payments-archived-at-\d+)</h1>", page).group(1)
+    assert '<p class="meta">archived · ' in page
+    assert f'href="/acme/flows/{archived}/trails/release-1"' in page
+    assert world.get(f"/acme/flows/{archived}/trails/release-1", headers=H).status_code == 200
+
+
 def test_unknown_pages_answer_html_not_found(world):
     sign_in(world)
     for path in ("/acme/flows/absent", "/acme/flows/payments/trails/absent",

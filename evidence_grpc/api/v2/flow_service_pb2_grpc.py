@@ -100,7 +100,8 @@ class FlowServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ArchiveFlow(self, request, context):
-        """Archive a flow: it leaves the list; creating it again brings it back.
+        """Archive a flow: it leaves the list and is renamed NAME-archived-at-<unix seconds>; creating
+        NAME creates a new flow, and until then NAME resolves to the archived one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,5 +1,11 @@
 """Flows of an organization: create or update, find (also by a former name), list, archive,
-rename."""
+rename.
+
+Archiving a flow renames it `NAME-archived-at-<unix seconds>`, as the hosted service does: the
+name is free for a new flow, and the archived one answers to it (a former name, FlowAlias) until
+a flow takes it. Trails, artifacts and attestations hold the flow by id, so they move with it.
+A flow archived before archiving renamed (it kept its name) keeps it until a flow is created
+with that name: then it is renamed as if archived at its last change (the archiving)."""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from ..kernel.errors import (
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
-from .templates import EMPTY_TEMPLATE_YAML, parse_template
+from .templates import EMPTY_TEMPLATE_YAML, parse_template, served_template
 
 VISIBILITIES = ("private", "public")
 
@@ -31,7 +37,8 @@ def _check_visibility(visibility: str | None) -> str | None:
 def upsert_flow(org: Organization, name: str, description: str, *, visibility: str | None = None,
                 template_yaml: str | None = None, legacy_template: list[str] | None = None,
                 repo_url: str | None = None) -> tuple[Flow, bool]:
-    """Create the flow, or update it (and bring it back from the archive). Returns (flow, created)."""
+    """Create the flow, or update it; an archived flow of that name is renamed out of the way
+    and a new one created. Returns (flow, created)."""
     check_name("name", name)
     _check_visibility(visibility)
     check_reported_urls({"repo_url": repo_url})
@@ -47,6 +54,9 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
             stamp = now()
             flow = for_update(Flow.select().where((Flow.organization == org)
                                                   & (Flow.name == name))).first()
+            if flow is not None and flow.archived:
+                _rename(flow, _archived_name(org, name, flow.last_modified_at), stamp)
+                flow = None
             created = flow is None
             if created:
                 # A flow taking a name ends that name's life as an alias of a renamed flow.
@@ -63,7 +73,6 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
                     flow.template_yaml = EMPTY_TEMPLATE_YAML
             if repo_url is not None:
                 flow.repo_url = repo_url
-            flow.archived = False
             flow.last_modified_at = stamp
             flow.save()
             return flow, created
@@ -110,12 +119,30 @@ def list_flows(org: Organization, page: Page, search: str | None = None,
 
 
 def archive_flow(org: Organization, name: str) -> Flow:
-    with write_transaction():
-        flow = locked(find_flow(org, name))
-        flow.archived = True
-        flow.last_modified_at = now()
-        flow.save()
-        return flow
+    """Archive the flow, renaming it `NAME-archived-at-<unix seconds>`; an archived flow is
+    left as it is."""
+    def write() -> Flow:
+        with write_transaction():
+            flow = locked(find_flow(org, name))
+            if not flow.archived:
+                stamp = now()
+                flow.archived = True
+                _rename(flow, _archived_name(org, flow.name, stamp), stamp)
+            return flow
+
+    return retry_on_conflict(write)
+
+
+def _archived_name(org: Organization, name: str, at: float) -> str:
+    """`NAME-archived-at-<unix seconds>`, the first free one from `at` on (a flow archived in
+    the same second took it), NAME cut short so that it fits the column."""
+    seconds = int(at)
+    while True:
+        suffix = f"-archived-at-{seconds}"
+        archived = name[:Flow.name.max_length - len(suffix)] + suffix
+        if not Flow.select().where((Flow.organization == org) & (Flow.name == archived)).exists():
+            return archived
+        seconds += 1
 
 
 def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
@@ -124,14 +151,19 @@ def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
         flow = locked(find_flow(org, name))
         if Flow.select().where((Flow.organization == org) & (Flow.name == new_name)).exists():
             raise already_exists("flow", f"A flow named '{new_name}' already exists", flow=new_name)
-        old_name = flow.name
-        FlowAlias.delete().where((FlowAlias.organization == org)
-                                 & (FlowAlias.name == new_name)).execute()
-        flow.name = new_name
-        flow.last_modified_at = now()
-        flow.save()
-        FlowAlias.create(organization=org, name=old_name, flow=flow)
+        _rename(flow, new_name, now())
         return flow
+
+
+def _rename(flow: Flow, new_name: str, stamp: float) -> None:
+    """Give the flow a free name; its old one resolves to it (FlowAlias) until a flow takes it."""
+    old_name = flow.name
+    FlowAlias.delete().where((FlowAlias.organization == flow.organization_id)
+                             & (FlowAlias.name == new_name)).execute()
+    flow.name = new_name
+    flow.last_modified_at = stamp
+    flow.save()
+    FlowAlias.create(organization=flow.organization_id, name=old_name, flow=flow)
 
 
 def flow_view(flow: Flow, org_name: str) -> views.Flow:
@@ -140,7 +172,8 @@ def flow_view(flow: Flow, org_name: str) -> views.Flow:
         "description": flow.description,
         "visibility": flow.visibility,
         "org": org_name,
-        "template": flow.legacy_template if flow.legacy_template is not None else flow.template_yaml,
+        "template": (flow.legacy_template if flow.legacy_template is not None
+                     else None if flow.template_yaml is None else served_template(flow.template_yaml)),
         "repo_url": flow.repo_url,
         "tags": flow.tags or {},
         "last_deployment_at": flow.last_deployment_at,

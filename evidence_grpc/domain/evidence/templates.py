@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import yaml
@@ -16,6 +17,9 @@ SCHEMA_FILE = "flow-template-v1.json"
 EMPTY_TEMPLATE_YAML = "version: 1\n"
 MAX_TEMPLATE_BYTES = MAX_DOCUMENT_BYTES
 CACHE_BYTES = 16 * 1024 * 1024
+# What may come before a template's first key: blank lines, comments (the docs' templates open
+# with a `# yaml-language-server:` line), directives and the document start marker.
+_PREAMBLE_LINE = re.compile(r"\s*(?:#.*|%.*|---\s*(?:#.*)?)?")
 
 
 # Parsed templates by their text, counted as the text's UTF-8 bytes (a parsed template is
@@ -66,6 +70,22 @@ def template_view(text: str | None) -> views.Template:
     content = text if text is not None else EMPTY_TEMPLATE_YAML
     parsed = _parsed(content)  # read by answers, never changed
     return {"version": parsed["version"], "trail": parsed["trail"], "content": content}
+
+
+@bytes_lru(max_bytes=CACHE_BYTES // 4, size=lambda text: 2 * len(text) + 64)
+def served_template(text: str) -> str:
+    """A flow's template as its answers give it: `kosli get flow` renders a template as YAML
+    only when it starts with `version: ` (anything else is printed on one line), so the text
+    is answered from its `version:` line on when only a preamble (comments, blank lines) comes
+    before it, and otherwise as it parses, written out as YAML (without its comments). The
+    stored text stays as the user gave it; a trail's `template.content` answers it whole."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines)
+                  if not _PREAMBLE_LINE.fullmatch(line.rstrip("\r\n"))), len(lines))
+    body = "".join(lines[start:])
+    if body.startswith("version: "):
+        return body
+    return yaml.safe_dump(_parsed(text), sort_keys=False, allow_unicode=True)
 
 
 def legacy_template_view(names: list[str], artifact_keys: list[str]) -> views.Template:
