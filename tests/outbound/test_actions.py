@@ -246,19 +246,28 @@ def test_started_exited_and_scaled_artifacts_reach_a_webhook_and_slack(client, r
     assert deliver_all() == 0
 
 
-def test_compliance_notifications_fire_on_a_change_of_verdict_only(client, receiver):
+def test_compliance_notifications_fire_between_compliant_and_non_compliant_only(client,
+                                                                                 receiver):
+    """The hosted docs list two changes: compliant to non-compliant and back. From Unknown (a
+    first snapshot, an environment without policies) to either fires nothing."""
     create_env(client)
+    create_env(client, "staging")
     govern(client, "prod")
     env_action(client, targets=[{"type": "WEBHOOK", "webhook": receiver.url}],
-               triggers=["ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"])
-    report(client, "prod", "b" * 64)  # no provenance: non-compliant
-    report(client, "prod", "b" * 64, "c" * 64)  # still non-compliant: nothing new
+               triggers=["ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"],
+               environments=["prod", "staging"])
+    report(client, "prod", "b" * 64)  # a first snapshot, non-compliant (no provenance)
+    report(client, "prod", "b" * 64, "c" * 64)  # still non-compliant
+    report(client, "staging", "b" * 64)  # no policies: Unknown
+    govern(client, "staging")  # judged again with a policy: Unknown to non-compliant
+    assert OutboxMessage.select().count() == 0
     report(client, "prod")  # nothing running: compliant
+    report(client, "prod", "b" * 64)  # non-compliant again
     assert [m.trigger for m in OutboxMessage.select().order_by(OutboxMessage.id)] == [
-        "ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"]
-    deliver_all()  # concurrently: in any order
-    assert sorted((b["event_type"], b["compliant"]) for _, b in receiver.received) == [
-        ("ON_COMPLIANT_ENV", True), ("ON_NON_COMPLIANT_ENV", False)]
+        "ON_COMPLIANT_ENV", "ON_NON_COMPLIANT_ENV"]
+    assert deliver_all() == 2
+    assert sorted(b["event_type"] for _, b in receiver.received) == [
+        "ON_COMPLIANT_ENV", "ON_NON_COMPLIANT_ENV"]
 
 
 def test_a_failed_report_enqueues_nothing(client):

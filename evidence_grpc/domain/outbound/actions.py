@@ -335,9 +335,10 @@ def environment_changed(org: Organization, env: Environment, snapshot_index: int
 
 def compliance_changed(org: Organization, env: Environment, snapshot_index: int,
                        before: bool | None, after: bool | None) -> None:
-    """ON_COMPLIANT_ENV / ON_NON_COMPLIANT_ENV when a snapshot's stored verdict differs from
-    the previous snapshot's (Unknown, an environment without policies, fires nothing)."""
-    if after is None or before == after:
+    """ON_COMPLIANT_ENV / ON_NON_COMPLIANT_ENV when a snapshot's stored verdict turns from
+    compliant to non-compliant or back (the hosted docs' two changes). Unknown on either side
+    (an environment without policies, or no snapshot before) fires nothing."""
+    if before is None or after is None or before == after:
         return
     trigger = "ON_COMPLIANT_ENV" if after else "ON_NON_COMPLIANT_ENV"
     watching = _watching(org, "env", env.id, trigger)
