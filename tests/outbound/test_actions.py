@@ -5,6 +5,8 @@ worker, and the SSRF refusals of every address class, at save time and right bef
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import threading
 import time
@@ -233,12 +235,12 @@ def test_started_exited_and_scaled_artifacts_reach_a_webhook_and_slack(client, r
                           json=report_body).status_code in (200, 201)
     assert deliver_all() == 10
     hooks = [body for path, body in receiver.received if path == "/hook"]
-    assert sorted((h["event_type"], h["fingerprint"]) for h in hooks) == [
-        ("ON_EXITED_ARTIFACT", a), ("ON_EXITED_ARTIFACT", b), ("ON_SCALED_ARTIFACT", a),
-        ("ON_STARTED_ARTIFACT", a), ("ON_STARTED_ARTIFACT", b)]
-    scaled = next(h for h in hooks if h["event_type"] == "ON_SCALED_ARTIFACT")
-    assert (scaled["instances_before"], scaled["instances_now"]) == (1, 2)
-    assert all(h["payload_version"] == "1.0" and h["environment"] == "prod" for h in hooks)
+    assert sorted((h["event_type"], h["artifact"]["fingerprint"]) for h in hooks) == [
+        ("ARTIFACT_EXITED", a), ("ARTIFACT_EXITED", b), ("ARTIFACT_SCALED", a),
+        ("ARTIFACT_STARTED", a), ("ARTIFACT_STARTED", b)]
+    scaled = next(h for h in hooks if h["event_type"] == "ARTIFACT_SCALED")
+    assert scaled["description"] == "1 instance started running (from 1 to 2)"
+    assert all(h["version"] == "1.0" and h["environment"] == "prod" for h in hooks)
     slack = [body for path, body in receiver.received if path == "/slack"]
     assert len(slack) == 5 and all(set(s) == {"text"} and "prod" in s["text"] for s in slack)
     assert OutboxMessage.select().where(OutboxMessage.delivered_at.is_null()).count() == 0
@@ -267,7 +269,7 @@ def test_compliance_notifications_fire_between_compliant_and_non_compliant_only(
         "ON_COMPLIANT_ENV", "ON_NON_COMPLIANT_ENV"]
     assert deliver_all() == 2
     assert sorted(b["event_type"] for _, b in receiver.received) == [
-        "ON_COMPLIANT_ENV", "ON_NON_COMPLIANT_ENV"]
+        "ENVIRONMENT_COMPLIANT", "ENVIRONMENT_NON_COMPLIANT"]
 
 
 def test_a_failed_report_enqueues_nothing(client):
@@ -410,5 +412,10 @@ def test_email_targets_are_sent_through_the_configured_smtp_server(client):
         sink.close()
     [(recipients, body)] = sink.messages
     assert recipients == ["ops@example.com", "sre@example.com"]
-    assert "Subject: [acme] started artifact: app-aaaa" in body and '"instances_now": 1' in body
+    message = email.message_from_string(body, policy=email.policy.default)
+    assert message["Subject"].strip() == ("[acme] ARTIFACT_STARTED in prod: 1 instance started running "
+                                  "(from 0 to 1)")
+    document = json.loads(message.get_content())
+    assert (document["event_type"], document["artifact"]["fingerprint"]) == (
+        "ARTIFACT_STARTED", "a" * 64)
     assert OutboxMessage.get().delivered_at is not None
