@@ -16,6 +16,7 @@ import pytest
 from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.storage.db import now
 from evidence_grpc.storage.models import Action, OutboxMessage
+from evidence_grpc.storage.models import Artifact as ArtifactRow
 from tests.conftest import ROLE_KEYS, govern, grpc_channel
 from tests.helpers import (
     COMMIT,
@@ -249,3 +250,21 @@ def test_slack_messages_show_names_as_written(client, receiver):
     assert "&lt;!channel&gt; &amp; co" in slack["text"] and "<!channel>" not in slack["text"]
     [allowed], _, _ = _received(receiver)
     assert allowed.snapshot is None  # no snapshot yet
+
+
+def test_reported_urls_a_receiver_cannot_follow_are_null(client, receiver):
+    """A commit or build URL kept before the door refused it (no host to read), or of another
+    scheme, is sent as null: the document's links are http(s) URLs a receiver can follow."""
+    create_env(client)
+    client.put("/api/v2/flows/acme", headers=H, json={"name": "f1", "description": "",
+                                                      "template": ["artifact"]})
+    begin_trail(client, "f1", "t1")
+    assert report_artifact(client, BUILT, "app", flow="f1", trail="t1",
+                           template_name=None).status_code == 201
+    ArtifactRow.update(build_url="http://[::1", commit_url="javascript:alert(1)").execute()
+    assert env_action(client, targets=_targets(receiver)).status_code == 201
+    report(client, "prod", BUILT)
+    assert deliver_all() == 2
+    [started], _, _ = _received(receiver)
+    made = started.artifact.provenance
+    assert (made.flow, made.commit, made.commit_url, made.build_url) == ("f1", COMMIT, None, None)

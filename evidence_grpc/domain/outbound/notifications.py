@@ -4,8 +4,8 @@
 api_url}` and `artifact {name, fingerprint, provenance {flow, status, commit, commit_url,
 html_url, api_url, build_url}}`. Every one of those keys is in every notification, null when
 the event has none (a trail's start has no environment, snapshot nor artifact; an artifact
-never reported to a flow has no provenance; a report without a commit or build URL has null
-ones). Flow actions' events add what they are about: `flow`, `trail`, `attestation`,
+never reported to a flow has no provenance; a report without a commit or an http(s) commit or
+build URL has null ones). Flow actions' events add what they are about: `flow`, `trail`, `attestation`,
 `approval`. SLACK targets get the same facts as a message (`slack_message`), EMAIL targets the
 headline as subject and the document as body.
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from ...storage.db import now
 from ...storage.models import Organization
+from ..kernel.urls import parsed_url
 
 VERSION = "1.0"
 # The action's trigger (our API, kept) -> the event type a notification names. The docs name
@@ -103,11 +104,19 @@ def _provenance(org: Organization, fingerprint: str, report: Reported | None
     if report is None:
         return None
     return {"flow": report.flow, "status": report.state.lower(), "commit": report.commit,
-            "commit_url": report.commit_url,
+            "commit_url": _link_or_none(report.commit_url),
             "html_url": f"{_html_base}/{org.name}/flows/{report.flow}/artifacts/{fingerprint}",
             "api_url": (f"{_html_base}/api/v2/artifacts/{org.name}/{report.flow}/fingerprint/"
                         f"{fingerprint}"),
-            "build_url": report.build_url}
+            "build_url": _link_or_none(report.build_url)}
+
+
+def _link_or_none(url: str | None) -> str | None:
+    """A reported URL, or None for one that is not an http(s) URL with a host (kept before the
+    door refused such URLs, or of another scheme): a receiver follows what it is given."""
+    parts = parsed_url(url) if url else None
+    return url if parts is not None and parts.scheme in ("http", "https") and parts.hostname \
+        else None
 
 
 def document(org: Organization, trigger: str, description: str, *,
