@@ -130,9 +130,15 @@ def document(org: Organization, trigger: str, description: str, *,
 
 # ---- as text -------------------------------------------------------------------------------
 
+def _flat(document: Mapping[str, Any]) -> bool:
+    """Whether a notification was queued by a release before this shape (before 2026-11-28:
+    `payload_version`, `ON_...` event types, its facts at the top level)."""
+    return document.get("version") != VERSION
+
+
 def headline(document: Mapping[str, Any]) -> str:
     """One line: the organization, event, place and description (an email's subject)."""
-    if document.get("version") != VERSION:  # queued before 2026-11-28 in the flat shape
+    if _flat(document):
         return f"[{document.get('org')}] {document.get('event_type')}"
     place = document["environment"] or document.get("flow")
     return (f"[{document['org']}] {document['event_type']}{f' in {place}' if place else ''}: "
@@ -153,7 +159,7 @@ def slack_message(document: Mapping[str, Any]) -> dict[str, str]:
     artifact and provenance (with their html_url links), and what a flow's event adds. A
     document queued in the flat shape lists its fields as stored."""
     lines = [_escaped(headline(document))]
-    if document.get("version") != VERSION:
+    if _flat(document):
         lines += [f"{_escaped(key)}: {_escaped(value)}" for key, value in document.items()]
         return {"text": "\n".join(lines)}
     if shot := document["snapshot"]:
