@@ -36,7 +36,7 @@ from .api.v2 import (
 )
 from .config import Settings
 from .domain.kernel import sandbox
-from .domain.outbound import actions
+from .domain.outbound import actions, notifications
 from .domain.outbound import targets as outbound
 from .interceptors import interceptors
 from .interceptors.errors import Undecodable
@@ -103,10 +103,12 @@ def method_path(method: descriptor.MethodDescriptor) -> str:
 
 
 def configure_outbound(settings: Settings) -> None:
-    """Where actions may POST (SSRF rules) and the SMTP server of EMAIL targets."""
+    """Where actions may POST (SSRF rules), the SMTP server of EMAIL targets and the base of
+    the links notifications carry."""
     outbound.configure(outbound.Policy(allow_loopback=settings.outbound_allow_loopback,
                                        deny=outbound.parse_cidrs(settings.outbound_deny_cidrs)))
     actions.configure_smtp(settings.smtp_url)
+    notifications.configure_links(settings.html_base)
 
 
 def request_deserializer(request_class: Any) -> Callable[[bytes], Any]:

@@ -7,14 +7,18 @@ outbound and identity beside each other, kernel. A context imports only those be
 (kernel.events), subscribed here, once, when the domain is first imported."""
 
 from .evidence import leaves as evidence_leaves
+from .evidence.artifacts import first_reports
 from .evidence.events import ArtifactRepoKnown
 from .governance import leaves as governance_leaves
 from .kernel import events
+from .outbound import notifications
 from .runtime import leaves as runtime_leaves
 from .runtime.deployments import link_artifact
 from .transparency import log
 
 events.subscribe(ArtifactRepoKnown, link_artifact)
+# Notifications (outbound) name where an artifact was built (evidence, above them).
+notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows.
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations)
 log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events)

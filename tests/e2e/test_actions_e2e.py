@@ -33,6 +33,7 @@ from tests.conftest import (
 )
 from tests.helpers import Receiver, create_env, env_action
 from tests.helpers import report_fingerprints as report
+from tests.outbound.documented_receiver import parse
 
 pytestmark = pytest.mark.e2e
 
@@ -73,9 +74,10 @@ def test_a_cli_snapshot_reaches_a_webhook(loopback_server: RunningServer, receiv
     app.write_bytes(b"release 1")
     server.kosli("snapshot", "server", "prod", "--paths", str(app))
     _wait_for(receiver, 1)
-    assert [body["event_type"] for _, body in receiver.received] == ["ON_STARTED_ARTIFACT"]
-    started = receiver.received[0][1]
-    assert started["environment"] == "prod" and started["org"] == "acme"
+    [started] = [parse(body) for _, body in receiver.received]
+    assert (started.event_type, started.environment, started.org) == (
+        "ARTIFACT_STARTED", "prod", "acme")
+    assert started.snapshot.index == 1 and started.artifact.provenance is None
     deadline = time.monotonic() + 20  # the outcome is recorded after the send
     while True:
         shown = requests.get(f"{server.http_url}/api/v2/actions/acme/1", headers=bearer(),
@@ -145,6 +147,6 @@ def test_a_worker_killed_with_sigkill_loses_nothing(client, db: str, receiver: R
     finally:
         successor.terminate()
         successor.wait(10)
-    assert {body["fingerprint"] for _, body in receiver.received} == {
+    assert {body["artifact"]["fingerprint"] for _, body in receiver.received} == {
         f"{n:064x}" for n in range(40)}
     assert undelivered.count() == 0

@@ -5,6 +5,8 @@ worker, and the SSRF refusals of every address class, at save time and right bef
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import threading
 import time
@@ -233,12 +235,12 @@ def test_started_exited_and_scaled_artifacts_reach_a_webhook_and_slack(client, r
                           json=report_body).status_code in (200, 201)
     assert deliver_all() == 10
     hooks = [body for path, body in receiver.received if path == "/hook"]
-    assert sorted((h["event_type"], h["fingerprint"]) for h in hooks) == [
-        ("ON_EXITED_ARTIFACT", a), ("ON_EXITED_ARTIFACT", b), ("ON_SCALED_ARTIFACT", a),
-        ("ON_STARTED_ARTIFACT", a), ("ON_STARTED_ARTIFACT", b)]
-    scaled = next(h for h in hooks if h["event_type"] == "ON_SCALED_ARTIFACT")
-    assert (scaled["instances_before"], scaled["instances_now"]) == (1, 2)
-    assert all(h["payload_version"] == "1.0" and h["environment"] == "prod" for h in hooks)
+    assert sorted((h["event_type"], h["artifact"]["fingerprint"]) for h in hooks) == [
+        ("ARTIFACT_EXITED", a), ("ARTIFACT_EXITED", b), ("ARTIFACT_SCALED", a),
+        ("ARTIFACT_STARTED", a), ("ARTIFACT_STARTED", b)]
+    scaled = next(h for h in hooks if h["event_type"] == "ARTIFACT_SCALED")
+    assert scaled["description"] == "1 instance started running (from 1 to 2)"
+    assert all(h["version"] == "1.0" and h["environment"] == "prod" for h in hooks)
     slack = [body for path, body in receiver.received if path == "/slack"]
     assert len(slack) == 5 and all(set(s) == {"text"} and "prod" in s["text"] for s in slack)
     assert OutboxMessage.select().where(OutboxMessage.delivered_at.is_null()).count() == 0
@@ -246,19 +248,28 @@ def test_started_exited_and_scaled_artifacts_reach_a_webhook_and_slack(client, r
     assert deliver_all() == 0
 
 
-def test_compliance_notifications_fire_on_a_change_of_verdict_only(client, receiver):
+def test_compliance_notifications_fire_between_compliant_and_non_compliant_only(client,
+                                                                                 receiver):
+    """The hosted docs list two changes: compliant to non-compliant and back. From Unknown (a
+    first snapshot, an environment without policies) to either fires nothing."""
     create_env(client)
+    create_env(client, "staging")
     govern(client, "prod")
     env_action(client, targets=[{"type": "WEBHOOK", "webhook": receiver.url}],
-               triggers=["ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"])
-    report(client, "prod", "b" * 64)  # no provenance: non-compliant
-    report(client, "prod", "b" * 64, "c" * 64)  # still non-compliant: nothing new
+               triggers=["ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"],
+               environments=["prod", "staging"])
+    report(client, "prod", "b" * 64)  # a first snapshot, non-compliant (no provenance)
+    report(client, "prod", "b" * 64, "c" * 64)  # still non-compliant
+    report(client, "staging", "b" * 64)  # no policies: Unknown
+    govern(client, "staging")  # judged again with a policy: Unknown to non-compliant
+    assert OutboxMessage.select().count() == 0
     report(client, "prod")  # nothing running: compliant
+    report(client, "prod", "b" * 64)  # non-compliant again
     assert [m.trigger for m in OutboxMessage.select().order_by(OutboxMessage.id)] == [
-        "ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"]
-    deliver_all()  # concurrently: in any order
-    assert sorted((b["event_type"], b["compliant"]) for _, b in receiver.received) == [
-        ("ON_COMPLIANT_ENV", True), ("ON_NON_COMPLIANT_ENV", False)]
+        "ON_COMPLIANT_ENV", "ON_NON_COMPLIANT_ENV"]
+    assert deliver_all() == 2
+    assert sorted(b["event_type"] for _, b in receiver.received) == [
+        "ENVIRONMENT_COMPLIANT", "ENVIRONMENT_NON_COMPLIANT"]
 
 
 def test_a_failed_report_enqueues_nothing(client):
@@ -401,5 +412,10 @@ def test_email_targets_are_sent_through_the_configured_smtp_server(client):
         sink.close()
     [(recipients, body)] = sink.messages
     assert recipients == ["ops@example.com", "sre@example.com"]
-    assert "Subject: [acme] started artifact: app-aaaa" in body and '"instances_now": 1' in body
+    message = email.message_from_string(body, policy=email.policy.default)
+    assert message["Subject"].strip() == ("[acme] ARTIFACT_STARTED in prod: 1 instance started running "
+                                  "(from 0 to 1)")
+    document = json.loads(message.get_content())
+    assert (document["event_type"], document["artifact"]["fingerprint"]) == (
+        "ARTIFACT_STARTED", "a" * 64)
     assert OutboxMessage.get().delivered_at is not None

@@ -79,7 +79,7 @@ class Receiver:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                arrived.append((body["fingerprint"], time.monotonic()))
+                arrived.append((body["artifact"]["fingerprint"], time.monotonic()))
                 time.sleep(delay)
                 self.send_response(200)
                 self.end_headers()

@@ -18,7 +18,7 @@ from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
-from ..outbound import actions
+from ..outbound import actions, notifications
 from . import trails
 from .compliance import artifact_state
 from .events import ArtifactRepoKnown
@@ -109,9 +109,9 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
                             {"artifact_name": artifact.name, "fingerprint": fingerprint,
                              "template_reference_name": template_name,
                              "git_commit_info": artifact.git_commit_info, "user": user.name})
-            actions.flow_event(org, flow, "ON_ATTESTED_PROVENANCE", trail_name=trail.name,
-                               artifact_name=artifact.name, fingerprint=fingerprint,
-                               git_commit=git_commit, user=user.name)
+            actions.flow_event(org, flow, "ON_ATTESTED_PROVENANCE",
+                               f"{artifact.name} reported to trail {trail.name} by {user.name}",
+                               artifact=(artifact.name, fingerprint), trail=trail.name)
             return artifact
 
     return retry_on_conflict(write)
@@ -358,6 +358,22 @@ _REPORTED = Prepared(lambda org, fingerprints: (
     Artifact.select(Artifact, Flow, Trail).join(Flow).switch(Artifact).join(Trail)
     .where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints))
     .order_by(Artifact.id)), org=int, fingerprints=list[str])
+
+def first_reports(org: Organization, fingerprints: list[str], flow_id: int | None
+                  ) -> dict[str, notifications.Reported]:
+    """Where each fingerprint was built, as notifications say it: its first report (to the flow
+    of `flow_id`, when given) and the artifact's compliance in that report's trail."""
+    first: dict[str, Artifact] = {}
+    for chunk in in_chunks(fingerprints):
+        for artifact in _REPORTED.models(Artifact, org=org.id, fingerprints=chunk):  # by id
+            if flow_id is None or artifact.flow_id == flow_id:
+                first.setdefault(artifact.fingerprint, artifact)
+    states = states_of(list(first.values()))
+    return {fingerprint: notifications.Reported(
+        flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
+        commit_url=a.commit_url or None, build_url=a.build_url or None)
+        for fingerprint, a in first.items()}
+
 
 def provenance_of(org: Organization, wanted: list[str], html_base: str
                   ) -> dict[str, list[dict[str, Any]]]:

@@ -31,7 +31,7 @@ from ..kernel import contract
 from ..kernel.errors import artifact_not_in_trail, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
-from ..outbound import actions
+from ..outbound import actions, notifications
 from . import attestation_types, blobs, leaves, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
@@ -202,10 +202,14 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                  "template_reference_name": data["attestation_name"],
                  "target_artifact": target, "is_compliant": compliant,
                  "git_commit_info": data.get("git_commit_info"), "user": user.name})
-            actions.flow_event(org, trail.flow, "ON_ATTESTATION", trail_name=trail.name,
-                               attestation_name=data["attestation_name"],
-                               attestation_type=type_name, is_compliant=compliant,
-                               target_artifact=target, user=user.name)
+            name, verdict = data["attestation_name"], notifications.status(compliant)
+            actions.flow_event(
+                org, trail.flow, "ON_ATTESTATION",
+                f"{type_name} attestation {name} reported to trail {trail.name} by "
+                f"{user.name}: {verdict}",
+                artifact=(artifact.name, fingerprint) if artifact and fingerprint else None,
+                trail=trail.name, attestation={"name": name, "type": type_name,
+                                               "status": verdict})
             return attestation
 
     return retry_on_conflict(write)

@@ -73,8 +73,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                                   payload=_event_payload(data, user))
             leaves.log_trail_event(org.id, org.name, trail, event)
             if created:
-                actions.flow_event(org, flow, "ON_STARTED_TRAIL", trail_name=name,
-                                   user=user.name)
+                actions.flow_event(org, flow, "ON_STARTED_TRAIL",
+                                   f"trail {name} started by {user.name}", trail=name)
             return trail, created
 
     return retry_on_conflict(write)

@@ -128,9 +128,12 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
                 last_modified_at=stamp)
             leaves.log_approval(org, approval)
             _report_to_trails(flow, approval)
-            actions.flow_event(org, flow, "ON_APPROVAL", approval_number=approval.number,
-                               fingerprint=fingerprint, artifact_name=artifact.name,
-                               state=approval.state, user=user.name)
+            actions.flow_event(
+                org, flow, "ON_APPROVAL",
+                f"approval #{approval.number} of {artifact.name}"
+                f"{f' for {env.name}' if env else ''} by {user.name}: {approval.state}",
+                artifact=(artifact.name, fingerprint), environment=env.name if env else None,
+                approval={"number": approval.number, "state": approval.state})
             return approval
 
     return retry_on_conflict(write)

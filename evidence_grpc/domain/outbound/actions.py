@@ -4,10 +4,11 @@ put in the outbox (in the transaction of the change that causes them), and their
 Environment actions watch environments (by id: renaming one keeps its actions, a new one
 given an old name has none) for ON_STARTED_ARTIFACT, ON_EXITED_ARTIFACT,
 ON_SCALED_ARTIFACT (a snapshot's changes), ON_ALLOWED_ARTIFACT (an allowlist entry) and
-ON_NON_COMPLIANT_ENV / ON_COMPLIANT_ENV (a change of the environment's stored verdict). Flow
-actions watch flows (by id too) for ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE (an artifact
-reported), ON_ATTESTATION, ON_APPROVAL and ON_RELEASE (an artifact of the flow starting to run
-in an environment)."""
+ON_NON_COMPLIANT_ENV / ON_COMPLIANT_ENV (the environment's stored verdict turning compliant or
+non-compliant). Flow actions watch flows (by id too) for ON_STARTED_TRAIL,
+ON_ATTESTED_PROVENANCE (an artifact reported), ON_ATTESTATION, ON_APPROVAL and ON_RELEASE (an
+artifact of the flow starting to run in an environment). What each notification says is
+`notifications`' (the hosted docs' webhook document)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,15 @@ import peewee
 
 from ...api.v2 import views
 from ...storage.db import Prepared, database, for_update, now, write_transaction
-from ...storage.models import Action, Artifact, Environment, Flow, Organization, OutboxMessage
+from ...storage.models import (
+    Action,
+    Artifact,
+    Environment,
+    Flow,
+    Organization,
+    OutboxMessage,
+    Snapshot,
+)
 from ..kernel import references
 from ..kernel.errors import (
     InvalidArgument,
@@ -38,6 +47,7 @@ from ..kernel.errors import (
 )
 from ..kernel.names import pattern_mismatch
 from ..kernel.urls import parsed_url
+from . import notifications
 from . import targets as outbound
 
 log = logging.getLogger(__name__)
@@ -52,7 +62,6 @@ MAX_NAME = 256
 MAX_TARGETS = 20
 MAX_SCOPES = 1000
 MAX_ATTEMPTS = 8
-PAYLOAD_VERSION = "1.0"
 _NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-_\.~/]*")
 _EMAIL = re.compile(r"[^@\s,;<>\"]+@[^@\s,;<>\"]+\.[^@\s,;<>\"]+")
 _CHANGE_TRIGGERS = {"started": "ON_STARTED_ARTIFACT", "exited": "ON_EXITED_ARTIFACT",
@@ -130,9 +139,10 @@ def _target(index: int, target: Any) -> dict[str, Any]:
     outbound.check_when_saved(webhook, f"{field}.webhook")
     saved: dict[str, Any] = {"type": kind, "webhook": webhook}
     if kind == "WEBHOOK":
-        version = target.get("payload_version") or PAYLOAD_VERSION
-        if version != PAYLOAD_VERSION:
-            raise validation_error(f"{field}.payload_version", f"Input should be '{PAYLOAD_VERSION}'")
+        version = target.get("payload_version") or notifications.VERSION
+        if version != notifications.VERSION:
+            raise validation_error(f"{field}.payload_version",
+                                   f"Input should be '{notifications.VERSION}'")
         saved["payload_version"] = version
     elif target.get("context"):
         if not isinstance(target["context"], dict):
@@ -309,27 +319,28 @@ def _enqueue(actions: list[Action], trigger: str, payload: dict[str, Any]) -> No
         OutboxMessage.insert_many(rows).execute()
 
 
-def _event(org: Organization, trigger: str, **data: Any) -> dict[str, Any]:
-    return {"payload_version": PAYLOAD_VERSION, "event_type": trigger, "org": org.name,
-            "timestamp": now(), **data}
-
-
-def environment_changed(org: Organization, env: Environment, snapshot_index: int,
+def environment_changed(org: Organization, env: Environment, snapshot: Snapshot,
                         changes: list[dict[str, Any]]) -> None:
     """A snapshot's started / exited / scaled artifacts, and ON_RELEASE to the flows of the
     artifacts that started. One read of the actions however many changes."""
     if not changes:
         return
+    shot = notifications.snapshot(org, env.name, snapshot.index, snapshot.compliant)
     env_actions = _actions(org, "env")
+    notified = []
     for change in changes if env_actions else ():
         trigger = _CHANGE_TRIGGERS[change["type"]]
         watching = _watching(org, "env", env.id, trigger, env_actions)
         if watching:
-            _enqueue(watching, trigger, _event(
-                org, trigger, environment=env.name, snapshot_index=snapshot_index,
-                artifact_name=change["artifact_name"], fingerprint=change["fingerprint"],
-                instances_before=change["was"], instances_now=change["now"]))
-    started = {c["fingerprint"]: c["artifact_name"] for c in changes if c["type"] == "started"}
+            notified.append((change, trigger, watching))
+    # The artifacts' provenance, read once for all of them.
+    found = notifications.artifacts(org, {c["fingerprint"]: c["artifact_name"]
+                                          for c, _, _ in notified})
+    for change, trigger, watching in notified:
+        _enqueue(watching, trigger, notifications.document(
+            org, trigger, notifications.instances(change["was"], change["now"]),
+            environment=env.name, snapshot=shot, artifact=found[change["fingerprint"]]))
+    started = {c["fingerprint"]: c for c in changes if c["type"] == "started"}
     flow_actions = _actions(org, "flow") if started else []
     if not flow_actions:
         return
@@ -339,37 +350,60 @@ def environment_changed(org: Organization, env: Environment, snapshot_index: int
     for fingerprint, flow_id, flow_name in releases:
         watching = _watching(org, "flow", flow_id, "ON_RELEASE", flow_actions)
         if watching:
-            _enqueue(watching, "ON_RELEASE", _event(
-                org, "ON_RELEASE", flow=flow_name, environment=env.name,
-                artifact_name=started[fingerprint], fingerprint=fingerprint))
+            change = started[fingerprint]
+            _enqueue(watching, "ON_RELEASE", notifications.document(
+                org, "ON_RELEASE", notifications.instances(change["was"], change["now"]),
+                environment=env.name, snapshot=shot, flow=flow_name,
+                artifact=notifications.artifact(org, change["artifact_name"], fingerprint,
+                                                flow_id)))
 
 
 def compliance_changed(org: Organization, env: Environment, snapshot_index: int,
                        before: bool | None, after: bool | None) -> None:
-    """ON_COMPLIANT_ENV / ON_NON_COMPLIANT_ENV when a snapshot's stored verdict differs from
-    the previous snapshot's (Unknown, an environment without policies, fires nothing)."""
-    if after is None or before == after:
+    """ON_COMPLIANT_ENV / ON_NON_COMPLIANT_ENV when a snapshot's stored verdict turns from
+    compliant to non-compliant or back (the hosted docs' two changes). Unknown on either side
+    (an environment without policies, or no snapshot before) fires nothing."""
+    if before is None or after is None or before == after:
         return
     trigger = "ON_COMPLIANT_ENV" if after else "ON_NON_COMPLIANT_ENV"
     watching = _watching(org, "env", env.id, trigger)
     if watching:
-        _enqueue(watching, trigger, _event(org, trigger, environment=env.name,
-                                           snapshot_index=snapshot_index, compliant=after,
-                                           previously_compliant=before))
+        _enqueue(watching, trigger, notifications.document(
+            org, trigger, f"changed from {notifications.status(before)} to "
+                          f"{notifications.status(after)}",
+            environment=env.name,
+            snapshot=notifications.snapshot(org, env.name, snapshot_index, after)))
 
 
 def artifact_allowed(org: Organization, env: Environment, entry: Mapping[str, Any]) -> None:
+    """ON_ALLOWED_ARTIFACT, with the environment's latest snapshot (none before the first)."""
     watching = _watching(org, "env", env.id, "ON_ALLOWED_ARTIFACT")
-    if watching:
-        _enqueue(watching, "ON_ALLOWED_ARTIFACT",
-                 _event(org, "ON_ALLOWED_ARTIFACT", environment=env.name, allowlist_entry=entry))
+    if not watching:
+        return
+    latest = (Snapshot.select(Snapshot.compliant).where(
+        (Snapshot.environment == env) & (Snapshot.index == env.latest_index)).first()
+        if env.latest_index else None)
+    _enqueue(watching, "ON_ALLOWED_ARTIFACT", notifications.document(
+        org, "ON_ALLOWED_ARTIFACT",
+        f"added to the allow-list by {entry['user_name']}: {entry['description']}",
+        environment=env.name,
+        snapshot=(notifications.snapshot(org, env.name, env.latest_index, latest.compliant)
+                  if latest else None),
+        artifact=notifications.artifact(org, entry["artifact_name"], entry["fingerprint"])))
 
 
-def flow_event(org: Organization, flow: Flow, trigger: str, **data: Any) -> None:
-    """ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE, ON_ATTESTATION, ON_APPROVAL of a flow."""
+def flow_event(org: Organization, flow: Flow, trigger: str, description: str, *,
+               artifact: tuple[str, str] | None = None, environment: str | None = None,
+               **about: Any) -> None:
+    """ON_STARTED_TRAIL, ON_ATTESTED_PROVENANCE, ON_ATTESTATION, ON_APPROVAL of a flow;
+    `artifact`: the (name, fingerprint) it is about, its provenance in this flow; `about`: what
+    else the notification carries (`trail`, `attestation`, `approval`)."""
     watching = _watching(org, "flow", flow.id, trigger)
     if watching:
-        _enqueue(watching, trigger, _event(org, trigger, flow=flow.name, **data))
+        _enqueue(watching, trigger, notifications.document(
+            org, trigger, description, environment=environment, flow=flow.name,
+            artifact=notifications.artifact(org, *artifact, flow.id) if artifact else None,
+            **about))
 
 
 # ---- delivery -----------------------------------------------------------------------------
@@ -452,19 +486,12 @@ def outbox_counts() -> dict[str, int]:
     return {"pending": pending, "abandoned": abandoned}
 
 
-def _slack_text(payload: dict[str, Any]) -> str:
-    place = payload.get("environment") or payload.get("flow") or ""
-    what = payload.get("artifact_name") or payload.get("trail_name") or ""
-    trigger = payload["event_type"].removeprefix("ON_").replace("_", " ").lower()
-    return f"[{payload['org']}] {trigger}: {what} in {place}".replace("  ", " ").strip()
-
-
 def send(target: dict[str, Any], payload: dict[str, Any]) -> None:
     """Deliver one notification to one target; OutboundRefused when it was not delivered."""
     if target["type"] == "EMAIL":
         _send_email(target["emails"], payload)
         return
-    body = payload if target["type"] == "WEBHOOK" else {"text": _slack_text(payload)}
+    body = payload if target["type"] == "WEBHOOK" else notifications.slack_message(payload)
     outbound.post_json(target["webhook"], json.dumps(body).encode())
 
 
@@ -488,7 +515,7 @@ def _send_email(recipients: list[str], payload: dict[str, Any]) -> None:
     message = EmailMessage()
     message["From"] = parts.username or "evidence-server@localhost"
     message["To"] = ", ".join(recipients)
-    message["Subject"] = _slack_text(payload)
+    message["Subject"] = notifications.headline(payload)
     message.set_content(json.dumps(payload, indent=2))
     try:
         with _BoundedSMTP(parts.hostname or "127.0.0.1", parts.port or 25, deadline) as smtp:

@@ -157,7 +157,7 @@ def report_environment(org: Organization, env_name: str, env_type: str,
             return None
         assert judged is not None  # the environment is as `prepare` found it
         snapshot = _new_snapshot(org, env, env_type, entries, stamp, judged)
-        _record_changes(org, env, snapshot.index, before or {}, _running(entries), stamp)
+        _record_changes(org, env, snapshot, before or {}, _running(entries), stamp)
         env.last_changed_at = stamp
         env.save()
         return snapshot
@@ -278,9 +278,10 @@ def rejudge_latest(org: Organization, env: Environment, judged: dict[str, Any] |
     return _new_snapshot(org, env, latest.type, latest.artifacts, now(), judged)
 
 
-def _record_changes(org: Organization, env: Environment, index: int,
+def _record_changes(org: Organization, env: Environment, snapshot: Snapshot,
                     before: dict[tuple[str, str], int], after: dict[tuple[str, str], int],
                     stamp: float) -> None:
+    index = snapshot.index
     events: list[dict[str, Any]] = []
     for key in sorted(set(before) | set(after)):
         was, count = before.get(key, 0), after.get(key, 0)
@@ -295,7 +296,7 @@ def _record_changes(org: Organization, env: Environment, index: int,
     record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
                              if e["type"] == "started"], stamp)
     record_running(org, env, index, events, stamp)
-    actions.environment_changed(org, env, index, events)
+    actions.environment_changed(org, env, snapshot, events)
     env_audit.record_changes(env, index, events)
 
 
