@@ -12,6 +12,7 @@ import io
 import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -124,6 +125,15 @@ def _admin() -> psycopg2.extensions.connection:
     return admin
 
 
+def _seed(url: str) -> None:
+    """Migrate the database of `url` and bootstrap BOOTSTRAP in it; no connection left open."""
+    storage.init_database(url)
+    storage.migrate()
+    with storage.database.connection_context():
+        bootstrap(BOOTSTRAP)
+    _close_shared_database()
+
+
 @pytest.fixture(scope="session")
 def postgres_template() -> Iterator[str]:
     """A migrated, bootstrapped PostgreSQL database that tests copy: `CREATE DATABASE ...
@@ -133,11 +143,7 @@ def postgres_template() -> Iterator[str]:
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
     try:
-        storage.init_database(_with_database(POSTGRES_URL, name))
-        storage.migrate()
-        with storage.database.connection_context():
-            bootstrap(BOOTSTRAP)
-        _close_shared_database()  # a template must have no open connections
+        _seed(_with_database(POSTGRES_URL, name))  # a template must have no open connections
         yield name
     finally:
         with admin.cursor() as cursor:
@@ -145,12 +151,25 @@ def postgres_template() -> Iterator[str]:
         admin.close()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A migrated, bootstrapped SQLite file that tests copy: a copy costs a fraction of
+    migrating a new file per test."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "evidence.db"
+    _seed(f"sqlite:///{path}")  # the last connection gone, the WAL is checkpointed into the file
+    assert not path.with_name(f"{path.name}-wal").exists(), "the template is not one file"
+    return path
+
+
 @contextlib.contextmanager
 def fresh_database(engine: str, directory: pathlib.Path,
                    request: pytest.FixtureRequest) -> Iterator[str]:
-    """The URL of a new database on `engine`, dropped afterwards."""
+    """The URL of a new migrated, bootstrapped (BOOTSTRAP) database on `engine`, a copy of the
+    session's template; dropped afterwards."""
     if engine == "sqlite":
-        yield f"sqlite:///{directory / 'evidence.db'}"
+        path = directory / "evidence.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite:///{path}"
         return
     with postgres_database(request.getfixturevalue("postgres_template")) as url:
         yield url
@@ -174,7 +193,7 @@ def postgres_database(template: str | None) -> Iterator[str]:
 @pytest.fixture
 def database_url(engine: str, tmp_path: pathlib.Path, request: pytest.FixtureRequest
                  ) -> Iterator[str]:
-    """A new database on the engine under test."""
+    """A new migrated, bootstrapped database on the engine under test."""
     with fresh_database(engine, tmp_path, request) as url:
         yield url
 
@@ -198,11 +217,8 @@ def _close_shared_database() -> None:
 
 @pytest.fixture
 def db(database_url: str) -> Iterator[str]:
-    """The shared database handle pointed at a migrated, bootstrapped database."""
+    """The shared database handle pointed at a new migrated, bootstrapped database."""
     storage.init_database(database_url)
-    storage.migrate()
-    with storage.database.connection_context():
-        bootstrap(BOOTSTRAP)
     yield database_url
     _close_shared_database()
 
@@ -257,8 +273,8 @@ class RunningServer:
 
 def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str,
                  bootstrap_with: dict | None = BOOTSTRAP) -> RunningServer:
-    """Bootstrap the database (unless `bootstrap_with` is None) and start `evidence-server
-    serve` on free loopback ports."""
+    """Bootstrap the database (unless `bootstrap_with` is None: a database of fresh_database
+    has BOOTSTRAP already) and start `evidence-server serve` on free loopback ports."""
     cli = [sys.executable, "-m", "evidence_grpc.cli"]
     if bootstrap_with is not None:
         boot = tmp_path / "bootstrap.json"
@@ -312,7 +328,7 @@ def stop_server(server: RunningServer) -> None:
 @pytest.fixture
 def server(database_url: str, tmp_path: pathlib.Path) -> Iterator[RunningServer]:
     """A real `evidence-server serve` on a fresh database of the engine under test."""
-    running = start_server(database_url, tmp_path)
+    running = start_server(database_url, tmp_path, bootstrap_with=None)
     yield running
     stop_server(running)
 

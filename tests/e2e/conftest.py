@@ -15,7 +15,7 @@ def live(request: pytest.FixtureRequest,
     """A real `evidence-server serve` on a fresh database of each engine, for the module."""
     tmp = tmp_path_factory.mktemp(f"server-{request.param}")
     with fresh_database(request.param, tmp, request) as url:
-        running = start_server(url, tmp)
+        running = start_server(url, tmp, bootstrap_with=None)
         try:
             yield running
         finally:

@@ -21,7 +21,7 @@ CLIENTS = 24
 
 @pytest.fixture
 def live(database_url: str, tmp_path) -> Iterator[RunningServer]:
-    running = start_server(database_url, tmp_path)
+    running = start_server(database_url, tmp_path, bootstrap_with=None)
     yield running
     stop_server(running)
 
