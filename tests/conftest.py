@@ -333,6 +333,20 @@ def server(database_url: str, tmp_path: pathlib.Path) -> Iterator[RunningServer]
     stop_server(running)
 
 
+@pytest.fixture(scope="module", params=ENGINES)
+def live(request: pytest.FixtureRequest,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A real `evidence-server serve` on a fresh database of each engine, shared by a module's
+    tests (each start costs seconds): they write names no other test of the module does."""
+    tmp = tmp_path_factory.mktemp(f"server-{request.param}")
+    with fresh_database(request.param, tmp, request) as url:
+        running = start_server(url, tmp, bootstrap_with=None)
+        try:
+            yield running
+        finally:
+            stop_server(running)
+
+
 # Provenance and a compliant trail: the rules the snapshots of a governed environment are
 # judged by (an environment without policies is of Unknown compliance).
 HOUSE_RULES = (b"_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n"
