@@ -12,6 +12,7 @@ import io
 import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -124,35 +125,197 @@ def _admin() -> psycopg2.extensions.connection:
     return admin
 
 
+def _seed(url: str) -> None:
+    """Migrate the database of `url` and bootstrap BOOTSTRAP in it; no connection left open."""
+    storage.init_database(url)
+    storage.migrate()
+    with storage.database.connection_context():
+        bootstrap(BOOTSTRAP)
+    _close_shared_database()
+
+
+# What tells one PostgreSQL database's schema from another's: its relations, columns, defaults,
+# constraints, indexes, triggers, functions, types, extensions and settings, as one digest.
+SCHEMA_DIGEST = """
+SELECT md5(string_agg(x, E'\\n' ORDER BY x)) FROM (
+  SELECT format('rel %s %s %s', c.oid::regclass, c.relkind, c.reloptions) AS x
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp)'
+  UNION ALL
+  SELECT format('col %s %s %s %s %s', a.attrelid::regclass, a.attname,
+                format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid))
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+   WHERE a.attnum > 0 AND NOT a.attisdropped
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp)'
+  UNION ALL
+  SELECT format('con %s %s %s', conrelid::regclass, conname, pg_get_constraintdef(c.oid))
+    FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+  UNION ALL
+  SELECT format('idx %s', pg_get_indexdef(i.indexrelid))
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp)'
+  UNION ALL
+  SELECT format('view %s %s', c.oid::regclass, pg_get_viewdef(c.oid))
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind IN ('v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+  UNION ALL
+  SELECT format('trigger %s %s', tgrelid::regclass, tgname) FROM pg_trigger WHERE NOT tgisinternal
+  UNION ALL
+  SELECT format('proc %s', p.oid::regprocedure)
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+   WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+  UNION ALL
+  SELECT format('type %s', t.oid::regtype)
+    FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+   WHERE t.typrelid = 0 AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+     AND n.nspname !~ '^pg_(toast|temp)'
+  UNION ALL
+  SELECT format('ext %s %s', extname, extversion) FROM pg_extension
+  UNION ALL
+  SELECT format('settings %s', setconfig) FROM pg_db_role_setting
+   WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+  UNION ALL
+  SELECT format('large objects %s', count(*)) FROM pg_largeobject_metadata
+) parts
+"""
+USER_TABLES = """SELECT c.oid::regclass::text FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+                   AND n.nspname !~ '^pg_(toast|temp)' ORDER BY 1"""
+USER_SEQUENCES = USER_TABLES.replace("('r', 'p')", "('S')")
+
+
+@dataclass(frozen=True)
+class PostgresTemplate:
+    """The session's migrated, bootstrapped PostgreSQL database, and what a copy of it holds:
+    its schema's digest, its tables' rows (COPY text) and its sequences' states."""
+
+    name: str
+    schema: str
+    rows: dict[str, bytes]
+    sequences: dict[str, tuple[int, bool]]
+    # Copies a test is done with, reset to the template's contents (_reset): used again, since
+    # each CREATE DATABASE writes hundreds of files, ~0.5 s on a filesystem busy with them.
+    spares: list[str]
+
+    @classmethod
+    def of(cls, name: str) -> PostgresTemplate:
+        with contextlib.closing(psycopg2.connect(_with_database(POSTGRES_URL, name))) as conn, \
+                conn.cursor() as cursor:
+            cursor.execute(SCHEMA_DIGEST)
+            [(schema,)] = cursor.fetchall()
+            rows = {}
+            cursor.execute(USER_TABLES)
+            for (table,) in cursor.fetchall():
+                data = io.BytesIO()
+                cursor.copy_expert(f"COPY {table} TO STDOUT", data)
+                rows[table] = data.getvalue()
+            sequences = {}
+            cursor.execute(USER_SEQUENCES)
+            for (sequence,) in cursor.fetchall():
+                cursor.execute(f"SELECT last_value, is_called FROM {sequence}")
+                [sequences[sequence]] = cursor.fetchall()
+        return cls(name, schema, rows, sequences, [])
+
+    def reset(self, name: str) -> bool:
+        """Give the copy `name` the template's rows and sequences again, if its schema is still
+        the template's (True); False when it is not, or when anything fails."""
+        admin = _admin()
+        try:
+            with admin.cursor() as cursor:  # nothing of the test may write on
+                cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+            with contextlib.closing(psycopg2.connect(_with_database(POSTGRES_URL, name))) as conn:
+                with conn, conn.cursor() as cursor:
+                    cursor.execute(SCHEMA_DIGEST)
+                    if cursor.fetchall() != [(self.schema,)]:
+                        return False
+                    cursor.execute(USER_TABLES)
+                    if [table for (table,) in cursor.fetchall()] != list(self.rows):
+                        return False
+                    # Rows go in any order: foreign keys are not checked while the rows that
+                    # satisfied them in the template are written back.
+                    cursor.execute("SET LOCAL session_replication_role = replica")
+                    for table, data in self.rows.items():
+                        cursor.execute(f"DELETE FROM {table}")
+                        if data:
+                            cursor.copy_expert(f"COPY {table} FROM STDIN", io.BytesIO(data))
+                    for sequence, (last_value, is_called) in self.sequences.items():
+                        cursor.execute("SELECT setval(%s, %s, %s)", (sequence, last_value, is_called))
+            return True
+        except psycopg2.Error:
+            return False
+        finally:
+            admin.close()
+
+
 @pytest.fixture(scope="session")
-def postgres_template() -> Iterator[str]:
-    """A migrated, bootstrapped PostgreSQL database that tests copy: `CREATE DATABASE ...
-    TEMPLATE` costs a fraction of creating and migrating one per test."""
+def postgres_template() -> Iterator[PostgresTemplate]:
+    """A migrated, bootstrapped PostgreSQL database that tests copy (template_copy): `CREATE
+    DATABASE ... TEMPLATE` costs a fraction of creating and migrating one per test, and a copy
+    reset to it a fraction of that. The copies left are dropped with it."""
     name = f"evidence_tmpl_{uuid.uuid4().hex[:12]}"
     admin = _admin()
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
+    template: PostgresTemplate | None = None
     try:
-        storage.init_database(_with_database(POSTGRES_URL, name))
-        storage.migrate()
-        with storage.database.connection_context():
-            bootstrap(BOOTSTRAP)
-        _close_shared_database()  # a template must have no open connections
-        yield name
+        _seed(_with_database(POSTGRES_URL, name))  # a template must have no open connections
+        template = PostgresTemplate.of(name)
+        yield template
     finally:
         with admin.cursor() as cursor:
+            for copy in template.spares if template else []:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
             cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
 
 
 @contextlib.contextmanager
+def template_copy(template: PostgresTemplate) -> Iterator[str]:
+    """The URL of a PostgreSQL database holding what `template` holds: a spare copy, or a new
+    one. Afterwards it is reset and kept as a spare, or dropped if its schema changed."""
+    if template.spares:
+        name = template.spares.pop()
+    else:
+        name = f"evidence_{uuid.uuid4().hex[:12]}"
+        with contextlib.closing(_admin()) as admin, admin.cursor() as cursor:
+            cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template.name}"')
+    try:
+        yield _with_database(POSTGRES_URL, name)
+    finally:
+        if template.reset(name):
+            template.spares.append(name)
+        else:
+            with contextlib.closing(_admin()) as admin, admin.cursor() as cursor:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A migrated, bootstrapped SQLite file that tests copy: a copy costs a fraction of
+    migrating a new file per test."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "evidence.db"
+    _seed(f"sqlite:///{path}")  # the last connection gone, the WAL is checkpointed into the file
+    assert not path.with_name(f"{path.name}-wal").exists(), "the template is not one file"
+    return path
+
+
+@contextlib.contextmanager
 def fresh_database(engine: str, directory: pathlib.Path,
                    request: pytest.FixtureRequest) -> Iterator[str]:
-    """The URL of a new database on `engine`, dropped afterwards."""
+    """The URL of a new migrated, bootstrapped (BOOTSTRAP) database on `engine`, a copy of the
+    session's template (on PostgreSQL one a test before may have used, reset to it)."""
     if engine == "sqlite":
-        yield f"sqlite:///{directory / 'evidence.db'}"
+        path = directory / "evidence.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite:///{path}"
         return
-    with postgres_database(request.getfixturevalue("postgres_template")) as url:
+    with template_copy(request.getfixturevalue("postgres_template")) as url:
         yield url
 
 
@@ -174,7 +337,7 @@ def postgres_database(template: str | None) -> Iterator[str]:
 @pytest.fixture
 def database_url(engine: str, tmp_path: pathlib.Path, request: pytest.FixtureRequest
                  ) -> Iterator[str]:
-    """A new database on the engine under test."""
+    """A new migrated, bootstrapped database on the engine under test."""
     with fresh_database(engine, tmp_path, request) as url:
         yield url
 
@@ -198,11 +361,8 @@ def _close_shared_database() -> None:
 
 @pytest.fixture
 def db(database_url: str) -> Iterator[str]:
-    """The shared database handle pointed at a migrated, bootstrapped database."""
+    """The shared database handle pointed at a new migrated, bootstrapped database."""
     storage.init_database(database_url)
-    storage.migrate()
-    with storage.database.connection_context():
-        bootstrap(BOOTSTRAP)
     yield database_url
     _close_shared_database()
 
@@ -257,8 +417,8 @@ class RunningServer:
 
 def start_server(database_url: str, tmp_path: pathlib.Path, *extra: str,
                  bootstrap_with: dict | None = BOOTSTRAP) -> RunningServer:
-    """Bootstrap the database (unless `bootstrap_with` is None) and start `evidence-server
-    serve` on free loopback ports."""
+    """Bootstrap the database (unless `bootstrap_with` is None: a database of fresh_database
+    has BOOTSTRAP already) and start `evidence-server serve` on free loopback ports."""
     cli = [sys.executable, "-m", "evidence_grpc.cli"]
     if bootstrap_with is not None:
         boot = tmp_path / "bootstrap.json"
@@ -312,9 +472,23 @@ def stop_server(server: RunningServer) -> None:
 @pytest.fixture
 def server(database_url: str, tmp_path: pathlib.Path) -> Iterator[RunningServer]:
     """A real `evidence-server serve` on a fresh database of the engine under test."""
-    running = start_server(database_url, tmp_path)
+    running = start_server(database_url, tmp_path, bootstrap_with=None)
     yield running
     stop_server(running)
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def live(request: pytest.FixtureRequest,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A real `evidence-server serve` on a fresh database of each engine, shared by a module's
+    tests (each start costs seconds): they write names no other test of the module does."""
+    tmp = tmp_path_factory.mktemp(f"server-{request.param}")
+    with fresh_database(request.param, tmp, request) as url:
+        running = start_server(url, tmp, bootstrap_with=None)
+        try:
+            yield running
+        finally:
+            stop_server(running)
 
 
 # Provenance and a compliant trail: the rules the snapshots of a governed environment are

@@ -49,7 +49,7 @@ def receiver() -> Iterator[Receiver]:
 def loopback_server(database_url: str, tmp_path: pathlib.Path,
                     monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningServer]:
     monkeypatch.setenv("EVIDENCE_OUTBOUND_ALLOW_LOOPBACK", "1")
-    running = start_server(database_url, tmp_path)
+    running = start_server(database_url, tmp_path, bootstrap_with=None)
     yield running
     stop_server(running)
 

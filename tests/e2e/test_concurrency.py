@@ -1,29 +1,22 @@
 """Many requests at once against a real server, on every engine: `begin trail` create-or-update
 must stay one trail with one history, environment reports one snapshot per change, and no
-request may surface a server error."""
+request may surface a server error. The tests share a server per engine (`live`): each writes
+flows and environments of its own."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
-from tests.conftest import RunningServer, bearer, start_server, stop_server
+from tests.conftest import RunningServer, bearer
 
 pytestmark = pytest.mark.e2e
 
 CLIENTS = 24
-
-
-@pytest.fixture
-def live(database_url: str, tmp_path) -> Iterator[RunningServer]:
-    running = start_server(database_url, tmp_path)
-    yield running
-    stop_server(running)
 
 
 def begin_trail(server: RunningServer, flow: str, trail: str, description: str) -> requests.Response:

@@ -194,7 +194,7 @@ def drained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     flight; what it answered and wrote."""
     tmp = tmp_path_factory.mktemp(f"drain-{request.param}")
     with fresh_database(request.param, tmp, request) as url:
-        server = start_server(url, tmp, "--workers", "2")
+        server = start_server(url, tmp, "--workers", "2", bootstrap_with=None)
         try:
             yield stop_under_load(server, tmp / "server.log")
         finally:

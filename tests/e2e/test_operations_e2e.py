@@ -84,7 +84,7 @@ def test_an_operator_chosen_metrics_dir_is_emptied_at_start_and_kept(database_ur
     (chosen / "counter_999999.db").write_bytes(b"left by a server that ran before")
     monkeypatch.setenv("EVIDENCE_METRICS_DIR", str(chosen))
     monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
-    running = start_server(database_url, tmp_path)
+    running = start_server(database_url, tmp_path, bootstrap_with=None)
     try:
         assert not (chosen / "counter_999999.db").exists()
         requests.get(f"{running.http_url}/api/v2/flows/acme", headers=bearer(), timeout=10)

@@ -8,10 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.storage import db as storage
 from tests.conftest import (
-    BOOTSTRAP,
     ENGINES,
     RunningServer,
     _close_shared_database,
@@ -29,12 +27,10 @@ def big(request: pytest.FixtureRequest,
     tmp = tmp_path_factory.mktemp(f"sizes-cli-{request.param}")
     with fresh_database(request.param, tmp, request) as url:
         storage.init_database(url)
-        storage.migrate()
         with storage.database.connection_context():
-            bootstrap(BOOTSTRAP)
             populate()
         _close_shared_database()
-        running = start_server(url, tmp)
+        running = start_server(url, tmp, bootstrap_with=None)
         try:
             yield running
         finally:

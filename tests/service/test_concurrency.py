@@ -192,6 +192,7 @@ def test_the_newest_artifact_of_a_fingerprint_is_the_last_reported(
 
 
 # ---- concurrent read-modify-write against a real server (several HTTP workers) -----------------
+# One server per engine for these tests (`live`): each writes names no other one does.
 
 CLIENTS = 24
 
@@ -228,73 +229,73 @@ def tag(server: RunningServer, env: str, key: str) -> Callable[[], requests.Resp
                 {"set_tags": {key: "v"}, "remove_tags": []})
 
 
-def test_concurrent_tags_and_updates_lose_nothing(server: RunningServer):
-    create_environments(server, {"name": "web", "type": "K8S"})
-    all_at_once([tag(server, "web", f"key-{n}") for n in range(CLIENTS)]
-                + [call(server, "PATCH", "/environments/acme/web", {"description": f"d{n}"})
+def test_concurrent_tags_and_updates_lose_nothing(live: RunningServer):
+    create_environments(live, {"name": "web", "type": "K8S"})
+    all_at_once([tag(live, "web", f"key-{n}") for n in range(CLIENTS)]
+                + [call(live, "PATCH", "/environments/acme/web", {"description": f"d{n}"})
                    for n in range(CLIENTS // 2)])
 
-    web = environment(server, "web")
+    web = environment(live, "web")
     assert sorted(web["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS))
     assert web["description"] in {f"d{n}" for n in range(CLIENTS // 2)}
 
 
-def test_concurrent_flow_upserts_and_tags_lose_nothing(server: RunningServer):
+def test_concurrent_flow_upserts_and_tags_lose_nothing(live: RunningServer):
     flow = {"name": "busy", "description": "", "visibility": "private", "template": []}
-    assert call(server, "PUT", "/flows/acme", flow)().status_code == 201
-    all_at_once([call(server, "PATCH", "/tags/acme/flow/busy",
+    assert call(live, "PUT", "/flows/acme", flow)().status_code == 201
+    all_at_once([call(live, "PATCH", "/tags/acme/flow/busy",
                       {"set_tags": {f"key-{n}": "v"}, "remove_tags": []}) for n in range(CLIENTS)]
-                + [call(server, "PUT", "/flows/acme", {**flow, "description": f"d{n}"})
+                + [call(live, "PUT", "/flows/acme", {**flow, "description": f"d{n}"})
                    for n in range(CLIENTS // 2)])
 
-    got = requests.get(f"{server.http_url}/api/v2/flows/acme/busy", headers=H, timeout=30).json()
+    got = requests.get(f"{live.http_url}/api/v2/flows/acme/busy", headers=H, timeout=30).json()
     assert sorted(got["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS))
     assert got["description"] in {f"d{n}" for n in range(CLIENTS // 2)}
 
 
-def test_concurrent_joins_lose_nothing(server: RunningServer):
+def test_concurrent_joins_lose_nothing(live: RunningServer):
     members = [f"member-{n:02d}" for n in range(CLIENTS)]
-    create_environments(server, {"name": "all", "type": "logical"},
+    create_environments(live, {"name": "all", "type": "logical"},
                         *({"name": name, "type": "server"} for name in members))
-    all_at_once([call(server, "PUT", "/environments/acme/all/join", {"physical_env_name": name})
+    all_at_once([call(live, "PUT", "/environments/acme/all/join", {"physical_env_name": name})
                  for name in members]
-                + [tag(server, "all", f"key-{n}") for n in range(CLIENTS // 2)])
+                + [tag(live, "all", f"key-{n}") for n in range(CLIENTS // 2)])
 
-    logical = environment(server, "all")
+    logical = environment(live, "all")
     assert logical["included_environments"] == members
     assert sorted(logical["tags"]) == sorted(f"key-{n}" for n in range(CLIENTS // 2))
 
 
-def test_concurrent_renames_keep_every_member(server: RunningServer):
+def test_concurrent_renames_keep_every_member(live: RunningServer):
     """Members renamed, logical environments renamed, and members joining, all at once."""
     members = [f"old-{n:02d}" for n in range(CLIENTS // 2)]
     joiners = [f"joiner-{n:02d}" for n in range(CLIENTS // 2)]
-    create_environments(server, *({"name": name, "type": "server"} for name in members + joiners))
+    create_environments(live, *({"name": name, "type": "server"} for name in members + joiners))
     renamed, joined = ["group-a", "group-b"], "group-c"
-    create_environments(server, *({"name": name, "type": "logical",
+    create_environments(live, *({"name": name, "type": "logical",
                                    "included_environments": members}
                                   for name in [*renamed, joined]))
-    all_at_once([call(server, "PUT", f"/environments/acme/{name}/rename",
+    all_at_once([call(live, "PUT", f"/environments/acme/{name}/rename",
                       {"new_name": name.replace("old", "new")}) for name in members]
-                + [call(server, "PUT", f"/environments/acme/{name}/rename",
+                + [call(live, "PUT", f"/environments/acme/{name}/rename",
                         {"new_name": f"{name}-renamed"}) for name in renamed]
-                + [call(server, "PUT", f"/environments/acme/{joined}/join",
+                + [call(live, "PUT", f"/environments/acme/{joined}/join",
                         {"physical_env_name": name}) for name in joiners])
 
     new_names = [name.replace("old", "new") for name in members]
     for name in renamed:
-        assert environment(server, f"{name}-renamed")["included_environments"] == new_names
-    assert environment(server, joined)["included_environments"] == sorted(joiners + new_names)
+        assert environment(live, f"{name}-renamed")["included_environments"] == new_names
+    assert environment(live, joined)["included_environments"] == sorted(joiners + new_names)
 
 
-def test_concurrent_artifact_reports_and_attestations_on_one_trail(server: RunningServer):
+def test_concurrent_artifact_reports_and_attestations_on_one_trail(live: RunningServer):
     """Both write the trail and its repo (a new description each time): one locking order,
     so no request dies in a deadlock, and every report is kept."""
     flow = {"name": "ci", "description": "", "visibility": "private", "template": []}
-    assert call(server, "PUT", "/flows/acme", flow)().status_code == 201
+    assert call(live, "PUT", "/flows/acme", flow)().status_code == 201
     repo = {"id": "r-42", "name": "acme/demo", "url": "https://git.example/acme/demo",
             "provider": "github"}
-    begun = requests.put(f"{server.http_url}/api/v2/trails/acme/ci", headers=H, timeout=30,
+    begun = requests.put(f"{live.http_url}/api/v2/trails/acme/ci", headers=H, timeout=30,
                          files={"data_json": (None, json.dumps({"name": "t", "repo_info": repo}))})
     assert begun.status_code == 201, begun.text
 
@@ -302,20 +303,20 @@ def test_concurrent_artifact_reports_and_attestations_on_one_trail(server: Runni
         data = {"attestation_name": f"check-{n}", "is_compliant": True,
                 "repo_info": {**repo, "description": f"a{n}"}}
         return lambda: requests.post(
-            f"{server.http_url}/api/v2/attestations/acme/ci/trail/t/generic", headers=H,
+            f"{live.http_url}/api/v2/attestations/acme/ci/trail/t/generic", headers=H,
             files={"data_json": (None, json.dumps(data))}, timeout=120)
 
     half = CLIENTS // 2
-    all_at_once([call(server, "POST", "/artifacts/acme/ci", {
+    all_at_once([call(live, "POST", "/artifacts/acme/ci", {
         "fingerprint": hashlib.sha256(bytes([n])).hexdigest(), "filename": f"app-{n}",
         "build_url": "b", "commit_url": "c", "trail_name": "t",
         "repo_info": {**repo, "description": f"r{n}"}}) for n in range(half)]
                 + [attestation(n) for n in range(half)])
 
-    listed = requests.get(f"{server.http_url}/api/v2/artifacts/acme?flow_name=ci", headers=H,
+    listed = requests.get(f"{live.http_url}/api/v2/artifacts/acme?flow_name=ci", headers=H,
                           timeout=30).json()
     assert len(listed) == half
-    trail = requests.get(f"{server.http_url}/api/v2/trails/acme/ci/t", headers=H, timeout=30)
+    trail = requests.get(f"{live.http_url}/api/v2/trails/acme/ci/t", headers=H, timeout=30)
     names = {e["attestation_name"] for e in trail.json()["compliance_status"]
              ["attestations_statuses"]}
     assert names == {f"check-{n}" for n in range(half)}

@@ -35,12 +35,10 @@ from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
-from evidence_grpc.domain.identity.organizations import bootstrap
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, Flow, Organization, Trail
 from tests.conftest import (
     ALICE_KEY,
-    BOOTSTRAP,
     ENGINES,
     _close_shared_database,
     bearer,
@@ -77,9 +75,7 @@ def sized(request: pytest.FixtureRequest,
     tmp: pathlib.Path = tmp_path_factory.mktemp(f"sizes-{request.param}")
     with fresh_database(request.param, tmp, request) as url:
         storage.init_database(url)
-        storage.migrate()
         with storage.database.connection_context():
-            bootstrap(BOOTSTRAP)  # idempotent: the PostgreSQL template has it already
             populate()
         yield Sized(url, create_app(Settings(database_url=url)).test_client())
         _close_shared_database()
