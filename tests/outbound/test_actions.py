@@ -10,7 +10,6 @@ import email.policy
 import json
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,18 +20,8 @@ from evidence_grpc.domain.outbound import targets as outbound
 from evidence_grpc.storage.db import now
 from evidence_grpc.storage.models import Action, OutboxMessage
 from tests.conftest import BOB_KEY, ROLE_KEYS, bearer, govern
-from tests.helpers import PUBLIC_HOOK, H, Receiver, create_env, deliver_all, env_action, report_artifact
+from tests.helpers import PUBLIC_HOOK, H, create_env, deliver_all, env_action, report_artifact
 from tests.helpers import report_fingerprints as report
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    outbound.configure(outbound.Policy(allow_loopback=True, timeout_seconds=2))
-    running = Receiver()
-    yield running
-    running.close()
-    outbound.configure(outbound.Policy())
-
 
 # ---- the rules -------------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,15 +35,6 @@ ENV_TRIGGERS = ["ON_STARTED_ARTIFACT", "ON_EXITED_ARTIFACT", "ON_SCALED_ARTIFACT
                 "ON_ALLOWED_ARTIFACT", "ON_NON_COMPLIANT_ENV", "ON_COMPLIANT_ENV"]
 FLOW_TRIGGERS = ["ON_STARTED_TRAIL", "ON_ATTESTED_PROVENANCE", "ON_ATTESTATION", "ON_APPROVAL",
                  "ON_RELEASE"]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    outbound.configure(outbound.Policy(allow_loopback=True, timeout_seconds=2))
-    running = Receiver()
-    yield running
-    running.close()
-    outbound.configure(outbound.Policy())
 
 
 def _targets(receiver: Receiver) -> list[dict[str, str]]:
