@@ -8,7 +8,7 @@ import pathlib
 import requests
 
 from tests.conftest import RunningServer, bearer
-from tests.e2e.cli import failure, unique
+from tests.e2e.cli import Repo, attest_backend, failure, unique
 
 
 def test_control_lifecycle_with_the_cli(live: RunningServer):
@@ -79,3 +79,35 @@ def test_decisions_attested_for_a_control(live: RunningServer, tmp_path: pathlib
     policy.write_text(policy.read_text().replace(ident, "no-such-control"))
     refused = failure(live.kosli("create", "policy", unique("policy"), str(policy), check=False))
     assert "Control 'no-such-control' does not exist" in refused
+
+
+def test_a_decision_is_recorded_on_a_release_trail_about_an_artifact_built_elsewhere(
+        live: RunningServer, tmp_path: pathlib.Path):
+    """tutorials/working_with_controls: "no restrictions on which flow or trail a decision can
+    be recorded on" — `attest decision --fingerprint` on a release trail of another flow is
+    about the artifact where it was built, and both trails and the artifact still read."""
+    ident, build, release = unique("ctl"), unique("build"), unique("release")
+    live.kosli("create", "control", ident, "--name", "Release approval")
+    for flow in (build, release):
+        live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("begin", "trail", "release-1", "--flow", build)
+    fingerprint, _ = attest_backend(live, build, Repo(tmp_path / "repo"), tmp_path)
+    live.kosli("begin", "trail", "r1", "--flow", release)
+    live.kosli("attest", "decision", "--name", "go-live", "--control", ident, "--flow", release,
+               "--trail", "r1", "--fingerprint", fingerprint, "--compliant=true")
+    decisions = requests.get(f"{live.http_url}/api/v2/controls/acme/{ident}/decisions",
+                             headers=bearer(), timeout=10).json()["decisions"]
+    assert [(d["flow_name"], d["trail_name"], d["is_compliant"]) for d in decisions] == [
+        (release, "r1", True)]
+    [decision] = requests.get(f"{live.http_url}/api/v2/attestations/acme/{release}/trail/r1/"
+                              "go-live", headers=bearer(), timeout=10).json()
+    assert (decision["artifact_fingerprint"], decision["target_artifact"]) == (fingerprint,
+                                                                               fingerprint)
+    for flow, trail in ((release, "r1"), (build, "release-1")):
+        assert live.kosli_json("get", "trail", trail, "--flow", flow)["name"] == trail
+    assert live.kosli_json("get", "artifact", f"{build}@{fingerprint}")["fingerprint"] == fingerprint
+    nowhere = "f" * 64
+    refused = failure(live.kosli("attest", "decision", "--name", "go-live", "--control", ident,
+                                 "--flow", release, "--trail", "r1", "--fingerprint", nowhere,
+                                 "--compliant=true", check=False))
+    assert f"Artifact with fingerprint '{nowhere}' does not exist in organization 'acme'" in refused

@@ -13,12 +13,16 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+import grpc
 import pytest
+from google.protobuf import struct_pb2
 
+from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
+from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_pb_grpc
 from evidence_grpc.domain.evidence.artifacts import ONE_READ
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Blob
-from tests.conftest import recorded_statements
+from tests.conftest import ROLE_KEYS, grpc_channel, recorded_statements
 from tests.helpers import (
     BACKEND_FP,
     COMMIT,
@@ -31,6 +35,7 @@ from tests.helpers import (
     create_flow,
     create_type,
     custom,
+    details_of,
     get_trail,
     override,
     report_artifact,
@@ -1107,3 +1112,40 @@ def test_a_legacy_flows_template_list_is_required_of_its_artifacts(client):
                                       "artifact_fingerprint": BACKEND_FP},
                   flow="legacy", trail=COMMIT).status_code == 201
     assert state() == "NON-COMPLIANT"
+
+
+def test_a_decision_may_name_an_artifact_of_another_flow_on_both_doors(client, db):
+    """A decision is recorded on any flow's trail about an artifact reported anywhere in the
+    organization (the newest of that fingerprint); other attestations keep to their trail's
+    and flow's artifacts."""
+    create_flow(client)
+    begin_trail(client)
+    assert report_artifact(client).status_code == 201
+    create_flow(client, "release")
+    begin_trail(client, "release", "r1")
+    decision = {"attestation_name": "go-live", "type_name": "decision", "control": "C1",
+                "attestation_data": {"is_compliant": True}, "artifact_fingerprint": BACKEND_FP}
+    assert attest(client, "system", decision, flow="release", trail="r1").status_code == 201
+    with grpc_channel(db) as channel:
+        stub = attestation_pb_grpc.AttestationServiceStub(channel)
+        metadata = [("authorization", f"Bearer {ROLE_KEYS['member']}")]
+        data = struct_pb2.Struct()
+        data.update({**decision, "attestation_name": "go-live-2"})
+        stub.CreateAttestation(attestation_pb.CreateAttestationRequest(
+            org="acme", flow_name="release", trail_name="r1", kind="system", data_json=data),
+            metadata=metadata)
+        data.update({"artifact_fingerprint": "f" * 64})
+        with pytest.raises(grpc.RpcError) as nowhere:
+            stub.CreateAttestation(attestation_pb.CreateAttestationRequest(
+                org="acme", flow_name="release", trail_name="r1", kind="system",
+                data_json=data), metadata=metadata)
+        assert nowhere.value.code() is grpc.StatusCode.NOT_FOUND
+        assert details_of(nowhere.value)[0].reason == "ARTIFACT_NOT_FOUND"
+    for name in ("go-live", "go-live-2"):
+        [kept] = trail_attestations(client, name, flow="release", trail="r1")
+        assert (kept["artifact_fingerprint"], kept["target_artifact"]) == (BACKEND_FP, BACKEND_FP)
+    generic = attest(client, "generic", {"attestation_name": "scan", "is_compliant": True,
+                                         "artifact_fingerprint": BACKEND_FP},
+                     flow="release", trail="r1")
+    assert generic.status_code == 404 and "does not exist in trail" in generic.json["message"]
+    assert client.get("/api/v2/trails/acme/release/r1", headers=H).status_code == 200

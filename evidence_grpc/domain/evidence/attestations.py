@@ -143,24 +143,36 @@ _FINGERPRINT_IN_TRAIL = Prepared(lambda trail, fingerprint: Artifact.select().wh
 _FINGERPRINT_IN_FLOW = Prepared(lambda flow, fingerprint: Artifact.select().where(
     (Artifact.flow == flow) & (Artifact.fingerprint == fingerprint)).limit(1),
     flow=int, fingerprint=str)
+_FINGERPRINT_IN_ORG = Prepared(lambda org, fingerprint: Artifact.select().where(
+    (Artifact.organization == org) & (Artifact.fingerprint == fingerprint))
+    .order_by(Artifact.id.desc()).limit(1), org=int, fingerprint=str)
 _NAMED_IN_TRAIL = Prepared(lambda trail, name: Artifact.select().where(
     (Artifact.trail == trail) & (Artifact.template_reference_name == name))
     .order_by(Artifact.id.desc()).limit(1), trail=int, name=str)
 
 
-def _target(org: Organization, trail: Trail, data: dict[str, Any]
+def _target(org: Organization, trail: Trail, data: dict[str, Any], *, anywhere: bool = False
             ) -> tuple[str | None, Artifact | None, str | None]:
-    """(template name of the artifact it is about, that artifact, its fingerprint)."""
+    """(template name of the artifact it is about, that artifact, its fingerprint). `anywhere`
+    (a decision: the docs put no restriction on the flow or trail it is recorded on): an
+    artifact of another flow too, the newest reported with that fingerprint, named by its
+    fingerprint (its template name is another flow's)."""
     targets = data.get("target_artifacts") or []
     fingerprint = data.get("artifact_fingerprint")
     if fingerprint:
         found = (_FINGERPRINT_IN_TRAIL.models(Artifact, trail=trail.id, fingerprint=fingerprint)
                  or _FINGERPRINT_IN_FLOW.models(Artifact, flow=trail.flow_id,
                                                 fingerprint=fingerprint))
-        if not found:
+        if found:
+            artifact = found[0]
+            return artifact.template_reference_name or fingerprint, artifact, fingerprint
+        if not anywhere:
             raise artifact_not_in_trail(org.name, trail.flow.name, trail.name, fingerprint)
-        artifact = found[0]
-        return artifact.template_reference_name or fingerprint, artifact, fingerprint
+        elsewhere = _FINGERPRINT_IN_ORG.models(Artifact, org=org.id, fingerprint=fingerprint)
+        if not elsewhere:
+            raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not "
+                            f"exist in organization '{org.name}'", fingerprint=fingerprint)
+        return fingerprint, elsewhere[0], fingerprint
     if targets:
         name = targets[0]
         found = _NAMED_IN_TRAIL.models(Artifact, trail=trail.id, name=name)
@@ -182,7 +194,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
             trail = trail_of()
             target, artifact, fingerprint = (
                 (overrides.target_artifact, overrides.artifact, overrides.artifact_fingerprint)
-                if overrides else _target(org, trail, data))
+                if overrides else _target(org, trail, data, anywhere=type_name == "decision"))
             stamp = now()
             blob = blobs.store(attachment[1], address) if attachment and address else None
             attestation = _ATTESTATION.create(
