@@ -315,7 +315,9 @@ def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> li
 def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
     """A trail's artifacts from its own answer: each one reported (its events), its status in
     the trail's compliance (keyed by template name, or by fingerprint without one), and the
-    environments it runs in by the starts and stops recorded since."""
+    environments it runs in, with the snapshot it has run since, by the starts and stops
+    recorded since. A stop and a start in one snapshot (the build re-reported under another
+    name) leave it running since it first started."""
     found: dict[str, dict[str, Any]] = {}
     for event in trail.events:
         kind = event.WhichOneof("detail")
@@ -323,13 +325,18 @@ def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
             reported = event.artifact
             found[reported.fingerprint] = {
                 "filename": reported.artifact_name, "fingerprint": reported.fingerprint,
-                "template_reference_name": reported.template_reference_name, "running": {}}
+                "template_reference_name": reported.template_reference_name, "running": {},
+                "started": {}, "stopped": {}}
         elif kind == "running" and event.running.artifact_fingerprint in found:
-            running = found[event.running.artifact_fingerprint]["running"]
+            artifact = found[event.running.artifact_fingerprint]
+            running, started, stopped = artifact["running"], artifact["started"], artifact["stopped"]
+            env, index = event.running.environment_name, event.running.snapshot_index
             if event.type == "artifact_started_running":
-                running[event.running.environment_name] = event.running.snapshot_index
-            else:
-                running.pop(event.running.environment_name, None)
+                was = stopped.pop(env, None)
+                running[env] = was[1] if was and was[0] == index else running.get(env, index)
+                started[env] = index
+            elif started.get(env) != index and env in running:
+                stopped[env] = (index, running.pop(env))
     statuses = trail.compliance_status.artifacts_statuses
     for artifact in found.values():
         status = statuses.get(artifact["template_reference_name"]) or statuses.get(

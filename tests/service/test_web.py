@@ -140,7 +140,19 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     assert "backend.tgz" in text and "release-1" in text and "unit-tests" in text
     assert "/acme/environments/prod/snapshots/1" in text
     trail = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
-    assert 'href="/acme/environments/prod/snapshots/1">prod#1</a>' in trail  # from its events
+    assert ('href="/acme/environments/prod">prod</a> (since '
+            '<a href="/acme/environments/prod/snapshots/1">#1</a>)') in trail  # from its events
+    # re-reported under a new name: it kept running, in the trail's table and the history
+    run_in(world, "prod", ("backend-2.tgz", FP))
+    trail = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
+    assert ('href="/acme/environments/prod">prod</a> (since '
+            '<a href="/acme/environments/prod/snapshots/1">#1</a>)') in trail
+    artifact = world.get(f"/api/v2/artifacts/acme/payments/fingerprint/{FP}", headers=H).json
+    assert [e["event"] for e in artifact["history"] if "prod#" in e["event"]] == [
+        "Started running in prod#1 environment"]
+    assert artifact["running"] == [{"environment_name": "prod", "snapshot_index": 2}]
+    text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
+    assert '/acme/environments/prod/snapshots/2">#2</a></td><td>running' in text
 
 
 def test_environment_pages_show_snapshots_with_compliance_history_and_diffs(world):

@@ -56,9 +56,15 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
                           f"{'compliant' if a.is_compliant else 'non-compliant'}",
                  "timestamp": a.created_at, "type": "attestation"} for a in attested]
     seen = set()
+    # A snapshot where the build stopped under one name and started under another (re-reported
+    # under a new name): it kept running, neither started nor stopped there.
+    at: dict[str, set[tuple[str, int]]] = {"started": set(), "exited": set()}
+    for event in where["events"]:
+        at[event["type"]].add((event["environment_name"], event["snapshot_index"]))
+    renamed = at["started"] & at["exited"]
     for event in where["events"]:
         key = (event["type"], event["environment_name"], event["snapshot_index"])
-        if key in seen:  # the same build under two names starts once
+        if key in seen or key[1:] in renamed:  # the same build under two names starts once
             continue
         seen.add(key)
         verb = "Started running in" if event["type"] == "started" else "No longer running in"
