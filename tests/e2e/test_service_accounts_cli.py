@@ -42,9 +42,14 @@ def test_the_cli_manages_service_accounts_and_their_keys(server: RunningServer,
     new_key = next(line.split()[-1] for line in rotated.splitlines() if line.startswith("Key:"))
     server.kosli("list", "flows", key=new_key)
     server.kosli("list", "flows", key=key["key"])  # within its grace period
+    # -o json: a list of the rotate answers, so the tutorial's `jq -r '.[0].key'` finds the key
+    other = server.kosli_json("create", "api-key", "-s", "ci-bot", "--description", "other")
+    [again] = server.kosli_json("rotate", "api-key", other["id"], "-s", "ci-bot", "-g", "1")
+    assert again["key"] and again["key"] != other["key"] and again["grace_period_expires_at"]
+    server.kosli("list", "flows", key=again["key"])
 
     new_id = next(k["id"] for k in server.kosli_json("list", "api-keys", "-s", "ci-bot")
-                  if k["id"] != key["id"])
+                  if k["id"] not in (key["id"], other["id"], again["id"]))
     server.kosli("delete", "api-key", new_id, "-s", "ci-bot", "--assume-yes")
     refused = server.kosli("list", "flows", key=new_key, check=False)
     assert refused.returncode != 0
