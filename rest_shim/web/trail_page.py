@@ -8,7 +8,7 @@ import dataclasses
 import json
 import time
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import orjson
 from flask import current_app
@@ -88,6 +88,7 @@ def _row(seen: _Seen) -> Shown:
         user_data = plain_data(a.user_data, "user_data")
         if user_data:
             blocks.append(("User data", pretty(user_data)))
+    annotations = [(humanized(key), value, is_link(value)) for key, value in sorted(a.annotations.items())]
     attachment = None
     if a.HasField("evidence"):
         attachment = (f"{seen.base}/{segment(a.attestation_id)}/attachment",
@@ -97,10 +98,21 @@ def _row(seen: _Seen) -> Shown:
         about=a.target_artifact if a.HasField("target_artifact") else "",
         compliant=a.is_compliant, when=when(a.created_at), by=a.created_by,
         description=a.description if a.HasField("description") else "",
-        attachment=attachment, blocks=blocks,
+        attachment=attachment, annotations=annotations, blocks=blocks,
         override=f"Overrides an earlier verdict: {a.override.reason} (by {a.override.by})"
         if a.HasField("override") else "")
     return Shown(a.attestation_id, Markup(html))
+
+
+def humanized(key: str) -> str:
+    """An annotation's key as the hosted pages show it: `report_url` -> "Report url"."""
+    return key[:1].upper() + key[1:].replace("_", " ")
+
+
+def is_link(value: str) -> bool:
+    """Whether an annotation's value is shown as a link: an http(s) URL with a host."""
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and value == value.strip()
 
 
 def compliance_rows(status: Any) -> list[tuple[str, str, str, str]]:

@@ -3,6 +3,7 @@ session cookie, who may see what, escaping of everything reported, and each page
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -230,3 +231,22 @@ def test_attachment_links_need_access_too(world):
     assert world.get(link).status_code == 302
     assert world.get(link, headers=bearer(BOB_KEY)).status_code == 403
 
+
+
+def test_annotations_show_on_the_trail_page_humanized_with_links(world):
+    """getting_started/attestations.md: annotation keys humanized (`report_url` -> "Report
+    url"), URL values as links; anything else, a script URL included, is text."""
+    answer = world.post("/api/v2/attestations/acme/payments/trail/release-1/generic", headers=H,
+                        content_type="multipart/form-data", data={"data_json": json.dumps({
+                            "attestation_name": "annotated", "is_compliant": True,
+                            "annotations": {"report_url": "https://ci.example/r/1",
+                                            "owner": "<b>ops</b>",
+                                            "bad_link": "javascript:alert(1)"}})})
+    assert answer.status_code == 201, answer.json
+    sign_in(world)
+    page = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
+    assert ('<tr><th>Report url</th><td><a href="https://ci.example/r/1" '
+            'rel="noopener noreferrer">https://ci.example/r/1</a></td></tr>') in page
+    assert "<tr><th>Owner</th><td>&lt;b&gt;ops&lt;/b&gt;</td></tr>" in page
+    assert "<tr><th>Bad link</th><td>javascript:alert(1)</td></tr>" in page
+    assert 'href="javascript' not in page
