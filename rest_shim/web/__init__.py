@@ -319,24 +319,27 @@ def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
     recorded since. A stop and a start in one snapshot (the build re-reported under another
     name) leave it running since it first started."""
     found: dict[str, dict[str, Any]] = {}
+    # (fingerprint, environment) -> the snapshot of its last start; of its last stop, and the
+    # snapshot it had run since
+    started: dict[tuple[str, str], int] = {}
+    stopped: dict[tuple[str, str], tuple[int, int]] = {}
     for event in trail.events:
         kind = event.WhichOneof("detail")
         if kind == "artifact":
             reported = event.artifact
             found[reported.fingerprint] = {
                 "filename": reported.artifact_name, "fingerprint": reported.fingerprint,
-                "template_reference_name": reported.template_reference_name, "running": {},
-                "started": {}, "stopped": {}}
+                "template_reference_name": reported.template_reference_name, "running": {}}
         elif kind == "running" and event.running.artifact_fingerprint in found:
-            artifact = found[event.running.artifact_fingerprint]
-            running, started, stopped = artifact["running"], artifact["started"], artifact["stopped"]
+            running = found[event.running.artifact_fingerprint]["running"]
             env, index = event.running.environment_name, event.running.snapshot_index
+            key = (event.running.artifact_fingerprint, env)
             if event.type == "artifact_started_running":
-                was = stopped.pop(env, None)
+                was = stopped.pop(key, None)
                 running[env] = was[1] if was and was[0] == index else running.get(env, index)
-                started[env] = index
-            elif started.get(env) != index and env in running:
-                stopped[env] = (index, running.pop(env))
+                started[key] = index
+            elif started.get(key) != index and env in running:
+                stopped[key] = (index, running.pop(env))
     statuses = trail.compliance_status.artifacts_statuses
     for artifact in found.values():
         status = statuses.get(artifact["template_reference_name"]) or statuses.get(

@@ -240,7 +240,7 @@ def tile(org: Organization, path: str) -> bytes:
     length as a big-endian 16-bit number."""
     bundle = path.startswith("entries/")
     try:  # an entry bundle's path is a level-0 tile's, with `entries` for the level
-        found = merkle.parse_tile_path(f"tile/{'0/' + path[8:] if bundle else path}")
+        found = merkle.parse_tile_path(f"tile/{'0/' + path.removeprefix('entries/') if bundle else path}")
     except ValueError as error:
         raise validation_error("tile", str(error)) from None
     size = size_of(org)

@@ -63,19 +63,22 @@ def _check_size(name: str, value: int) -> None:
         raise ValueError(f"{name} must not be negative, got {value}")
 
 
-def _range_hash(start: int, end: int, hash_at: HashAt) -> bytes:
-    """MTH(D[start:end]) for a subtree of the RFC's tree: start is a multiple of a power of two
-    at least end - start, so the range is its complete parts, largest first, folded from the right."""
-    parts: list[bytes] = []
+def _parts(start: int, end: int) -> list[tuple[int, int]]:
+    """(level, index) of the complete subtrees D[start:end] is made of, largest first, for a
+    subtree of the RFC's tree (start a multiple of a power of two at least end - start); of
+    D[0:size], the frontier of a tree of `size` leaves."""
+    keys = []
     position = start
     for level in range((end - start).bit_length() - 1, -1, -1):
         if (end - start) >> level & 1:
-            parts.append(hash_at(level, position >> level))
+            keys.append((level, position >> level))
             position += 1 << level
-    result = parts[-1]
-    for part in reversed(parts[:-1]):
-        result = node_hash(part, result)
-    return result
+    return keys
+
+
+def _range_hash(start: int, end: int, hash_at: HashAt) -> bytes:
+    """MTH(D[start:end]) for a subtree of the RFC's tree: its complete parts, folded."""
+    return frontier_root([hash_at(level, index) for level, index in _parts(start, end)])
 
 
 def tree_root(tree_size: int, hash_at: HashAt) -> bytes:
@@ -216,26 +219,15 @@ class StoredHash:
 def new_hashes(existing_size: int, leaf_hashes: Iterable[bytes], hash_at: HashAt) -> list[StoredHash]:
     """The hashes that become complete when leaf_hashes are appended to a tree of existing_size
     leaves: each leaf's, then every subtree it closes, in order (parents after their children).
-    Reads from hash_at only the O(log n) left siblings already stored."""
+    Reads from hash_at only the existing tree's frontier (one hash per 1 bit of its size)."""
     _check_size("existing_size", existing_size)
-    made: dict[tuple[int, int], bytes] = {}
+    frontier = [hash_at(level, index) for level, index in _parts(0, existing_size)]
     out: list[StoredHash] = []
-    size = existing_size
-    for h in leaf_hashes:
+    for number, h in enumerate(leaf_hashes, existing_size):
         if len(h) != HASH_SIZE:
             raise ValueError(f"a leaf hash has {len(h)} bytes, not {HASH_SIZE}")
-        level, index = 0, size
-        while True:
-            made[(level, index)] = h
-            out.append(StoredHash(level, index, h))
-            if index % 2 == 0:
-                break
-            sibling = made.get((level, index - 1))
-            if sibling is None:
-                sibling = hash_at(level, index - 1)
-            h = node_hash(sibling, h)
-            level, index = level + 1, index // 2
-        size += 1
+        out += [StoredHash(level, index, value) for (level, index), value in
+                zip(closed_by(number), append_leaf(frontier, number, h), strict=True)]
     return out
 
 
