@@ -196,8 +196,11 @@ def test_repos_learned_from_artifacts(live: RunningServer, tmp_path: pathlib.Pat
     assert env in live.kosli("get", "artifact", f"{flow}@{sha256_of(binary)}").stdout
 
     snapshot = live.kosli_json("get", "snapshot", env)
-    # No policies: nothing is required, compliance is Unknown (null), and not COMPLIANT.
-    assert (snapshot["compliant"], snapshot["artifacts"][0]["compliant"]) == (False, None)
+    # No policies: nothing is required, the snapshot is Unknown (and not COMPLIANT); the
+    # artifact keeps its own compliance.
+    own = live.kosli_json("get", "artifact", f"{flow}@{sha256_of(binary)}")["state"]
+    assert (snapshot["compliant"], snapshot["compliance_state"],
+            snapshot["artifacts"][0]["compliant"]) == (False, "UNKNOWN", own == "COMPLIANT")
     assert snapshot["artifacts"][0]["flow_name"] == flow
 
     import requests

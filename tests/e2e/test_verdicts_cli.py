@@ -87,15 +87,30 @@ def test_an_old_snapshot_keeps_its_verdict(live: RunningServer, tmp_path: pathli
 
 def test_an_environment_without_policies_is_unknown(live: RunningServer,
                                                     tmp_path: pathlib.Path) -> None:
-    env = unique("dev")
+    """The environment and its snapshots are Unknown (nothing is required); each artifact
+    shows its own compliance, in `kosli get snapshot` as in `kosli get artifact`."""
+    repo = Repo(tmp_path / "repo")
+    flow, env = unique("payments"), unique("dev")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("begin", "trail", "release-1", "--flow", flow)
+    fingerprint, _ = attest_backend(live, flow, repo, tmp_path)
+    assert "COMPLIANT" in live.kosli("get", "artifact", f"{flow}@{fingerprint}").stdout
     tool = tmp_path / "tool.bin"
     tool.write_bytes(b"anything at all")
     live.kosli("create", "environment", env, "--type", "server")
-    live.kosli("snapshot", "path", env, "--path", str(tool), "--name", "tool")
-    assert compliance(live, env) == "NON-COMPLIANT"  # Unknown is not compliant
+    live.kosli("snapshot", "server", env, "--paths",
+               f"{tmp_path / 'dist' / 'backend.tar'},{tool}")
+    assert compliance(live, env) == "NON-COMPLIANT"  # Unknown is not COMPLIANT
     snapshot = live.kosli_json("get", "snapshot", env)
-    assert (snapshot["compliant"], snapshot["artifact_compliance_count"]) == (
-        False, {"true": 0, "false": 0, "null": 1})
+    assert (snapshot["compliant"], snapshot["compliance_state"],
+            snapshot["artifact_compliance_count"]) == (
+        False, "UNKNOWN", {"true": 1, "false": 1, "null": 0})
+    table = {line.split("Name: ")[1].split()[0]: line
+             for line in live.kosli("get", "snapshot", env).stdout.splitlines() if "Name: " in line}
+    backend, unknown = str(tmp_path / "dist" / "backend.tar"), str(tool)
+    assert "NON-COMPLIANT" not in table[backend] and "COMPLIANT" in table[backend]
+    assert "NON-COMPLIANT" in table[unknown]  # no provenance: nothing known of it
     assert live.kosli_json("get", "environment", env)["state"] is None
     assert "N/A" in live.kosli("get", "environment", env).stdout
-    assert [s["compliant"] for s in live.kosli_json("list", "snapshots", env)] == [False]
+    assert [(s["compliant"], s["compliance_state"])
+            for s in live.kosli_json("list", "snapshots", env)] == [(False, "UNKNOWN")]

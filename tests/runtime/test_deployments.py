@@ -281,20 +281,30 @@ def test_a_snapshot_keeps_its_verdict_and_the_next_one_sees_new_evidence(client,
 
 
 def test_an_environment_without_policies_is_of_unknown_compliance(client, deployed: Clock):
+    """Unknown is the environment's and its snapshots' (no requirements); each artifact keeps
+    its own compliance, as GET artifact answers it."""
+    attest(client, "generic", {"attestation_name": "review", "is_compliant": True},
+           flow="ci", trail="a")
+    assert get(client, f"artifacts/acme/ci/fingerprint/{FP_A}")["state"] == "COMPLIANT"
     environment(client, "dev")
     running(client, "dev", FP_A, FP_X)
     snapshot = get(client, "snapshots/acme/dev/-1")
     assert snapshot["compliant"] is False  # a bool for `kosli assert snapshot`: not COMPLIANT
-    assert snapshot["artifact_compliance_count"] == {"true": 0, "false": 0, "null": 2}
-    assert [(a["compliant"], a["reasons_for_incompliance"]) for a in snapshot["artifacts"]] == [
-        (None, []), (None, [])]
+    assert snapshot["compliance_state"] == "UNKNOWN"
+    assert snapshot["artifact_compliance_count"] == {"true": 1, "false": 1, "null": 0}
+    assert {a["fingerprint"]: (a["compliant"], [r["type"] for r in a["reasons_for_incompliance"]],
+                               a["annotation"]["type"]) for a in snapshot["artifacts"]} == {
+        FP_A: (True, [], "started-compliant"),
+        FP_X: (False, ["no_provenance"], "started-non-compliant")}
     assert sorted(a["flow_name"] for a in snapshot["artifacts"]) == ["", "ci"]  # provenance kept
     assert get(client, "environments/acme/dev")["state"] is None  # Unknown: N/A in the CLI
     assert {e["name"]: e["state"] for e in get(client, "environments/acme")} == {
         "all": None, "dev": None, "prod": False, "staging": False}
-    assert [s["compliant"] for s in get(client, "snapshots/acme/dev")] == [False]
-    assert {(e["artifact_compliance"], e["snapshot_compliance"])
-            for e in get(client, "environments/acme/dev/events")} == {(None, None)}
+    assert [(s["compliant"], s["compliance_state"]) for s in get(client, "snapshots/acme/dev")
+            ] == [(False, "UNKNOWN")]
+    assert {(e["sha256"], e["artifact_compliance"], e["snapshot_compliance"])
+            for e in get(client, "environments/acme/dev/events")} == {
+        (FP_A, True, None), (FP_X, False, None)}
 
 
 def test_allowlist_listing(client, deployed: Clock):
@@ -347,8 +357,10 @@ def test_attaching_or_detaching_policies_judges_what_runs_in_a_new_snapshot(clie
                              json={"policy_names": ["house-rules"]})
     assert detached.status_code == 200
     three = get(client, "snapshots/acme/prod/-1")
-    assert (three["index"], three["compliant"], three["artifact_compliance_count"]) == (
-        3, False, {"true": 0, "false": 0, "null": 3})  # Unknown: nothing is required
+    # Unknown: nothing is required; each artifact as its reviewed trail makes it
+    assert (three["index"], three["compliant"], three["compliance_state"],
+            three["artifact_compliance_count"]) == (
+        3, False, "UNKNOWN", {"true": 3, "false": 0, "null": 0})
     assert {a["annotation"]["type"] for a in three["artifacts"]} == {"unchanged"}
     assert get(client, "environments/acme/prod")["state"] is None
     assert client.post("/api/v2/environments/acme/prod/policies", headers=H,

@@ -163,7 +163,8 @@ def test_snapshots_list_get_and_expressions(client):
     listed = client.get("/api/v2/snapshots/acme/prod?page=1&per_page=15&interval=&reverse=false",
                         headers=H).json
     assert [(s["index"], s["to"] == 0) for s in listed] == [(2, True), (1, False)]
-    assert set(listed[0]) == {"index", "from", "to", "duration", "compliant"}
+    assert set(listed[0]) == {"index", "from", "to", "duration", "compliant", "compliance_state"}
+    assert listed[0]["compliance_state"] == "UNKNOWN"  # no policies: no requirements
     for expression, index in (("-1", 2), ("%231", 1), ("~1", 1), ("2", 2), ("@%7Bnow%7D", 2),
                               ("@%7B2099-01-01T00:00:00%7D", 2)):
         got = client.get(f"/api/v2/snapshots/acme/prod/{expression}", headers=H)

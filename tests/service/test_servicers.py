@@ -290,7 +290,10 @@ def test_snapshot_artifacts_are_typed_over_grpc(channel):
     assert list(web.creation_timestamp) == [1700000000]
     assert (web.annotation.type, web.annotation.was, web.annotation.now) == \
         ("started-non-compliant", 0, 1)
-    assert not web.HasField("compliant")  # no policies: Unknown
+    # no policies: the snapshot is Unknown; the artifact, never reported, is not compliant
+    assert (snapshot.compliant, snapshot.compliance_state) == (False, "UNKNOWN")
+    assert web.HasField("compliant") and not web.compliant
+    assert [r.type for r in web.reasons_for_incompliance] == ["no_provenance"]
     assert not web.HasField("deployment_diff") and not web.flows  # no provenance
     assert web.pods["web-1"]["namespace"] == "default"
 

@@ -166,6 +166,15 @@ def test_environment_pages_show_snapshots_with_compliance_history_and_diffs(worl
     assert "policies: house-rules" in latest
     first = world.get("/acme/environments/prod/snapshots/1").get_data(as_text=True)
     assert "Snapshot #1" in first and "backend.tgz" in first and "started" in first
+    # #1 is Unknown (no policies) while its artifact shows its own compliance
+    heading = first[first.index("<h2>Snapshot #1"):first.index("</h2>")]
+    assert ">Unknown</span>" in heading
+    row = first[first.index("backend.tgz"):]
+    row = row[:row.index("</tr>")]
+    assert ">Unknown</span>" not in row and ('state ok' in row or 'state bad' in row)
+    history = latest[latest.index("<h2>History</h2>"):]
+    assert [line.count(">Unknown</span>") for line in history.split("<tr>")
+            if "/snapshots/" in line] == [0, 0, 1]  # #3, #2, #1
     assert world.get("/acme/environments/prod/1").status_code == 200  # the CLI's link form
     diff = world.get("/acme/environments/prod/diff?from=2&to=3").get_data(as_text=True)
     assert "Only in #2 (1)" in diff and "backend.tgz" in diff

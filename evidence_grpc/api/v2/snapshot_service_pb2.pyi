@@ -28,17 +28,19 @@ class ListSnapshotsRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., env_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., interval: _Optional[str] = ..., reverse: _Optional[bool] = ...) -> None: ...
 
 class SnapshotListItem(_message.Message):
-    __slots__ = ("index", "to", "duration", "compliant")
+    __slots__ = ("index", "to", "duration", "compliant", "compliance_state")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     FROM_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
     DURATION_FIELD_NUMBER: _ClassVar[int]
     COMPLIANT_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_STATE_FIELD_NUMBER: _ClassVar[int]
     index: int
     to: float
     duration: float
     compliant: bool
-    def __init__(self, index: _Optional[int] = ..., to: _Optional[float] = ..., duration: _Optional[float] = ..., compliant: _Optional[bool] = ..., **kwargs) -> None: ...
+    compliance_state: str
+    def __init__(self, index: _Optional[int] = ..., to: _Optional[float] = ..., duration: _Optional[float] = ..., compliant: _Optional[bool] = ..., compliance_state: _Optional[str] = ..., **kwargs) -> None: ...
 
 class ListSnapshotsResponse(_message.Message):
     __slots__ = ("snapshots",)
@@ -57,7 +59,7 @@ class GetSnapshotRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., env_name: _Optional[str] = ..., snapshot_expression: _Optional[str] = ...) -> None: ...
 
 class Snapshot(_message.Message):
-    __slots__ = ("index", "is_latest", "next_snapshot_timestamp", "artifact_compliance_count", "timestamp", "type", "compliant", "html_url", "artifacts", "applied_policies", "log_index")
+    __slots__ = ("index", "is_latest", "next_snapshot_timestamp", "artifact_compliance_count", "timestamp", "type", "compliant", "compliance_state", "html_url", "artifacts", "applied_policies", "log_index")
     class ArtifactComplianceCountEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +74,7 @@ class Snapshot(_message.Message):
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     COMPLIANT_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_STATE_FIELD_NUMBER: _ClassVar[int]
     HTML_URL_FIELD_NUMBER: _ClassVar[int]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     APPLIED_POLICIES_FIELD_NUMBER: _ClassVar[int]
@@ -83,11 +86,12 @@ class Snapshot(_message.Message):
     timestamp: float
     type: str
     compliant: bool
+    compliance_state: str
     html_url: str
     artifacts: _containers.RepeatedCompositeFieldContainer[SnapshotArtifact]
     applied_policies: _containers.RepeatedCompositeFieldContainer[AppliedPolicy]
     log_index: int
-    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[AppliedPolicy, _Mapping]]] = ..., log_index: _Optional[int] = ...) -> None: ...
+    def __init__(self, index: _Optional[int] = ..., is_latest: _Optional[bool] = ..., next_snapshot_timestamp: _Optional[float] = ..., artifact_compliance_count: _Optional[_Mapping[str, int]] = ..., timestamp: _Optional[float] = ..., type: _Optional[str] = ..., compliant: _Optional[bool] = ..., compliance_state: _Optional[str] = ..., html_url: _Optional[str] = ..., artifacts: _Optional[_Iterable[_Union[SnapshotArtifact, _Mapping]]] = ..., applied_policies: _Optional[_Iterable[_Union[AppliedPolicy, _Mapping]]] = ..., log_index: _Optional[int] = ...) -> None: ...
 
 class AppliedPolicy(_message.Message):
     __slots__ = ("id", "name", "version", "policy_dump", "failing_artifacts")

@@ -2214,6 +2214,7 @@ Snapshot = TypedDict("Snapshot", {
     "timestamp": "float",
     "type": "str",
     "compliant": "bool",
+    "compliance_state": "str",
     "html_url": "str",
     "artifacts": "Sequence[SnapshotArtifact]",
     "applied_policies": "Sequence[AppliedPolicy]",
@@ -2278,6 +2279,7 @@ SnapshotListItem = TypedDict("SnapshotListItem", {
     "to": "float",
     "duration": "float",
     "compliant": "bool",
+    "compliance_state": "str",
 }, total=False)
 
 SnykAttestation = TypedDict("SnykAttestation", {

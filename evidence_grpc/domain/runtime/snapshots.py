@@ -12,9 +12,10 @@ later evidence, template edits or policy changes show in the next snapshot, neve
 (a report of what already runs makes no snapshot and judges nothing). An environment's attached
 policies decide (policy_eval): an artifact is compliant when it is allowlisted in the
 environment or complies with every attached policy, and a snapshot is compliant when all its
-artifacts are. An environment without policies has no requirements: its snapshots and their
-artifacts are of Unknown compliance (null; a snapshot's `compliant` reads false), though what
-is known of their provenance and trails is kept and shown."""
+artifacts are. An environment without policies has no requirements: its snapshots are of Unknown compliance
+(`compliance_state` UNKNOWN; the hosted `compliant` a bool, false, as `kosli assert snapshot`
+reads it), while each artifact keeps its own compliance: allowlisted, or reported and compliant
+in every trail it was reported to (what `kosli get artifact` shows)."""
 
 from __future__ import annotations
 
@@ -404,14 +405,11 @@ def _verdict(judgement: Judgement, fingerprint: str) -> dict[str, Any]:
 def _verdicts(governed: bool, judgement: Judgement, entries: list[dict[str, Any]]
               ) -> dict[str, Any]:
     """The Snapshot fields of a verdict on `entries` (running artifacts). Without policies
-    (not `governed`) the environment has no requirements: every artifact and the snapshot are
-    Unknown (None)."""
-    verdicts = []
-    for entry in entries:
-        verdict = _verdict(judgement, entry["fingerprint"])
-        if not governed:
-            verdict.update(compliant=None, reasons_for_incompliance=[])
-        verdicts.append({"name": entry["name"], "fingerprint": entry["fingerprint"], **verdict})
+    (not `governed`) the environment has no requirements: the snapshot is Unknown (None), and
+    each artifact keeps its own compliance (`Judgement.compliant`), as `kosli get artifact`
+    shows it. (Snapshots made before 2026-11-29 kept None for each artifact: read as kept.)"""
+    verdicts = [{"name": entry["name"], "fingerprint": entry["fingerprint"],
+                 **_verdict(judgement, entry["fingerprint"])} for entry in entries]
     return {"verdicts": verdicts,
             "compliant": all(v["compliant"] for v in verdicts) if governed else None,
             "applied_policies": judgement.applied_policies}
@@ -599,7 +597,8 @@ def list_snapshots(org: Organization, env_name: str, page: int | None, per_page:
         until = next_start.get(s.index)
         items.append({"index": s.index, "from": s.created_at, "to": until or 0,
                       "duration": (until or stamp) - s.created_at,
-                      "compliant": bool(s.compliant)})
+                      "compliant": bool(s.compliant),
+                      "compliance_state": compliance_state(s.compliant)})
     return items
 
 
@@ -653,6 +652,7 @@ def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
         "timestamp": snapshot.created_at,
         "type": snapshot.type,
         "compliant": bool(snapshot.compliant),
+        "compliance_state": compliance_state(snapshot.compliant),
         "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
         "artifacts": artifacts,
         "applied_policies": applied_policies_of(snapshot),
@@ -673,6 +673,11 @@ def applied_policies_of(snapshot: Snapshot) -> list[views.AppliedPolicy]:
                 found.add(verdict["fingerprint"])
     return [{**policy, "failing_artifacts": sorted(found)}
             for policy, found in zip(applied, failing, strict=True)]
+
+
+def compliance_state(compliant: bool | None) -> str:
+    """A snapshot's compliance as a word: None is Unknown (no policies, no requirements)."""
+    return {True: "COMPLIANT", False: "NON-COMPLIANT", None: "UNKNOWN"}[compliant]
 
 
 def _annotation(was: int, count: int, compliant: bool | None) -> str:
