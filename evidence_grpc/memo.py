@@ -77,6 +77,14 @@ class BytesLru:
             self._entries.move_to_end(key)
             return entry[0]
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
     def put(self, key: Hashable, value: Any, size: int) -> None:
         with self._lock:
             if key in self._entries or size > self.max_bytes:
@@ -105,6 +113,9 @@ class BytesLruFunction:
             answer = self._function(*args)
             self.kept.put(args, answer, self._size(*args))
         return answer
+
+    def cache_clear(self) -> None:
+        self.kept.clear()
 
 
 def bytes_lru(max_bytes: int, size: Callable[..., int]

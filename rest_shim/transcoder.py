@@ -18,7 +18,7 @@ from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
-from evidence_grpc.memo import small_lru
+from evidence_grpc.memo import bytes_lru
 from evidence_grpc.uploads import too_large, upload_limit
 
 from .codec import (
@@ -223,14 +223,39 @@ def render(route: Route, response: Message) -> Response:
         status = 201 if getattr(response, route.options.created_field) else 200
     envelope = route.options.envelope_field
     field = route.response_body if not (envelope and response.HasField(envelope)) else ""
-    encoded = response.SerializeToString(deterministic=True)
-    if len(encoded) > _KEPT_ANSWER_BYTES:
-        body = _json(response, field)
+    items = _listed(response, field)
+    if items is not None:  # a list answer: each item's JSON kept as a single read's would be
+        body = b"[" + b",".join(_item_json(item) for item in items) + b"]"
     else:
-        answer = _Answer(response, field, encoded)
-        body = _kept_json(answer)
-        answer.message = None  # a kept key holds its encoding, not the message as well
+        body = _item_json(response, field)
     return Response(body, status=status, content_type="application/json")
+
+
+def _listed(response: Message, field: str) -> Any:
+    """The items of an answer that is a list of messages rendered as they are (`field` a
+    repeated message field with no JSON rule of its own), else None."""
+    if not field:
+        return None
+    listed = response.DESCRIPTOR.fields_by_name[field]
+    options = listed.GetOptions()
+    if (not listed.is_repeated or listed.message_type is None
+            or listed.message_type.GetOptions().map_entry
+            or options.Extensions[options_pb2.as_sent]
+            or options.Extensions[options_pb2.json_object_key]
+            or options.Extensions[options_pb2.omit_when_unset]):
+        return None
+    return getattr(response, field)
+
+
+def _item_json(message: Message, field: str = "") -> bytes:
+    """The JSON of a message (or its field `field`), kept by its encoding when not too big."""
+    encoded = message.SerializeToString(deterministic=True)
+    if len(encoded) > _KEPT_ANSWER_BYTES:
+        return _json(message, field)
+    answer = _Answer(message, field, encoded)
+    body: bytes = _kept_json(answer)
+    answer.message = None  # a kept key holds its encoding, not the message as well
+    return body
 
 
 class _Answer:
@@ -262,9 +287,11 @@ def _kept(answer: _Answer) -> bytes:
     return _json(answer.message, answer.field)
 
 
-# Answers read again and again (a trail polled by a pipeline, an artifact looked up) cost their
-# encoding and a lookup instead of a walk over their fields: each HTTP worker keeps the JSON of
-# the last 256 answers of at most 16 KiB encoded (a few MB at most).
+# Answers read again and again (a trail polled by a pipeline, an artifact looked up, the items
+# of a list) cost their encoding and a lookup instead of a walk over their fields: each HTTP
+# worker keeps the JSON of answers of at most 16 KiB encoded, the last read first out, within
+# _KEPT_JSON_BYTES (each counted as its encoding, kept as the key, and its JSON).
 _KEPT_ANSWER_BYTES = 16384
-_kept_json = small_lru(items=256, most_bytes=_KEPT_ANSWER_BYTES,
-                       size=lambda answer: len(answer.key[2]))(_kept)
+_KEPT_JSON_BYTES = 24 * 1024 * 1024
+_kept_json = bytes_lru(max_bytes=_KEPT_JSON_BYTES,
+                       size=lambda answer: 3 * len(answer.key[2]) + 256)(_kept)

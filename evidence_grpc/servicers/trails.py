@@ -13,7 +13,7 @@ from ..convert import optional, page_of_request, present_fields, text_of, to_mes
 from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
 from ..domain.views import audit_packages
-from ..memo import small_lru
+from ..memo import BytesLru, bytes_lru
 from ..storage.db import owns_transaction
 from ..storage.models import Trail
 from .transparency import log_signer
@@ -24,11 +24,9 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         self.settings = settings
         self.html_base = settings.html_base
 
-    def _trails(self, rows: list[Trail], org_name: str) -> list[pb.Trail]:
-        events = trails.events_of(rows)
-        evidence = trails.evidence_rows_of(rows)
-        return [_trail(_Read(t, tuple(events[t.id]), evidence[t.id]), org_name, self.html_base)
-                for t in rows]
+    def _trails(self, rows: list[Trail], org_name: str) -> list[bytes]:
+        """The trails' answers, encoded (for `with_items`)."""
+        return _answers(rows, org_name, self.html_base)
 
     @owns_transaction
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
@@ -43,7 +41,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> pb.Trail:
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name)
-        return self._trails([trail], org.name)[0]
+        return pb.Trail.FromString(self._trails([trail], org.name)[0])
 
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -62,7 +60,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
-        response = pb.ListTrailsResponse(data=self._trails(rows, org.name))
+        response = with_items(pb.ListTrailsResponse(), "data", self._trails(rows, org.name))
         if page.requested:
             response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
         return response
@@ -74,8 +72,8 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         rows, pagination = trails.list_trails(
             org, page, flow_name=optional(request, "flow"),
             flow_tags=list(request.flow_tag))
-        return pb.ListTrailsResponse(data=self._trails(rows, org.name),
-                                     pagination=common_pb2.Pagination(**pagination))
+        return with_items(pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination)),
+                          "data", self._trails(rows, org.name))
 
 
 # The TrailEvent member holding the fields of each event type.
@@ -88,7 +86,14 @@ _EVENT_KINDS = {
 }
 
 
-@small_lru(items=4096, most_bytes=4096, size=lambda event: len(event.payload_json or ""))
+# What each process keeps of trails' answers (see `_answers`), and of their events, counted as
+# the text they are made of (kept as the key) and their encoding (about as big).
+EVENT_BYTES = 4 * 1024 * 1024
+TRAIL_BYTES = 24 * 1024 * 1024
+_KEPT_TRAILS = BytesLru(TRAIL_BYTES)
+
+
+@bytes_lru(max_bytes=EVENT_BYTES, size=lambda event: 2 * len(event.payload_json or "") + 256)
 def _encoded(event: trails.Event) -> bytes:
     """A recorded event as its TrailEvent message, encoded: made of its row alone, so the
     events read last are kept (see `with_items`)."""
@@ -98,47 +103,40 @@ def _encoded(event: trails.Event) -> bytes:
                       pb.TrailEvent).SerializeToString()
 
 
-class _Read:
-    """What a trail's answer is made of: its row, its flow's, its events and evidence. Hashed
-    and compared by the rows as read (`Prepared.models` keeps them), which make the answer
-    (compliance is a pure function of them). A trail read otherwise has no key."""
-
-    __slots__ = ("trail", "events", "evidence", "key")
-
-    def __init__(self, trail: Trail, events: tuple[trails.Event, ...],
-                 evidence: trails.EvidenceRows) -> None:
-        self.trail, self.events, self.evidence = trail, events, evidence
-        rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
-        self.key = (rows, events, evidence) if None not in rows else None
-
-    def size(self) -> int:
-        """Characters of the text its key holds."""
-        assert self.key is not None, "a read without a key is never kept"
-        rows, events, evidence = self.key
-        texts = (value for row in (*rows, *events, *evidence.attestations, *evidence.artifacts)
-                 for value in row or () if isinstance(value, str))
-        return sum(len(text) for text in texts)
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Read) and self.key is not None and self.key == other.key
+def _key(trail: Trail, marks: trails.EventMarks, evidence: trails.EvidenceRows) -> tuple | None:
+    """What a trail's answer is made of, as read: its row and its flow's (`Prepared.models`
+    keeps them), its events (immutable, appended only: their count and last id name them) and
+    its evidence rows. Compliance is a pure function of them, so a changed row is another key,
+    never a stale answer. None for a trail read otherwise."""
+    rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
+    return None if None in rows else (rows, marks, evidence)
 
 
-def _trail(read: _Read, org_name: str, html_base: str) -> pb.Trail:
-    """A trail's answer: kept when its rows are known (the trails read last), else made."""
-    if read.key is None:
-        return _made(read, org_name, html_base)
-    return pb.Trail.FromString(_encoded_trail(read, org_name, html_base))
+def _size(key: tuple, encoded: bytes) -> int:
+    rows, _, evidence = key
+    texts = (value for row in (*rows, *evidence.attestations, *evidence.artifacts)
+             for value in row or () if isinstance(value, str))
+    return sum(len(text) for text in texts) + len(encoded) + 512
 
 
-def _made(read: _Read, org_name: str, html_base: str) -> pb.Trail:
-    view = trails.trail_view(read.trail, org_name, html_base, read.evidence.evidence())
-    return with_items(to_message(view, pb.Trail), "events", [_encoded(e) for e in read.events])
-
-
-@small_lru(items=512, most_bytes=16384, size=lambda read, *_: read.size())
-def _encoded_trail(read: _Read, org_name: str, html_base: str) -> bytes:
-    """A trail's answer, encoded; at most 16,384 characters of rows make a kept one."""
-    return _made(read, org_name, html_base).SerializeToString()
+def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
+    """The trails' answers, encoded: those kept by their key as it reads now, the others made,
+    their events read in one query (and kept, when they are the events their key names)."""
+    marks = trails.event_marks_of(rows)
+    evidence = trails.evidence_rows_of(rows)
+    keys = [_key(t, marks[t.id], evidence[t.id]) for t in rows]
+    found: list[bytes | None] = [None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
+                                 for key in keys]
+    missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
+    events = trails.events_of(missing)
+    answers = []
+    for trail, key, answer in zip(rows, keys, found, strict=True):
+        if answer is None:
+            made = tuple(events[trail.id])
+            view = trails.trail_view(trail, org_name, html_base, evidence[trail.id].evidence())
+            answer = with_items(to_message(view, pb.Trail), "events",
+                                [_encoded(e) for e in made]).SerializeToString()
+            if key is not None and len(made) == marks[trail.id].count:
+                _KEPT_TRAILS.put((key, org_name, html_base), answer, _size(key, answer))
+        answers.append(answer)
+    return answers

@@ -688,6 +688,60 @@ def test_a_trail_answers_what_its_rows_hold_now(trail):
         assert renamed["events"] == reported["events"]
 
 
+def _events_read(statements: list[str]) -> int:
+    """Statements that read events' fields (not just their count and last id)."""
+    return sum('"payload"' in sql and '"trail_event"' in sql for sql in statements)
+
+
+def test_a_kept_trail_answer_costs_no_read_of_its_events(trail, monkeypatch):
+    from evidence_grpc.servicers import trails as servicer
+
+    report_artifact(trail)
+    attested(trail, "junit", junit())
+    servicer._KEPT_TRAILS.clear()
+    statements = recorded_statements(monkeypatch)
+    first = get_trail(trail)
+    assert _events_read(statements) == 1 and len(servicer._KEPT_TRAILS) == 1
+    again = get_trail(trail)
+    assert again == first and _events_read(statements) == 1  # named by their count and last id
+    assert servicer._KEPT_TRAILS.bytes <= servicer.TRAIL_BYTES
+    attested(trail, "junit", junit("more-tests"))  # one more event: another key
+    statements.clear()
+    assert len(get_trail(trail)["events"]) == len(first["events"]) + 1
+    assert _events_read(statements) == 1
+
+
+def _list_statements(client, monkeypatch) -> tuple[list[dict[str, Any]], int]:
+    statements = recorded_statements(monkeypatch)
+    listed = client.get("/api/v2/trails/acme/payments", headers=H)
+    assert listed.status_code == 200, listed.json
+    count = len(statements)
+    monkeypatch.undo()
+    return listed.json, count
+
+
+def test_an_unpaged_list_of_trails_runs_as_many_statements_whatever_its_length(trail,
+                                                                               monkeypatch):
+    """Cold (nothing kept) or warm, the list of 3 trails and of 12 run the same statements,
+    and the list answers each trail as reading it alone does."""
+    from evidence_grpc.servicers import trails as servicer
+
+    counts, made = [], 1
+    for total in (3, 12):
+        for n in range(made + 1, total + 1):
+            begin_trail(trail, trail=f"release-{n}")
+            attested(trail, "junit", junit(), trail=f"release-{n}")
+        made = total
+        servicer._KEPT_TRAILS.clear()
+        cold, cold_count = _list_statements(trail, monkeypatch)
+        warm, warm_count = _list_statements(trail, monkeypatch)
+        assert len(cold) == total and warm == cold
+        counts.append((cold_count, warm_count))
+        assert cold == [get_trail(trail, trail=t["name"]) for t in cold]
+    assert counts[0] == counts[1], counts
+    assert counts[0][1] < counts[0][0]  # warm: no events read
+
+
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):
     on_commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main",
                  "timestamp": 1700000000}

@@ -396,9 +396,9 @@ def test_answers_rendered_again_are_the_same_json_and_never_stale(client):
     assert begin_trail(client, "kept", {"name": "t"}).status_code == 201
     transcoder._kept_json.cache_clear()
     first = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
-    assert first.status_code == 200 and len(transcoder._kept_json._kept) == 1
+    assert first.status_code == 200 and len(transcoder._kept_json.kept) == 1
     again = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
-    assert again.get_data() == first.get_data() and len(transcoder._kept_json._kept) == 1
+    assert again.get_data() == first.get_data() and len(transcoder._kept_json.kept) == 1
     assert begin_trail(client, "kept", {"name": "t", "description": "changed"}).status_code == 200
     changed = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
     assert changed.json["description"] == "changed" and changed.json["events"] != first.json["events"]
@@ -414,4 +414,4 @@ def test_answers_too_big_to_keep_are_rendered_every_time(client):
     for _ in range(2):
         answer = client.get("/api/v2/flows/acme/big", headers=bearer())
         assert answer.status_code == 200 and answer.json["description"] == "x" * 20000
-    assert len(transcoder._kept_json._kept) == 0
+    assert len(transcoder._kept_json.kept) == 0

@@ -165,10 +165,23 @@ def trail_to_report_to(org: Organization, flow: Flow, trail_name: str, user: Use
     return locked_trail
 
 
+def _flow_trails(flow: int) -> peewee.ModelSelect:
+    return Trail.select(Trail, Flow).join(Flow).where(Trail.flow == flow).order_by(Trail.id.desc())
+
+
+# A flow's trails, newest first, as models that keep their rows (what their answers are kept by).
+_FLOW_TRAILS = Prepared(_flow_trails, flow=int)
+_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
+    offset), flow=int, limit=int, offset=int)
+
+
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
     flow = find_flow(org, flow_name)
-    query = Trail.select(Trail, Flow).join(Flow).where(Trail.flow == flow)
-    return page.apply(query.order_by(Trail.id.desc()))
+    if page.size is None:
+        rows = _FLOW_TRAILS.models(Trail, flow=flow.id)
+        return rows, page.pagination(len(rows))
+    rows = _FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size, offset=page.offset)
+    return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
@@ -215,9 +228,31 @@ _EVENTS_OF = Prepared(lambda trails: _events_query().where(TrailEvent.trail.in_(
 _EVIDENCE_OF = Prepared(_evidence_query, trails=list[int])
 
 
+class EventMarks(NamedTuple):
+    """How many events a trail has and the id of its last: events are appended, never changed,
+    so these name the events as well as reading them would."""
+
+    count: int
+    last: int
+
+
+_EVENT_MARKS = Prepared(lambda trails: TrailEvent.select(
+    TrailEvent.trail, peewee.fn.COUNT(TrailEvent.id), peewee.fn.MAX(TrailEvent.id)).where(
+    TrailEvent.trail.in_(trails)).group_by(TrailEvent.trail), trails=list[int])
+
+
+def event_marks_of(trails: list[Trail]) -> dict[int, EventMarks]:
+    """The EventMarks of trails ((0, 0) for a trail without events)."""
+    marks: dict[int, EventMarks] = defaultdict(lambda: EventMarks(0, 0))
+    for chunk in in_chunks([t.id for t in trails]):
+        marks.update((trail_id, EventMarks(count, last))
+                     for trail_id, count, last in _EVENT_MARKS.rows(trails=chunk))
+    return marks
+
+
 class Event(NamedTuple):
     """A recorded event as read: its fields stay JSON text until asked for, so an event is
-    hashable (the same row makes the same answer: `servicers.trails` keeps answers by it)."""
+    hashable (the same row makes the same message: `servicers.trails` keeps them by it)."""
 
     timestamp: float
     type: str
