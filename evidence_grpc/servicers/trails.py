@@ -103,40 +103,39 @@ def _encoded(event: trails.Event) -> bytes:
                       pb.TrailEvent).SerializeToString()
 
 
-def _key(trail: Trail, marks: trails.EventMarks, evidence: trails.EvidenceRows) -> tuple | None:
+def _key(trail: Trail, marks: trails.TrailMarks) -> tuple | None:
     """What a trail's answer is made of, as read: its row and its flow's (`Prepared.models`
-    keeps them), its events (immutable, appended only: their count and last id name them) and
-    its evidence rows. Compliance is a pure function of them, so a changed row is another key,
-    never a stale answer. None for a trail read otherwise."""
+    keeps them), and the marks of its events and evidence (`trails.TrailMarks`). Compliance is
+    a pure function of them, so a change is another key, never a stale answer. None for a
+    trail read otherwise."""
     rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
-    return None if None in rows else (rows, marks, evidence)
+    return None if None in rows else (rows, marks)
 
 
 def _size(key: tuple, encoded: bytes) -> int:
-    rows, _, evidence = key
-    texts = (value for row in (*rows, *evidence.attestations, *evidence.artifacts)
-             for value in row or () if isinstance(value, str))
+    texts = (value for row in key[0] for value in row if isinstance(value, str))
     return sum(len(text) for text in texts) + len(encoded) + 512
 
 
 def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
-    their events read in one query (and kept, when they are the events their key names)."""
-    marks = trails.event_marks_of(rows)
-    evidence = trails.evidence_rows_of(rows)
-    keys = [_key(t, marks[t.id], evidence[t.id]) for t in rows]
+    their events and evidence read in one query each (and kept, when they are what their
+    marks name)."""
+    marks = trails.marks_of(rows)
+    keys = [_key(t, marks[t.id]) for t in rows]
     found: list[bytes | None] = [None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
                                  for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
+    evidence = trails.evidence_rows_of(missing)
     answers = []
     for trail, key, answer in zip(rows, keys, found, strict=True):
         if answer is None:
-            made = tuple(events[trail.id])
-            view = trails.trail_view(trail, org_name, html_base, evidence[trail.id].evidence())
+            made, rows_of = events[trail.id], evidence[trail.id]
+            view = trails.trail_view(trail, org_name, html_base, rows_of.evidence())
             answer = with_items(to_message(view, pb.Trail), "events",
                                 [_encoded(e) for e in made]).SerializeToString()
-            if key is not None and len(made) == marks[trail.id].count:
+            if key is not None and trails.names(marks[trail.id], made, rows_of):
                 _KEPT_TRAILS.put((key, org_name, html_base), answer, _size(key, answer))
         answers.append(answer)
     return answers

@@ -228,26 +228,55 @@ _EVENTS_OF = Prepared(lambda trails: _events_query().where(TrailEvent.trail.in_(
 _EVIDENCE_OF = Prepared(_evidence_query, trails=list[int])
 
 
-class EventMarks(NamedTuple):
-    """How many events a trail has and the id of its last: events are appended, never changed,
-    so these name the events as well as reading them would."""
+class TrailMarks(NamedTuple):
+    """What names a trail's events and evidence without reading them: events and attestations
+    are appended, never changed, so their count and last id name them; an artifact changed in
+    place (reported again) gets a new last_modified_at, so artifacts are named by their count,
+    last id and last change."""
 
-    count: int
-    last: int
-
-
-_EVENT_MARKS = Prepared(lambda trails: TrailEvent.select(
-    TrailEvent.trail, peewee.fn.COUNT(TrailEvent.id), peewee.fn.MAX(TrailEvent.id)).where(
-    TrailEvent.trail.in_(trails)).group_by(TrailEvent.trail), trails=list[int])
+    events: tuple[int, int]
+    attestations: tuple[int, int]
+    artifacts: tuple[int, int, float]
 
 
-def event_marks_of(trails: list[Trail]) -> dict[int, EventMarks]:
-    """The EventMarks of trails ((0, 0) for a trail without events)."""
-    marks: dict[int, EventMarks] = defaultdict(lambda: EventMarks(0, 0))
+_NO_MARKS = TrailMarks((0, 0), (0, 0), (0, 0, 0.0))
+_EVENTS, _ATTESTATIONS, _ARTIFACTS = 0, 1, 2  # the kinds of mark rows
+
+
+def _marks_query(trails: list[int]) -> peewee.SelectBase:
+    def marks(kind: int, model: type[peewee.Model], changed: Any) -> peewee.ModelSelect:
+        return model.select(peewee.SQL(str(kind)), model.trail, peewee.fn.COUNT(model.id),
+                            peewee.fn.MAX(model.id), changed).where(
+            model.trail.in_(trails)).group_by(model.trail)
+
+    return (marks(_ARTIFACTS, Artifact, peewee.fn.MAX(Artifact.last_modified_at))
+            .union_all(marks(_ATTESTATIONS, Attestation, peewee.SQL("0.0")))
+            .union_all(marks(_EVENTS, TrailEvent, peewee.SQL("0.0"))))
+
+
+# Run on every `get trail` and list of trails: compiled once (see storage.db.Prepared).
+_MARKS_OF = Prepared(_marks_query, trails=list[int])
+
+
+def marks_of(trails: list[Trail]) -> dict[int, TrailMarks]:
+    """The TrailMarks of trails, in one statement per chunk of them."""
+    found: dict[int, dict[int, tuple]] = defaultdict(dict)
     for chunk in in_chunks([t.id for t in trails]):
-        marks.update((trail_id, EventMarks(count, last))
-                     for trail_id, count, last in _EVENT_MARKS.rows(trails=chunk))
+        for kind, trail_id, count, last, changed in _MARKS_OF.rows(trails=chunk):
+            found[trail_id][kind] = (count, last, changed)
+    marks: dict[int, TrailMarks] = defaultdict(lambda: _NO_MARKS)
+    for trail_id, kinds in found.items():
+        events, attestations, artifacts = (kinds.get(k, (0, 0, 0.0))
+                                           for k in (_EVENTS, _ATTESTATIONS, _ARTIFACTS))
+        marks[trail_id] = TrailMarks(events[:2], attestations[:2], artifacts)
     return marks
+
+
+def names(marks: TrailMarks, events: list[Event], evidence: EvidenceRows) -> bool:
+    """Whether these events and evidence are the ones the marks name (as read in one read
+    snapshot they are; the check keeps anything else from being kept under their name)."""
+    return (len(events), len(evidence.attestations), len(evidence.artifacts)) == (
+        marks.events[0], marks.attestations[0], marks.artifacts[0])
 
 
 class Event(NamedTuple):
