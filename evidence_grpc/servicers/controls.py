@@ -91,9 +91,10 @@ class ControlServicer(pb_grpc.ControlServiceServicer):
                                        request.version_number)
         return to_message(controls.version_view(version), pb.ControlVersion)
 
-    def _decision(self, org: Organization, decision: Any) -> pb.ControlDecision:
-        return to_message(controls.decision_view(decision, org.name, self.html_base),
-                          pb.ControlDecision)
+    def _decisions(self, org: Organization, identifier: str, rows: list[Any]
+                   ) -> list[pb.ControlDecision]:
+        return [to_message(view, pb.ControlDecision)
+                for view in controls.decision_views(org, identifier, rows, self.html_base)]
 
     def ListControlDecisions(self, request: pb.ListControlDecisionsRequest,
                              context: grpc.ServicerContext) -> pb.ListControlDecisionsResponse:
@@ -105,13 +106,13 @@ class ControlServicer(pb_grpc.ControlServiceServicer):
             to_timestamp=optional(request, "to_timestamp"), flows=list(request.flow_id),
             sort_direction=optional(request, "sort_direction"))
         return pb.ListControlDecisionsResponse(
-            decisions=[self._decision(org, d) for d in rows], **pagination)
+            decisions=self._decisions(org, request.identifier, rows), **pagination)
 
     def GetControlDecision(self, request: pb.GetControlDecisionRequest,
                            context: grpc.ServicerContext) -> pb.ControlDecision:
         org = current_caller().org
-        return self._decision(org, controls.get_decision(org, request.identifier,
-                                                         request.decision_id))
+        found = controls.get_decision(org, request.identifier, request.decision_id)
+        return self._decisions(org, request.identifier, [found])[0]
 
     def GetControlCoverage(self, request: pb.GetControlCoverageRequest,
                            context: grpc.ServicerContext) -> pb.ControlCoverage:

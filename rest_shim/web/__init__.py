@@ -52,7 +52,7 @@ from ..backend import Backend
 from ..codec import message_to_json
 from ..errors import HTTP_STATUS
 from ..transcoder import file_response
-from . import charts
+from . import charts, control_pages
 from .trail_page import compliance_rows, pretty, segment, shown, timeline, when
 
 SESSION_COOKIE = "evidence_session"  # the session's random id, and nothing else
@@ -470,12 +470,88 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         found = call("PolicyService.ListPolicies", policy_pb.ListPoliciesRequest(org=org))
         return render_template("policies.html", org=org, policies=found.data)
 
+    _control_routes(web, pages)
+
+
+def _control_routes(web: Blueprint, pages: _Pages) -> None:
+    """The controls catalog and a control's views (decisions, coverage, versions): filters
+    are query parameters, so every view is a link to share."""
+    call = pages.call
+
     @web.get("/<org>/controls")
     def controls(org: str) -> str:
-        found = pages.optional("ControlService.ListControls",
-                               control_pb.ListControlsRequest(org=org, per_page=100))
-        return render_template("controls.html", org=org,
-                               controls=found.controls if found is not None else None)
+        asked = control_pages.Asked()
+        search, tags = asked.text("search"), asked.texts("tag")
+        archived = asked.choice("archived", ("", "true")) == "true"
+        sort = asked.choice("sort", ("asc", "desc"))
+        page = asked.page()
+        found = call("ControlService.ListControls", control_pb.ListControlsRequest(
+            org=org, page=page, per_page=control_pages.PER_PAGE, sort_direction=sort,
+            search=search or None, tag=tags, archived=archived))
+        other = call("ControlService.ListControls", control_pb.ListControlsRequest(
+            org=org, per_page=1, archived=not archived))  # the other tab's count
+        choices = call("ControlService.ListControlTagChoices",
+                       control_pb.ListControlTagChoicesRequest(org=org))
+        return render_template(
+            "controls.html", org=org, listed=found, archived=archived, search=search,
+            tags=tags, sort=sort, notes=asked.notes, tag_choices=choices.tags,
+            counts={archived: found.total_count, not archived: other.total_count})
+
+    def _control(org: str, identifier: str, view: str, **shown: Any) -> str:
+        found = call("ControlService.GetControl",
+                     control_pb.GetControlRequest(org=org, identifier=identifier))
+        here = f"/{segment(org)}/controls/{segment(found.identifier)}"
+        return render_template(f"control_{view}.html", org=org, control=found, view=view,
+                               here=here, **shown)
+
+    @web.get("/<org>/controls/<identifier>")
+    def control_decisions(org: str, identifier: str) -> str:
+        asked = control_pages.Asked()
+        outcome = asked.choice("outcome", ("", "compliant", "non-compliant"))
+        sort = asked.choice("sort", ("desc", "asc"))
+        flows = asked.texts("flow")
+        found = call("ControlService.ListControlDecisions", control_pb.ListControlDecisionsRequest(
+            org=org, identifier=identifier, page=asked.page(), per_page=control_pages.PER_PAGE,
+            is_compliant=None if not outcome else outcome == "compliant", flow_id=flows,
+            sort_direction=sort))
+        known = call("FlowService.ListFlows", flow_pb.ListFlowsRequest(
+            org=org, page=1, per_page=LIST_PAGE)).data
+        return _control(org, identifier, "decisions", listed=found, outcome=outcome, sort=sort,
+                        flows=flows, flow_choices=sorted({f.name for f in known} | set(flows)),
+                        notes=asked.notes)
+
+    @web.get("/<org>/controls/<identifier>/coverage")
+    def control_coverage(org: str, identifier: str) -> str:
+        asked = control_pages.Asked()
+        search = asked.text("search")
+        status = asked.choice("status", ("", "covered", "not-covered"))
+        found = call("ControlService.GetControlCoverage", control_pb.GetControlCoverageRequest(
+            org=org, identifier=identifier, page=asked.page(), per_page=control_pages.PER_PAGE,
+            search=search or None, covered=None if not status else status == "covered"))
+        every = found if not search else call(  # the summary is over every environment
+            "ControlService.GetControlCoverage", control_pb.GetControlCoverageRequest(
+                org=org, identifier=identifier, per_page=1))
+        total = every.covered_count + every.uncovered_count
+        return _control(org, identifier, "coverage", listed=found, search=search,
+                        status=status, notes=asked.notes, covered=every.covered_count,
+                        total=total, percent=round(100 * every.covered_count / total)
+                        if total else 0)
+
+    @web.get("/<org>/controls/<identifier>/versions")
+    def control_versions(org: str, identifier: str) -> str:
+        asked = control_pages.Asked()
+        found = call("ControlService.ListControlVersions", control_pb.ListControlVersionsRequest(
+            org=org, identifier=identifier, page=asked.page(),
+            per_page=control_pages.PER_PAGE))
+        versions = list(found.versions)
+        # each version's predecessor: the next row, or for the page's last row the one
+        # before it (on the next page)
+        oldest = versions[-1].version if versions else 1
+        before = call("ControlService.GetControlVersion", control_pb.GetControlVersionRequest(
+            org=org, identifier=identifier, version_number=oldest - 1)) if oldest > 1 else None
+        previous = [*versions[1:], before] if versions else []
+        rows = [(v, control_pages.changes(v, p)) for v, p in zip(versions, previous, strict=True)]
+        return _control(org, identifier, "versions", listed=found, rows=rows, notes=asked.notes)
 
 
 def _median(values: list[float]) -> float | None:
@@ -525,7 +601,8 @@ def _link(value: Any, label: str | None = None) -> Markup:
 def _filters(web: Blueprint) -> None:
     helpers: dict[str, Callable[..., Any]] = {
         "when": when, "duration": _duration, "pretty": pretty, "short": lambda s: (s or "")[:12],
-        "seg": segment, "safe_url": _safe_url, "link": _link}
+        "seg": segment, "safe_url": _safe_url, "link": _link,
+        "page_url": control_pages.page_url}
     for name, helper in helpers.items():
         web.add_app_template_filter(helper, name)
     web.add_app_template_global(csrf_token, "csrf_token")

@@ -127,3 +127,82 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     WebDriverWait(browser, 10).until(lambda b: "/sign-in" in b.current_url)
     browser.get(f"{server.http_url}/acme")
     assert "/sign-in" in browser.current_url
+
+
+def test_a_browser_finds_a_control_and_reads_its_decisions_coverage_and_versions(
+        server: RunningServer, browser: webdriver.Chrome, tmp_path: pathlib.Path):
+    """working_with_controls.mdx, as a reader of the hosted service follows it: the catalog,
+    its search, a control's page and its three views, everything made by the real CLI."""
+    _, fingerprint = _deliver(server, tmp_path)  # the shop flow's build, running in prod
+    server.kosli("create", "control", "RCTL-043", "--name", "Source code review",
+                 "--description", "<b>Every change reviewed</b>")
+    server.kosli("update", "control", "RCTL-043", "--link", "policy=https://grc.example/043")
+    server.kosli("tag", "control", "RCTL-043", "--set", "framework=sdlc")
+    server.kosli("create", "control", "RCTL-1866", "--name", "Supply chain integrity")
+    server.kosli("create", "control", "OLD-7", "--name", "Retired check")
+    server.kosli("archive", "control", "OLD-7")
+    server.kosli("create", "flow", "release", "--use-empty-template")
+    server.kosli("begin", "trail", "promotion-1", "--flow", "release")
+    server.kosli("attest", "decision", "--flow", "release", "--trail", "promotion-1",
+                 "--fingerprint", fingerprint, "--control", "RCTL-043", "--compliant=true",
+                 "--name", "source-code-review-decision")
+    policy = tmp_path / "prod-policy.yml"
+    policy.write_text("_schema: https://kosli.com/schemas/policy/environment/v1\nartifacts:\n"
+                      "  attestations:\n    - type: decision\n      for_control: RCTL-043\n")
+    server.kosli("create", "policy", "prod-policy", str(policy))
+    server.kosli("attach-policy", "prod-policy", "--environment", "prod")
+    server.kosli("create", "environment", "staging", "--type", "server")
+
+    controls = f"{server.http_url}/acme/controls"
+    browser.get(controls)
+    browser.find_element(By.NAME, "key").send_keys(ALICE_KEY)
+    browser.find_element(By.CSS_SELECTOR, "form[action='/sign-in'] button").click()
+    _arrives(browser, controls)
+    table = browser.find_element(By.TAG_NAME, "table").text
+    assert "RCTL-043" in table and "RCTL-1866" in table and "OLD-7" not in table
+    _shot(browser, "controls")
+
+    browser.find_element(By.NAME, "search").send_keys("review")
+    browser.find_element(By.CSS_SELECTOR, "form.filters button").click()
+    _arrives(browser, f"{controls}?search=review&tag=&sort=asc")
+    table = browser.find_element(By.TAG_NAME, "table").text
+    assert "RCTL-043" in table and "RCTL-1866" not in table
+
+    browser.find_element(By.LINK_TEXT, "Archived (1)").click()
+    _arrives(browser, f"{controls}?archived=true")
+    assert "OLD-7" in browser.find_element(By.TAG_NAME, "table").text
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Controls (").click()
+    _arrives(browser, controls)
+
+    browser.find_element(By.LINK_TEXT, "RCTL-043").click()
+    _arrives(browser, f"{controls}/RCTL-043")
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "<b>Every change reviewed</b>" in body and "Decisions (1)" in body
+    row = browser.find_elements(By.CSS_SELECTOR, "table tr")[1].text
+    assert "Compliant" in row and "release / promotion-1" in row and "app.tar" in row
+    assert "V2" in row and "alice" in row
+    _shot(browser, "control-decisions")
+
+    browser.find_element(By.LINK_TEXT, "Coverage").click()
+    _arrives(browser, f"{controls}/RCTL-043/coverage")
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "50% (1 of 2 environments)" in body
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "table tr")[1:]]
+    assert [("prod" in r, "Not covered" in r) for r in rows] == [(True, False), (False, True)]
+    _shot(browser, "control-coverage")
+
+    browser.find_element(By.LINK_TEXT, "Versions").click()
+    _arrives(browser, f"{controls}/RCTL-043/versions")
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "table tr")[1:]]
+    assert "Link added: policy" in rows[0] and "First version" in rows[1]
+    _shot(browser, "control-versions")
+
+    browser.find_element(By.LINK_TEXT, "Decisions").click()
+    _arrives(browser, f"{controls}/RCTL-043")
+    browser.find_element(By.LINK_TEXT, "promotion-1").click()  # the decision on its trail
+    WebDriverWait(browser, 10).until(lambda b: "/acme/flows/release/trails/promotion-1"
+                                     "?attestation_id=" in b.current_url)
+    assert "source-code-review-decision" in browser.find_element(By.TAG_NAME, "body").text
+
+    browser.get(f"{controls}/NO-SUCH-CONTROL")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Not found"

@@ -23,7 +23,7 @@ from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Control, ControlVersion, Organization, User
 from rest_shim.transcoder import routes_of
 from tests.conftest import BOB_KEY, bearer
-from tests.helpers import AsCaller, attest, begin_trail, create_flow
+from tests.helpers import BACKEND_FP, AsCaller, attest, begin_trail, create_flow, report_artifact
 
 BASE = "/api/v2/controls/acme"
 IDENTIFIER_PATTERN = r"^[a-zA-Z0-9\-._~]+$"
@@ -227,6 +227,38 @@ def test_decisions_of_a_control(client):
     assert client.get(f"{url}?sort_direction=sideways", headers=bearer()).status_code == 400
 
 
+def test_a_decision_shows_the_control_version_of_its_time_and_its_artifact(client):
+    """Each decision names the control's version current when it was recorded, and the
+    artifact it is about with the flow that artifact was reported in (another flow than the
+    decision's when a release trail decides about a build)."""
+    create_flow(client, "build")
+    begin_trail(client, flow="build")
+    assert report_artifact(client, flow="build", template_name=None).status_code == 201
+    create_flow(client, "release")
+    begin_trail(client, flow="release")
+
+    def decide(**about: Any) -> None:
+        answer = attest(client, "system", {
+            "attestation_name": "review", "type_name": "decision", "control": "later-ctl",
+            "attestation_data": {"is_compliant": True}, "user_data": {}, **about},
+            flow="release")
+        assert answer.status_code == 201, answer.get_json()
+
+    decide()  # before its control exists
+    assert create(client, identifier="later-ctl").status_code == 201
+    decide(artifact_fingerprint=BACKEND_FP)
+    client.put(f"{BASE}/later-ctl", headers=bearer(), json={"name": "Second"})
+    decide()
+    listed = client.get(f"{BASE}/later-ctl/decisions", headers=bearer()).get_json()["decisions"]
+    assert [d["control_version"] for d in listed] == [2, 1, None]
+    second, first = listed[:2]
+    assert (first["artifact_name"], first["artifact_flow_name"], first["flow_name"]) == (
+        "backend.tgz", "build", "release")
+    assert (second["artifact_name"], second["artifact_flow_name"]) == (None, None)
+    one = client.get(f"{BASE}/later-ctl/decisions/{first['decision_id']}", headers=bearer())
+    assert one.get_json() == {**first, "control_version": 1}
+
+
 def test_coverage_and_the_policies_referencing_a_control(client):
     create(client, identifier="ctl-1")
     refused = policy(client, "needs-missing", for_control("missing-ctl"))
@@ -380,6 +412,15 @@ def test_control_service_over_grpc(client, settings: Settings):
     assert list(call("ListControlTagChoices", pb.ListControlTagChoicesRequest(org="acme")).tags) == []
     assert list(call("ListControlDecisions", pb.ListControlDecisionsRequest(
         org="acme", identifier="ctl")).decisions) == []
+    create_flow(client)
+    begin_trail(client)
+    assert attest(client, "system", {
+        "attestation_name": "review", "type_name": "decision", "control": "ctl",
+        "attestation_data": {"is_compliant": True}, "user_data": {}}).status_code == 201
+    decided = call("ListControlDecisions", pb.ListControlDecisionsRequest(
+        org="acme", identifier="ctl")).decisions[0]
+    assert decided.HasField("control_version") and decided.control_version == 4
+    assert not decided.HasField("artifact_name") and not decided.HasField("artifact_flow_name")
     assert call("GetControlCoverage", pb.GetControlCoverageRequest(
         org="acme", identifier="ctl")).total_count == 0
 

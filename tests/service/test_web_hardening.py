@@ -43,7 +43,8 @@ def test_a_path_of_this_site_or_none_still_signs_in(world, target, location):  #
 def _page_paths(app) -> list[str]:
     """Every GET rule of the web blueprint, its variables filled in with the world's names."""
     values = {"org": "acme", "flow": "payments", "trail": "release-1", "fingerprint": FP,
-              "env": "prod", "index": "1", "repo": "acme/payments", "attestation_id": "x"}
+              "env": "prod", "index": "1", "repo": "acme/payments", "attestation_id": "x",
+              "identifier": "ctl-1"}
     paths = []
     for rule in app.url_map.iter_rules():
         if not rule.endpoint.startswith("web.") or "GET" not in (rule.methods or ()):

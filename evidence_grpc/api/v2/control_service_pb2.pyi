@@ -77,7 +77,7 @@ class ControlVersion(_message.Message):
     def __init__(self, version: _Optional[int] = ..., event: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[float] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., links: _Optional[_Mapping[str, str]] = ..., archived: _Optional[bool] = ...) -> None: ...
 
 class ControlDecision(_message.Message):
-    __slots__ = ("decision_id", "control", "is_compliant", "flow_name", "trail_name", "attestation_name", "artifact_fingerprint", "target_artifact", "created_by", "created_at", "html_url")
+    __slots__ = ("decision_id", "control", "is_compliant", "flow_name", "trail_name", "attestation_name", "artifact_fingerprint", "target_artifact", "created_by", "created_at", "html_url", "control_version", "artifact_name", "artifact_flow_name")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     CONTROL_FIELD_NUMBER: _ClassVar[int]
     IS_COMPLIANT_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +89,9 @@ class ControlDecision(_message.Message):
     CREATED_BY_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     HTML_URL_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
     decision_id: str
     control: str
     is_compliant: bool
@@ -100,7 +103,10 @@ class ControlDecision(_message.Message):
     created_by: str
     created_at: float
     html_url: str
-    def __init__(self, decision_id: _Optional[str] = ..., control: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., attestation_name: _Optional[str] = ..., artifact_fingerprint: _Optional[str] = ..., target_artifact: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[float] = ..., html_url: _Optional[str] = ...) -> None: ...
+    control_version: int
+    artifact_name: str
+    artifact_flow_name: str
+    def __init__(self, decision_id: _Optional[str] = ..., control: _Optional[str] = ..., is_compliant: _Optional[bool] = ..., flow_name: _Optional[str] = ..., trail_name: _Optional[str] = ..., attestation_name: _Optional[str] = ..., artifact_fingerprint: _Optional[str] = ..., target_artifact: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[float] = ..., html_url: _Optional[str] = ..., control_version: _Optional[int] = ..., artifact_name: _Optional[str] = ..., artifact_flow_name: _Optional[str] = ...) -> None: ...
 
 class CoveredEnvironment(_message.Message):
     __slots__ = ("name", "type", "covered", "policies")

@@ -821,6 +821,9 @@ ControlDecision = TypedDict("ControlDecision", {
     "created_by": "str",
     "created_at": "float",
     "html_url": "str",
+    "control_version": "int | None",
+    "artifact_name": "str | None",
+    "artifact_flow_name": "str | None",
 }, total=False)
 
 ControlTagChoice = TypedDict("ControlTagChoice", {

@@ -9,6 +9,7 @@ covers a control when one of its policies, in its latest version, references the
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable
@@ -18,7 +19,16 @@ import peewee
 
 from ...api.v2 import views
 from ...storage.db import contains, for_update, now, retry_on_conflict, write_transaction
-from ...storage.models import Attestation, Control, ControlVersion, Environment, Flow, Organization, Trail
+from ...storage.models import (
+    Artifact,
+    Attestation,
+    Control,
+    ControlVersion,
+    Environment,
+    Flow,
+    Organization,
+    Trail,
+)
 from ..kernel.errors import (
     FailedPrecondition,
     PermissionDenied,
@@ -292,14 +302,20 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
 
 # ---- decisions ---------------------------------------------------------------------------
 
+_ARTIFACT_FLOW = Flow.alias("artifact_flow")
+
+
 def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
     """The organization's decision attestations naming the control. The control is kept in
     the attestation's summary as `{"control":"<identifier>"}` (attestations._judge_system,
     compact JSON): an exact, case-sensitive substring match on it finds them in SQL."""
     # Wrapped in a Value: the JSON field would otherwise encode the text as a JSON string.
     fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
-    return (Attestation.select(Attestation, Flow, Trail).join(Flow)
+    return (Attestation.select(Attestation, Flow, Trail, Artifact, _ARTIFACT_FLOW).join(Flow)
             .switch(Attestation).join(Trail)
+            .switch(Attestation).join(Artifact, peewee.JOIN.LEFT_OUTER)
+            .join(_ARTIFACT_FLOW, peewee.JOIN.LEFT_OUTER, on=Artifact.flow == _ARTIFACT_FLOW.id)
+            .switch(Attestation)
             .where((Attestation.organization == org) & (Attestation.type == "decision")
                    & contains(Attestation.summary, fragment, case_sensitive=True)))
 
@@ -334,8 +350,35 @@ def get_decision(org: Organization, identifier: str, decision_id: str) -> Attest
     return found
 
 
-def decision_view(a: Attestation, org_name: str, html_base: str) -> views.ControlDecision:
+def decision_views(org: Organization, identifier: str, decisions: list[Attestation],
+                   html_base: str) -> list[views.ControlDecision]:
+    """The decisions as the API shows them, each with the control's version at its time."""
+    if not decisions:
+        return []
+    version_at = _versions_at(find_control(org, identifier))
+    return [_decision_view(a, org.name, html_base, version_at) for a in decisions]
+
+
+def _versions_at(control: Control) -> Callable[[float], int | None]:
+    """time -> the control's version current then (its newest created at or before it); None
+    before it was created. Versions are never changed, so the answer for a decision's time
+    never changes either."""
+    versions = list(ControlVersion.select(ControlVersion.version, ControlVersion.created_at)
+                    .where(ControlVersion.control == control)
+                    .order_by(ControlVersion.created_at, ControlVersion.version).tuples())
+    stamps = [created_at for _, created_at in versions]
+
+    def at(moment: float) -> int | None:
+        index = bisect.bisect_right(stamps, moment)
+        return versions[index - 1][0] if index else None
+
+    return at
+
+
+def _decision_view(a: Attestation, org_name: str, html_base: str,
+                  version_at: Callable[[float], int | None]) -> views.ControlDecision:
     flow_name, trail_name = a.flow.name, a.trail.name
+    artifact = a.artifact if a.artifact_id is not None else None
     return {
         "decision_id": a.uid, "control": (a.summary or {}).get("control", ""),
         "is_compliant": a.is_compliant, "flow_name": flow_name, "trail_name": trail_name,
@@ -344,6 +387,9 @@ def decision_view(a: Attestation, org_name: str, html_base: str) -> views.Contro
         "created_at": a.created_at,
         "html_url": f"{html_base}/{org_name}/flows/{flow_name}/trails/{trail_name}"
                     f"?attestation_id={a.uid}",
+        "control_version": version_at(a.created_at),
+        "artifact_name": artifact.name if artifact is not None else None,
+        "artifact_flow_name": artifact.flow.name if artifact is not None else None,
     }
 
 
