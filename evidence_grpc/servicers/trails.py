@@ -40,7 +40,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
 
     def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> pb.Trail:
         org = current_caller().org
-        trail = trails.find_trail(org, request.flow_name, request.trail_name)
+        trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
         return pb.Trail.FromString(self._trails([trail], org.name)[0])
 
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
@@ -103,17 +103,17 @@ def _encoded(event: trails.Event) -> bytes:
                       pb.TrailEvent).SerializeToString()
 
 
-def _key(trail: Trail, marks: trails.TrailMarks) -> tuple | None:
-    """What a trail's answer is made of, as read: its row and its flow's (`Prepared.models`
-    keeps them), and the marks of its events and evidence (`trails.TrailMarks`). Compliance is
-    a pure function of them, so a change is another key, never a stale answer. None for a
-    trail read otherwise."""
+def _key(trail: Trail) -> tuple | None:
+    """What a trail's answer is made of, as read with its marks (`trails.TrailMarks`): its row,
+    which ends with its marks, and its flow's (`Prepared.models` keeps them). Compliance is a
+    pure function of them, so a change is another key, never a stale answer. None for a trail
+    read otherwise."""
     rows = (getattr(trail, "__row__", None), getattr(trail.flow, "__row__", None))
-    return None if None in rows else (rows, marks)
+    return None if None in rows or getattr(trail, "marks", None) is None else rows
 
 
 def _size(key: tuple, encoded: bytes) -> int:
-    texts = (value for row in key[0] for value in row if isinstance(value, str))
+    texts = (value for row in key for value in row if isinstance(value, str))
     return sum(len(text) for text in texts) + len(encoded) + 512
 
 
@@ -121,8 +121,7 @@ def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
     their events and evidence read in one query each (and kept, when they are what their
     marks name)."""
-    marks = trails.marks_of(rows)
-    keys = [_key(t, marks[t.id]) for t in rows]
+    keys = [_key(t) for t in rows]
     found: list[bytes | None] = [None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
                                  for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
@@ -135,7 +134,7 @@ def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
             view = trails.trail_view(trail, org_name, html_base, rows_of.evidence())
             answer = with_items(to_message(view, pb.Trail), "events",
                                 [_encoded(e) for e in made]).SerializeToString()
-            if key is not None and trails.names(marks[trail.id], made, rows_of):
+            if key is not None and trails.names(trail.marks, made, rows_of):
                 _KEPT_TRAILS.put((key, org_name, html_base), answer, _size(key, answer))
         answers.append(answer)
     return answers

@@ -454,7 +454,8 @@ class Prepared:
         off the query once: peewee's own row reader works them out again for every query.
 
         Each instance, joined ones too, keeps the row it was made of as `__row__`: its values
-        as read, hashable, to key what is made of them (answers kept by `servicers.trails`)."""
+        as read, hashable, to key what is made of them (answers kept by `servicers.trails`).
+        Computed columns (not a model's) are in `__row__` only."""
         sql, params, query = self._compiled(values)
         plan = self._plans.get(id(query))
         if plan is None:
@@ -478,7 +479,7 @@ class Prepared:
         by_model: dict[type[peewee.Model], list[tuple[int, str, Callable[[Any], Any]]]] = {}
         for i, column in enumerate(query.selected_columns):
             if not isinstance(column, peewee.Field):
-                raise TypeError(f"Prepared.models needs a query of model columns, not {column}")
+                continue  # a computed column: in `__row__` only
             convert = column.python_value if _converts(column) else _unconverted
             by_model.setdefault(column.model, []).append((i, column.name, convert))
         keys = {key.rel_model: key.name for key in model._meta.refs}

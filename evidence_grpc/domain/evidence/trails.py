@@ -135,17 +135,26 @@ def _trail_in(flow: Flow, trail_name: str) -> Trail | None:
     return found[0]
 
 
-# A trail and its flow by their names, in one query: how most reads find a trail.
-_TRAIL_BY_NAMES = Prepared(lambda org, flow, name: Trail.select(Trail, Flow).join(Flow).where(
-    (Flow.organization == org) & (Flow.name == flow) & (Trail.name == name)),
-    org=int, flow=str, name=str)
+def _by_names(org: int, flow: str, name: str, *marks: Any) -> peewee.ModelSelect:
+    return Trail.select(Trail, Flow, *marks).join(Flow).where(
+        (Flow.organization == org) & (Flow.name == flow) & (Trail.name == name))
 
 
-def find_trail(org: Organization, flow_name: str, trail_name: str) -> Trail:
-    """The trail of that flow, with its flow loaded."""
-    found = _TRAIL_BY_NAMES.models(Trail, org=org.id, flow=flow_name, name=trail_name)
+# A trail and its flow by their names, in one query: how most reads find a trail; to answer
+# it, with its marks (`TrailMarks`).
+_TRAIL_BY_NAMES = Prepared(_by_names, org=int, flow=str, name=str)
+_MARKED_TRAIL_BY_NAMES = Prepared(lambda org, flow, name: _by_names(
+    org, flow, name, *_mark_columns()), org=int, flow=str, name=str)
+
+
+def find_trail(org: Organization, flow_name: str, trail_name: str, *, marked: bool = False
+               ) -> Trail:
+    """The trail of that flow, with its flow loaded; `marked`: with its `marks` too, when
+    found by its flow's current name (the way answers are kept by, see `TrailMarks`)."""
+    query = _MARKED_TRAIL_BY_NAMES if marked else _TRAIL_BY_NAMES
+    found = query.models(Trail, org=org.id, flow=flow_name, name=trail_name)
     if found and sees_flow(found[0].flow.visibility):
-        return found[0]
+        return _with_marks(found)[0] if marked else found[0]
     # A flow's former name, or no such flow or trail: found (or refused) step by step.
     flow, trail = _trail_of(org, flow_name, trail_name)
     if trail is None:
@@ -166,10 +175,12 @@ def trail_to_report_to(org: Organization, flow: Flow, trail_name: str, user: Use
 
 
 def _flow_trails(flow: int) -> peewee.ModelSelect:
-    return Trail.select(Trail, Flow).join(Flow).where(Trail.flow == flow).order_by(Trail.id.desc())
+    return Trail.select(Trail, Flow, *_mark_columns()).join(Flow).where(
+        Trail.flow == flow).order_by(Trail.id.desc())
 
 
-# A flow's trails, newest first, as models that keep their rows (what their answers are kept by).
+# A flow's trails, newest first, with their marks, as models that keep their rows (what their
+# answers are kept by).
 _FLOW_TRAILS = Prepared(_flow_trails, flow=int)
 _FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
     offset), flow=int, limit=int, offset=int)
@@ -178,9 +189,10 @@ _FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limi
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
     flow = find_flow(org, flow_name)
     if page.size is None:
-        rows = _FLOW_TRAILS.models(Trail, flow=flow.id)
+        rows = _with_marks(_FLOW_TRAILS.models(Trail, flow=flow.id))
         return rows, page.pagination(len(rows))
-    rows = _FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size, offset=page.offset)
+    rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
+                                                offset=page.offset))
     return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
 
 
@@ -238,38 +250,35 @@ class TrailMarks(NamedTuple):
     attestations: tuple[int, int]
     artifacts: tuple[int, int, float]
 
-
-_NO_MARKS = TrailMarks((0, 0), (0, 0), (0, 0, 0.0))
-_EVENTS, _ATTESTATIONS, _ARTIFACTS = 0, 1, 2  # the kinds of mark rows
-
-
-def _marks_query(trails: list[int]) -> peewee.SelectBase:
-    def marks(kind: int, model: type[peewee.Model], changed: Any) -> peewee.ModelSelect:
-        return model.select(peewee.SQL(str(kind)), model.trail, peewee.fn.COUNT(model.id),
-                            peewee.fn.MAX(model.id), changed).where(
-            model.trail.in_(trails)).group_by(model.trail)
-
-    return (marks(_ARTIFACTS, Artifact, peewee.fn.MAX(Artifact.last_modified_at))
-            .union_all(marks(_ATTESTATIONS, Attestation, peewee.SQL("0.0")))
-            .union_all(marks(_EVENTS, TrailEvent, peewee.SQL("0.0"))))
+    @classmethod
+    def of(cls, row: tuple) -> TrailMarks:
+        """The marks a query of `_mark_columns` ends its row with."""
+        events, last_event, attestations, last_attestation, artifacts, last_artifact, changed = \
+            row[-len(_MARK_KINDS):]
+        return cls((events, last_event or 0), (attestations, last_attestation or 0),
+                   (artifacts, last_artifact or 0, changed or 0.0))
 
 
-# Run on every `get trail` and list of trails: compiled once (see storage.db.Prepared).
-_MARKS_OF = Prepared(_marks_query, trails=list[int])
+_MARK_KINDS = ((TrailEvent, "count"), (TrailEvent, "last"), (Attestation, "count"),
+               (Attestation, "last"), (Artifact, "count"), (Artifact, "last"),
+               (Artifact, "changed"))
 
 
-def marks_of(trails: list[Trail]) -> dict[int, TrailMarks]:
-    """The TrailMarks of trails, in one statement per chunk of them."""
-    found: dict[int, dict[int, tuple]] = defaultdict(dict)
-    for chunk in in_chunks([t.id for t in trails]):
-        for kind, trail_id, count, last, changed in _MARKS_OF.rows(trails=chunk):
-            found[trail_id][kind] = (count, last, changed)
-    marks: dict[int, TrailMarks] = defaultdict(lambda: _NO_MARKS)
-    for trail_id, kinds in found.items():
-        events, attestations, artifacts = (kinds.get(k, (0, 0, 0.0))
-                                           for k in (_EVENTS, _ATTESTATIONS, _ARTIFACTS))
-        marks[trail_id] = TrailMarks(events[:2], attestations[:2], artifacts)
-    return marks
+def _mark_columns() -> list[peewee.ModelSelect]:
+    """The marks of a selected trail, as columns: a subquery each, answered by an index."""
+    def column(model: type[peewee.Model], kind: str) -> peewee.ModelSelect:
+        value = (peewee.fn.COUNT(model.id) if kind == "count" else peewee.fn.MAX(model.id)
+                 if kind == "last" else peewee.fn.MAX(model.last_modified_at))
+        return model.select(value).where(model.trail == Trail.id)
+
+    return [column(model, kind) for model, kind in _MARK_KINDS]
+
+
+def _with_marks(found: list[Trail]) -> list[Trail]:
+    """Trails of a query of `_mark_columns`, each with its `marks`."""
+    for trail in found:
+        trail.marks = TrailMarks.of(trail.__row__)
+    return found
 
 
 def names(marks: TrailMarks, events: list[Event], evidence: EvidenceRows) -> bool:
