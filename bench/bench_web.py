@@ -15,8 +15,9 @@ each with user data and annotations, 20 with an attachment), 199 more trails eac
 artifact and an attestation, and environment `prod` running the big artifact. Then it GETs each
 page at c=1 on one keep-alive connection with the API key in `Authorization` (as a browser's
 session cookie would carry it): the trail page, the flow (its newest 50 trails and 20
-artifacts), the artifact, the environment and the organization; and counts the SQL statements
-one warm request of each page runs, through the same app in this process (`--no-sql` skips it).
+artifacts), the artifact, the environment and the organization; and counts what one warm
+request of each page sends to the database through the same app in this process: SQL statements
+on SQLite, round trips (every statement sent) on PostgreSQL (`--no-sql` skips it).
 """
 
 from __future__ import annotations
@@ -142,24 +143,47 @@ def measure(conn: common.KeepAlive, args: argparse.Namespace) -> list[common.Lat
 
 
 def count_sql(server: common.Server) -> dict[str, int]:
-    """The SQL statements one warm request of each page runs, through the project's app in
-    this process on the server's database (the same code the server runs)."""
+    """What one warm request of each page sends to the database, through the project's app in
+    this process on the server's database (the same code the server runs): on SQLite the SQL
+    statements peewee runs; on PostgreSQL every statement sent, each a round trip (BEGIN,
+    COMMIT and the pool's checks included)."""
     from evidence_grpc.config import Settings
     from evidence_grpc.storage.db import init_database, release_connections
     from rest_shim.app import create_app
 
-    init_database(server.database_url)
+    sent: list[str] = []
+    db = init_database(server.database_url)
+    if server.url:  # PostgreSQL: count at the driver, below peewee
+        db.connect_params["connection_factory"] = _counting_connection(sent)
     client = create_app(Settings(database_url=server.database_url)).test_client()
     counts = {}
     try:
         for label, path in PAGES.items():
             client.get(path, headers=AUTH)  # warm: what a worker keeps is kept
+            sent.clear()
             with common.recording_sql() as statements:
                 status = client.get(path, headers=AUTH).status_code
-            counts[label] = len(statements) if status == 200 else -1
+            counts[label] = len(sent if server.url else statements) if status == 200 else -1
     finally:
         release_connections()  # before a PostgreSQL scratch database is dropped
     return counts
+
+
+def _counting_connection(sent: list[str]) -> type:
+    """A psycopg2 connection class whose cursors add each statement they send to `sent`."""
+    import psycopg2.extensions
+
+    class Cursor(psycopg2.extensions.cursor):
+        def execute(self, query: Any, params: Any = None) -> None:
+            sent.append(query)
+            super().execute(query, params)
+
+    class Connection(psycopg2.extensions.connection):
+        def cursor(self, *args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("cursor_factory", Cursor)
+            return super().cursor(*args, **kwargs)
+
+    return Connection
 
 
 def run_engine(args: argparse.Namespace, database_url: str | None
@@ -181,13 +205,14 @@ def print_side_by_side(results: dict[str, tuple[list[common.LatencyRow], dict[st
                                                 float | None]]) -> None:
     engines = list(results)
     print("\n  " + f"{'page':<34}" + "".join(
-        f" {engine + ' p50 / p99 ms':>26} {'SQL':>4}" for engine in engines))
+        f" {engine + ' p50 / p99 ms':>26} {'SQL' if engine == 'SQLite' else 'trips':>5}"
+        for engine in engines))
     for i, label in enumerate(PAGES):
         cells = []
         for engine in engines:
             row, counts = results[engine][0][i], results[engine][1]
             cells.append(f" {f'{row.p50_ms:.1f} / {row.p99_ms:.1f}':>26} "
-                         f"{counts.get(label, '-'):>4}")
+                         f"{counts.get(label, '-'):>5}")
         print(f"  {label:<34}" + "".join(cells))
     print("  1-min load at the start of the measurements: " + ", ".join(
         f"{engine} {load:.2f}" if load is not None else f"{engine} ?"
