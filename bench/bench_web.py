@@ -12,10 +12,11 @@ database and, with `--database-url`, then a second one on a new PostgreSQL datab
 run on that server, and prints both engines side by side. Each is seeded through the public
 REST API: flow `web` with trail `big` (an artifact, 200 attestations of four kinds about it,
 each with user data and annotations, 20 with an attachment), 199 more trails each with its own
-artifact and an attestation, and environment `prod` running the big artifact. Then it GETs each
-page at c=1 on one keep-alive connection with the API key in `Authorization` (as a browser's
+artifact and an attestation, and environment `prod` running the big artifact (on PostgreSQL,
+then ANALYZE). Then it GETs each page at c=1 on one keep-alive connection with the API key in `Authorization` (as a browser's
 session cookie would carry it): the trail page, the flow (its newest 50 trails and 20
-artifacts), the artifact, the environment and the organization; and counts what one warm
+artifacts), the artifact, the environment and the organization, with the CPU time the server's
+processes (and PostgreSQL's for its database) spent per request; and counts what one warm
 request of each page sends to the database through the same app in this process: SQL statements
 on SQLite, round trips (every statement sent) on PostgreSQL (`--no-sql` skips it).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import hashlib
 import json
 import sys
@@ -121,8 +123,12 @@ PAGES = {
 TARGETS = list(PAGES)[:3]  # the pages issue 35 holds to p99 < 50 ms
 
 
-def measure(conn: common.KeepAlive, args: argparse.Namespace) -> list[common.LatencyRow]:
-    rows = []
+def measure(conn: common.KeepAlive, args: argparse.Namespace, server_pids: list[int]
+            ) -> tuple[list[common.LatencyRow], dict[str, float]]:
+    """Each page's latencies, and the CPU milliseconds the server's processes (and on
+    PostgreSQL the database's server processes of this run) spent per request: what the
+    machine's other load does not inflate as it does the wall time."""
+    rows, cpu_ms = [], {}
     for label, path in PAGES.items():
         errors: list[str] = []
 
@@ -133,13 +139,36 @@ def measure(conn: common.KeepAlive, args: argparse.Namespace) -> list[common.Lat
                 return False
             return b"</html>" in payload
 
-        latencies, failures, stopped = common.budgeted(call, args.warmup, args.requests,
-                                                       args.budget)
+        common.budgeted(call, args.warmup, 0, args.budget)  # warm-up, outside the CPU count
+        cpu_before = common.tree_cpu_seconds(server_pids)
+        latencies, failures, stopped = common.budgeted(call, 0, args.requests, args.budget)
+        cpu_ms[label] = ((common.tree_cpu_seconds(server_pids) - cpu_before) * 1000
+                         / max(1, len(latencies) + failures))
         row = common.latency_row(label, latencies, failures,
                                  common.budget_note(stopped, args.budget, errors))
         common.print_latency(row, width=34)
         rows.append(row)
-    return rows
+    return rows, cpu_ms
+
+
+def _database_pids(server: common.Server) -> list[int]:
+    """On PostgreSQL, after ANALYZE of the seeded tables (as autovacuum would within its next
+    minute: plans made without statistics differ from a served database's), the server
+    processes serving the run's database. None on SQLite."""
+    if not server.url:
+        return []
+    import psycopg2
+
+    conn = psycopg2.connect(server.url)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("ANALYZE")
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid()")
+            return [pid for (pid,) in cursor.fetchall()]
+    finally:
+        conn.close()
 
 
 def count_sql(server: common.Server) -> dict[str, int]:
@@ -186,39 +215,47 @@ def _counting_connection(sent: list[str]) -> type:
     return Connection
 
 
-def run_engine(args: argparse.Namespace, database_url: str | None
-               ) -> tuple[list[common.LatencyRow], dict[str, int], float | None]:
+@dataclasses.dataclass
+class EngineResult:
+    rows: list[common.LatencyRow]
+    cpu_ms: dict[str, float]  # per request, by page
+    counts: dict[str, int]  # statements or round trips, by page
+    load: float | None  # 1-minute load average as the measurements began
+
+
+def run_engine(args: argparse.Namespace, database_url: str | None) -> EngineResult:
     engine_args = copy.copy(args)
     engine_args.database_url = database_url
     with common.bench_server("bench_web", engine_args, "c=1", ORG, KEY) as (server, conn):
         started = time.monotonic()
         seed(conn)
         print(f"seeded in {time.monotonic() - started:.0f} s", flush=True)
+        database_pids = _database_pids(server)
         load = common.load_average()
         common.print_latency_header("page", width=34)
-        rows = measure(conn, engine_args)
+        rows, cpu_ms = measure(conn, engine_args, [server.process.pid, *database_pids])
         counts = {} if args.no_sql else count_sql(server)
-    return rows, counts, load
+    return EngineResult(rows, cpu_ms, counts, load)
 
 
-def print_side_by_side(results: dict[str, tuple[list[common.LatencyRow], dict[str, int],
-                                                float | None]]) -> None:
+def print_side_by_side(results: dict[str, EngineResult]) -> None:
     engines = list(results)
     print("\n  " + f"{'page':<34}" + "".join(
-        f" {engine + ' p50 / p99 ms':>26} {'SQL' if engine == 'SQLite' else 'trips':>5}"
+        f" {engine + ' p50 / p99 ms':>26} {'CPU ms':>7} {'SQL' if engine == 'SQLite' else 'trips':>5}"
         for engine in engines))
     for i, label in enumerate(PAGES):
         cells = []
         for engine in engines:
-            row, counts = results[engine][0][i], results[engine][1]
+            result = results[engine]
+            row = result.rows[i]
             cells.append(f" {f'{row.p50_ms:.1f} / {row.p99_ms:.1f}':>26} "
-                         f"{counts.get(label, '-'):>5}")
+                         f"{result.cpu_ms[label]:>7.1f} {result.counts.get(label, '-'):>5}")
         print(f"  {label:<34}" + "".join(cells))
     print("  1-min load at the start of the measurements: " + ", ".join(
-        f"{engine} {load:.2f}" if load is not None else f"{engine} ?"
-        for engine, (_, _, load) in results.items()))
-    for engine, (rows, _, _) in results.items():
-        for row in rows[:len(TARGETS)]:
+        f"{engine} {result.load:.2f}" if result.load is not None else f"{engine} ?"
+        for engine, result in results.items()))
+    for engine, result in results.items():
+        for row in result.rows[:len(TARGETS)]:
             met = row.p99_ms < TARGET_MS and not row.errors
             print(f"  {engine} {row.label}: p99 {row.p99_ms:.1f} ms (target < {TARGET_MS:g} ms)"
                   f" {'met' if met else 'MISSED'}")
