@@ -8,17 +8,18 @@ Run by hand (not a test):
     python bench/bench_web.py --quick --database-url postgresql://postgres@127.0.0.1:55432/postgres
 
 It starts its own `evidence-server serve` on free 127.0.0.1 ports with a temporary SQLite
-database and, with `--database-url`, then a second one on a new PostgreSQL database made for the
-run on that server, and prints both engines side by side. Each is seeded through the public
+database and, with `--database-url`, then a second one on a new PostgreSQL database made for
+the run on that server, and prints both engines side by side. Each is seeded through the public
 REST API: flow `web` with trail `big` (an artifact, 200 attestations of four kinds about it,
 each with user data and annotations, 20 with an attachment), 199 more trails each with its own
 artifact and an attestation, and environment `prod` running the big artifact (on PostgreSQL,
 then ANALYZE). Then it GETs each page at c=1 on one keep-alive connection with the API key in
-`Authorization` (as a browser's session cookie would carry it): the trail page, the flow (its newest 50 trails and 20
-artifacts), the artifact, the environment and the organization, with the CPU time the server's
-processes (and PostgreSQL's for its database) spent per request; and counts what one warm
-request of each page sends to the database through the same app in this process: SQL statements
-on SQLite, round trips (every statement sent) on PostgreSQL (`--no-sql` skips it).
+`Authorization` (as a browser's session cookie would carry it): the trail page, the flow (its
+newest 50 trails and 20 artifacts), the artifact, the environment and the organization, with
+the CPU time the server's processes (and PostgreSQL's for its database) spent per request; and
+counts what one warm request of each page sends to the database through the same app in this
+process: SQL statements on SQLite, round trips (every statement sent) on PostgreSQL (`--no-sql`
+skips it).
 """
 
 from __future__ import annotations
