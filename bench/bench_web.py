@@ -152,22 +152,17 @@ def measure(conn: common.KeepAlive, args: argparse.Namespace, server_pids: list[
     return rows, cpu_ms
 
 
-def _database_pids(server: common.Server) -> list[int]:
-    """On PostgreSQL, after ANALYZE of the seeded tables (as autovacuum would within its next
-    minute: plans made without statistics differ from a served database's), the server
-    processes serving the run's database. None on SQLite."""
-    if not server.url:
-        return []
+def _on_postgres(server: common.Server, *statements: str) -> list[tuple[Any, ...]]:
+    """Run the statements on the run's PostgreSQL database (autocommit): the last one's rows."""
     import psycopg2
 
     conn = psycopg2.connect(server.url)
     conn.autocommit = True
     try:
         with conn.cursor() as cursor:
-            cursor.execute("ANALYZE")
-            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                           "AND pid <> pg_backend_pid()")
-            return [pid for (pid,) in cursor.fetchall()]
+            for sql in statements:
+                cursor.execute(sql)
+            return cursor.fetchall() if cursor.description else []
     finally:
         conn.close()
 
@@ -231,7 +226,12 @@ def run_engine(args: argparse.Namespace, database_url: str | None) -> EngineResu
         started = time.monotonic()
         seed(conn)
         print(f"seeded in {time.monotonic() - started:.0f} s", flush=True)
-        database_pids = _database_pids(server)
+        database_pids = []
+        if server.url:  # statistics, as autovacuum would gather within its next minute (plans
+            # made without them differ from a served database's); its server processes
+            database_pids = [pid for (pid,) in _on_postgres(
+                server, "ANALYZE", "SELECT pid FROM pg_stat_activity WHERE datname = "
+                "current_database() AND pid <> pg_backend_pid()")]
         load = common.load_average()
         common.print_latency_header("page", width=34)
         rows, cpu_ms = measure(conn, engine_args, [server.process.pid, *database_pids])
