@@ -11,6 +11,7 @@ import logging
 import os
 import pathlib
 import random
+import select
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +46,29 @@ def in_chunks(values: list[T]) -> Iterator[list[T]]:
         yield values[start:start + IN_CHUNK]
 
 
+class PostgresPool(PooledPostgresqlDatabase):
+    """peewee's pool of PostgreSQL connections, checking a connection out without a round
+    trip when nothing arrived on it while it sat idle in the pool. peewee's own check sends
+    `SELECT 1` at every check-out, and every call checks one out (a web page makes several
+    calls): on a busy machine each round trip waits for the server process to be scheduled.
+    A backend that ended (terminated, restarted) sends its farewell and closes the socket,
+    which makes it readable: such a connection, or one not idle, is checked as peewee does."""
+
+    def _is_closed(self, conn: Any) -> bool:
+        if conn.closed:
+            return True
+        if self._adapter.txn_status(conn) == self._adapter.txn_idle and not readable(conn):
+            return False
+        return super()._is_closed(conn)
+
+
+def readable(conn: Any) -> bool:
+    """Whether anything waits to be read on the connection's socket (without reading it)."""
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
+
+
 def open_database(url: str) -> peewee.Database:
     """Build a database from `sqlite:///path`, `sqlite:///:memory:` or `postgresql://...`."""
     parsed = urlparse(url)
@@ -54,7 +78,7 @@ def open_database(url: str) -> peewee.Database:
             pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
         return peewee.SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
     if parsed.scheme in ("postgres", "postgresql"):
-        return PooledPostgresqlDatabase(
+        return PostgresPool(
             parsed.path.lstrip("/"),
             user=parsed.username,
             password=parsed.password,
@@ -268,10 +292,14 @@ def read_snapshot() -> Iterator[None]:
     between them. PostgreSQL: a REPEATABLE READ, READ ONLY transaction (a write in it fails);
     SQLite (WAL): a deferred transaction, whose snapshot is taken at its first read and which
     blocks no writer."""
-    with database.atomic():
-        if isinstance(database.obj, peewee.PostgresqlDatabase):
-            database.execute_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        yield
+    if isinstance(database.obj, peewee.PostgresqlDatabase):
+        # one statement, one round trip: peewee begins with `BEGIN TRANSACTION ISOLATION
+        # LEVEL <this>`, and PostgreSQL takes a list of transaction modes there
+        with database.atomic("REPEATABLE READ, READ ONLY"):
+            yield
+    else:
+        with database.atomic():
+            yield
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -401,21 +401,20 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         found = call("ArtifactService.GetArtifactByFingerprint",
                      artifact_pb.GetArtifactByFingerprintRequest(
                          org=org, flow_name=flow, fingerprint=fingerprint))
+        # its own trail (a public read); not ListTrails, which answers the flow's trails
+        # whatever fingerprint it is given
+        own = pages.optional("TrailService.GetTrail", trail_pb.GetTrailRequest(
+            org=org, flow_name=flow, trail_name=found.trail_name)) if found.trail_name else None
         if _session_id() or "authorization" in request.headers:
-            trails = call("TrailService.ListTrails", trail_pb.ListTrailsRequest(
-                org=org, flow=flow, fingerprint=found.fingerprint, per_page=100)).data
             approvals = pages.optional("ApprovalService.ListArtifactApprovals",
                                        approval_pb.ListArtifactApprovalsRequest(
                                            org=org, flow_name=flow, fingerprint=found.fingerprint))
             approvals = approvals.approvals if approvals else []
         else:  # an anonymous visitor of a public flow: its public reads only (no approvals)
-            own = pages.optional("TrailService.GetTrail", trail_pb.GetTrailRequest(
-                org=org, flow_name=flow, trail_name=found.trail_name)) if found.trail_name else None
-            trails = [own] if own is not None else []
             approvals = None
         return render_template("artifact.html", org=org, flow=flow, artifact=found,
-                               trails=trails, approvals=approvals,
-                               evidence={k: message_to_json(v) for k, v in found.evidence.items()})
+                               trails=[own] if own is not None else [], approvals=approvals,
+                               evidence=found.evidence)
 
     @web.get("/<org>/environments/<env>")
     def environment(org: str, env: str) -> str:

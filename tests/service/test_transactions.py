@@ -6,6 +6,7 @@ database however many statements it runs (both engines)."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import peewee
@@ -178,3 +179,53 @@ def test_work_left_for_the_transactions_end_runs_once_and_the_last_after_the_res
     assert ran == [("series", [2]), ("links", [4]), ("log", [1, 3])]
     storage.at_transaction_end("now", runner("now"), [5])  # outside a transaction: at once
     assert ran[-1] == ("now", [5])
+
+
+def _last_statement(database_url: str, pid: int) -> str:
+    """What the backend `pid` ran last, as PostgreSQL's activity view tells another connection."""
+    import psycopg2
+
+    admin = psycopg2.connect(database_url)
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", (pid,))
+            return cursor.fetchone()[0]
+    finally:
+        admin.close()
+
+
+def _terminate(database_url: str, pid: int) -> None:
+    import psycopg2
+
+    admin = psycopg2.connect(database_url)
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    finally:
+        admin.close()
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="the pool is PostgreSQL's")
+@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+def test_a_pooled_connection_is_reused_without_a_round_trip_unless_its_backend_ended(db: str
+                                                                                      ) -> None:
+    """A call checks a connection out of the pool without pinging it (`SELECT 1`) when it sat
+    idle and nothing arrived on it; one whose backend was terminated meanwhile is replaced,
+    and the call succeeds."""
+    storage.release_connections()
+    pool = storage.database.obj
+    with storage.call_scope():
+        first = pool.connection()
+        pid = first.get_backend_pid()
+        Organization.select().where(Organization.name == "marker-read").count()
+    with storage.call_scope():
+        assert pool.connection() is first
+        assert "marker-read" in _last_statement(db, pid)  # nothing was sent at check-out
+    _terminate(db, pid)
+    deadline = time.monotonic() + 10
+    while not storage.readable(first) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with storage.call_scope():
+        assert pool.connection() is not first
+        assert Organization.select().count() >= 1

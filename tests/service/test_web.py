@@ -3,13 +3,14 @@ session cookie, who may see what, escaping of everything reported, and each page
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
 import pytest
 
-from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern
-from tests.helpers import FP, H, csrf_of, sign_in
+from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, recorded_statements
+from tests.helpers import FP, H, attest, begin_trail, csrf_of, report_artifact, sign_in
 from tests.helpers import world as world  # noqa: F401 - fixture
 
 
@@ -154,6 +155,54 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     assert artifact["running"] == [{"environment_name": "prod", "snapshot_index": 2}]
     text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
     assert '/acme/environments/prod/snapshots/2">#2</a></td><td>running' in text
+
+
+def test_the_artifact_page_lists_the_trail_it_was_reported_to_not_the_flows_others(world):
+    begin_trail(world, "payments", "release-2")  # no artifact
+    sign_in(world)
+    text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
+    trails = text.split("<h2>Trails</h2>")[1].split("</ul>")[0]
+    assert 'href="/acme/flows/payments/trails/release-1">release-1</a>' in trails
+    assert "release-2" not in trails
+
+
+PAGES = {"trail": "/acme/flows/payments/trails/release-1", "flow": "/acme/flows/payments",
+         "artifact": f"/acme/flows/payments/artifacts/{FP}"}
+
+
+def _statements_of_pages(client, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """The SQL statements one request of each page runs, once the page was read before."""
+    counts = {}
+    for page, path in PAGES.items():
+        assert client.get(path, headers=H).status_code == 200
+        statements = recorded_statements(monkeypatch)
+        assert client.get(path, headers=H).status_code == 200
+        counts[page] = len(statements)
+        monkeypatch.undo()
+    return counts
+
+
+def test_the_statements_of_a_page_do_not_grow_with_what_it_shows(world, monkeypatch):
+    """The trail page with more attestations, the flow page with more trails and artifacts,
+    the artifact page with more attestations about it (each with user data, annotations,
+    some an attachment): the same statements, whatever their number (up to a list's page of
+    100)."""
+    few = _statements_of_pages(world, monkeypatch)
+    for n in range(12):
+        answer = attest(world, "generic", {
+            "attestation_name": f"check-{n}", "is_compliant": n % 3 != 0,
+            "artifact_fingerprint": FP, "user_data": {"run": n},
+            "annotations": {"report_url": f"https://ci.example/{n}"}},
+            attachment=("log.txt", b"ok") if n % 4 == 0 else None)
+        assert answer.status_code == 201, answer.json
+        begin_trail(world, "payments", f"release-{n + 2}")
+        fingerprint = hashlib.sha256(f"build {n}".encode()).hexdigest()
+        assert report_artifact(world, fingerprint, trail=f"release-{n + 2}").status_code == 201
+        assert attest(world, "generic", {"attestation_name": "ticket", "is_compliant": True},
+                      trail=f"release-{n + 2}").status_code == 201
+    many = _statements_of_pages(world, monkeypatch)
+    assert many == few
+    assert "Attestations (14)" in world.get(PAGES["trail"], headers=H).get_data(as_text=True)
 
 
 def test_environment_pages_show_snapshots_with_compliance_history_and_diffs(world):
