@@ -11,7 +11,6 @@ import logging
 import os
 import pathlib
 import random
-import select
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -46,29 +45,6 @@ def in_chunks(values: list[T]) -> Iterator[list[T]]:
         yield values[start:start + IN_CHUNK]
 
 
-class PostgresPool(PooledPostgresqlDatabase):
-    """peewee's pool of PostgreSQL connections, checking a connection out without a round
-    trip when nothing arrived on it while it sat idle in the pool. peewee's own check sends
-    `SELECT 1` at every check-out, and every call checks one out (a web page makes several
-    calls): on a busy machine each round trip waits for the server process to be scheduled.
-    A backend that ended (terminated, restarted) sends its farewell and closes the socket,
-    which makes it readable: such a connection, or one not idle, is checked as peewee does."""
-
-    def _is_closed(self, conn: Any) -> bool:
-        if conn.closed:
-            return True
-        if self._adapter.txn_status(conn) == self._adapter.txn_idle and not readable(conn):
-            return False
-        return super()._is_closed(conn)
-
-
-def readable(conn: Any) -> bool:
-    """Whether anything waits to be read on the connection's socket (without reading it)."""
-    poller = select.poll()
-    poller.register(conn.fileno(), select.POLLIN)
-    return bool(poller.poll(0))
-
-
 def open_database(url: str) -> peewee.Database:
     """Build a database from `sqlite:///path`, `sqlite:///:memory:` or `postgresql://...`."""
     parsed = urlparse(url)
@@ -78,7 +54,7 @@ def open_database(url: str) -> peewee.Database:
             pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
         return peewee.SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
     if parsed.scheme in ("postgres", "postgresql"):
-        return PostgresPool(
+        return PooledPostgresqlDatabase(
             parsed.path.lstrip("/"),
             user=parsed.username,
             password=parsed.password,
