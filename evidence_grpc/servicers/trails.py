@@ -71,7 +71,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         page = page_of_request(request)
         rows, pagination = trails.list_trails(
             org, page, flow_name=optional(request, "flow"),
-            flow_tags=list(request.flow_tag))
+            flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
         return with_items(pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination)),
                           "data", self._trails(rows, org.name))
 

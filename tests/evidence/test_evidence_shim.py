@@ -1205,3 +1205,29 @@ def test_a_decision_may_name_an_artifact_of_another_flow_on_both_doors(client, d
                      flow="release", trail="r1")
     assert generic.status_code == 404 and "does not exist in trail" in generic.json["message"]
     assert client.get("/api/v2/trails/acme/release/r1", headers=H).status_code == 200
+
+
+def test_trails_listed_by_the_fingerprint_of_an_artifact_reported_to_them(client, db):
+    """GET /api/v2/trails/{org}?fingerprint= (and ListTrails): the trails an artifact of that
+    fingerprint was reported to, newest first; none for another fingerprint."""
+    from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+    from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_pb_grpc
+
+    create_flow(client)
+    for name in ("release-1", "release-2", "release-3"):
+        begin_trail(client, trail=name)
+    for name in ("release-1", "release-3"):
+        assert report_artifact(client, trail=name).status_code == 201
+    assert report_artifact(client, FRONTEND_FP, "frontend.tgz", trail="release-2",
+                           template_name="frontend").status_code == 201
+    listed = client.get(f"/api/v2/trails/acme?fingerprint={BACKEND_FP}", headers=H)
+    assert listed.status_code == 200, listed.json
+    assert [t["name"] for t in listed.json["data"]] == ["release-3", "release-1"]
+    assert listed.json["pagination"]["total"] == 2
+    none = client.get(f"/api/v2/trails/acme?fingerprint={'0' * 64}", headers=H).json
+    assert (none["data"], none["pagination"]["total"]) == ([], 0)
+    with grpc_channel(db) as channel:
+        answer = trail_pb_grpc.TrailServiceStub(channel).ListTrails(
+            trail_pb.ListTrailsRequest(org="acme", fingerprint=FRONTEND_FP),
+            metadata=[("authorization", f"Bearer {ROLE_KEYS['member']}")])
+    assert [t.name for t in answer.data] == ["release-2"]

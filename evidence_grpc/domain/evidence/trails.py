@@ -197,7 +197,10 @@ def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[lis
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
-                flow_tags: list[str] | None = None) -> tuple[list[Trail], dict]:
+                flow_tags: list[str] | None = None, fingerprint: str | None = None
+                ) -> tuple[list[Trail], dict]:
+    """The organization's trails, newest first: of one flow, of flows with all these tags,
+    and (`fingerprint`) those an artifact of that fingerprint was reported to."""
     active = Flow.archived == False  # noqa: E712
     # One flow's trails are picked by their own column, which the planner walks by index.
     scope = active & ((Trail.flow == find_flow(org, flow_name).id) if flow_name
@@ -207,6 +210,9 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
         tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)
                   if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
         scope &= Flow.id.in_(tagged)
+    if fingerprint is not None:
+        scope &= Trail.id.in_(Artifact.select(Artifact.trail).where(
+            (Artifact.organization == org) & (Artifact.fingerprint == fingerprint)))
     query = Trail.select(Trail, Flow).join(Flow).where(scope)
     return page.apply(query.order_by(Trail.id.desc()))
 
