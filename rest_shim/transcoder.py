@@ -18,7 +18,7 @@ from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
-from evidence_grpc.memo import bytes_lru
+from evidence_grpc.memo import BytesLru, bytes_lru
 from evidence_grpc.uploads import too_large, upload_limit
 
 from .codec import (
@@ -213,7 +213,9 @@ def file_response(upload: Message) -> Response:
     return download
 
 
-def render(route: Route, response: Message) -> Response:
+def render(route: Route, response: Message, answer_key: str | None = None) -> Response:
+    """The HTTP answer of a call; `answer_key`: the key the server declared the answer a pure
+    function of, under which its JSON is kept (`_KEYED_ANSWERS`)."""
     if isinstance(response, httpbody_pb2.HttpBody):
         return Response(response.data, status=200, content_type=response.content_type)
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
@@ -223,6 +225,9 @@ def render(route: Route, response: Message) -> Response:
         status = 201 if getattr(response, route.options.created_field) else 200
     envelope = route.options.envelope_field
     field = route.response_body if not (envelope and response.HasField(envelope)) else ""
+    if answer_key is not None:
+        return Response(_keyed_json(response, field, answer_key), status=status,
+                        content_type="application/json")
     items = _listed(response, field)
     if items is not None:  # a list answer: each item's JSON kept as a single read's would be
         body = b"[" + b",".join(_item_json(item) for item in items) + b"]"
@@ -295,3 +300,19 @@ _KEPT_ANSWER_BYTES = 16384
 _KEPT_JSON_BYTES = 24 * 1024 * 1024
 _kept_json = bytes_lru(max_bytes=_KEPT_JSON_BYTES,
                        size=lambda answer: 3 * len(answer.key[2]) + 256)(_kept)
+
+
+# The JSON of answers the server keyed (`evidence_grpc.convert.keyed_answer`), by their type, the
+# field answered and the key, bounded by the bytes of the JSON: those answers can be large (a
+# governed snapshot's is ~19 MB) and need no encoding to be recognised.
+KEYED_ANSWER_BYTES = 48 * 1024 * 1024
+_KEYED_ANSWERS = BytesLru(KEYED_ANSWER_BYTES)
+
+
+def _keyed_json(response: Message, field: str, answer_key: str) -> bytes:
+    key = (response.DESCRIPTOR.full_name, field, answer_key)
+    body = _KEYED_ANSWERS.get(key)
+    if body is None:
+        body = _json(response, field)
+        _KEYED_ANSWERS.put(key, body, len(body))
+    return body
