@@ -7,6 +7,7 @@ environment's name in its URL) is never served stale; both caches are bounded by
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import grpc
@@ -167,3 +168,23 @@ def test_grpc_refusals_are_unchanged(database_url, client):
                                                    snapshot_expression="7"),
                              metadata=(("authorization", f"Bearer {ALICE_KEY}"),))
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_large_keyed_answer_is_gzipped_for_a_client_that_accepts_it(client, monkeypatch):
+    _history(client)
+    plain = client.get("/api/v2/snapshots/acme/prod/2", headers=H)
+    assert plain.headers.get("Content-Encoding") is None
+    assert "Accept-Encoding" in plain.headers["Vary"]
+    monkeypatch.setattr(transcoder, "GZIP_FROM_BYTES", 1000)  # the answer is a few KB here
+    for _ in range(2):  # compressed, then from the kept gzip
+        zipped = client.get("/api/v2/snapshots/acme/prod/2",
+                            headers={**H, "Accept-Encoding": "br, gzip;q=0.8"})
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(zipped.get_data()) == plain.get_data()
+        assert int(zipped.headers["Content-Length"]) == len(zipped.get_data())
+    refused = client.get("/api/v2/snapshots/acme/prod/2", headers={**H, "Accept-Encoding": "gzip;q=0"})
+    assert refused.headers.get("Content-Encoding") is None
+    assert refused.get_data() == plain.get_data()
+    monkeypatch.setattr(transcoder, "GZIP_FROM_BYTES", 10**9)
+    small = client.get("/api/v2/snapshots/acme/prod/1", headers={**H, "Accept-Encoding": "gzip"})
+    assert small.headers.get("Content-Encoding") is None
