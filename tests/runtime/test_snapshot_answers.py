@@ -188,3 +188,49 @@ def test_a_large_keyed_answer_is_gzipped_for_a_client_that_accepts_it(client, mo
     monkeypatch.setattr(transcoder, "GZIP_FROM_BYTES", 10**9)
     small = client.get("/api/v2/snapshots/acme/prod/1", headers={**H, "Accept-Encoding": "gzip"})
     assert small.headers.get("Content-Encoding") is None
+
+
+def test_the_kept_message_is_the_message_of_the_view():
+    """Policy decisions built from one message per distinct rule and resolution are those the
+    view converts to, decisions kept in an older shape (keys missing) included."""
+    rule = {"type": "attestation", "definition": {"name": "signed", "type": "generic",
+                                                  "must_be_compliant": True}}
+
+    def decisions(trail: str) -> list[dict]:
+        context = {"flow_name": "ci", "trail_name": trail, "artifact_status": None}
+        return [{"policy_name": "p", "policy_version": 2, "status": "NON-COMPLIANT",
+                 "rule_evaluations": [
+                     {"rule": rule, "satisfied": False, "ignored": False,
+                      "resolutions": [{"type": "missing_attestation", "context": context}]},
+                     {"rule": rule, "satisfied": None, "ignored": True, "resolutions": []}]}]
+
+    older = [{"policy_name": "p", "status": "COMPLIANT",
+              "rule_evaluations": [{"rule": {"type": "provenance"}, "satisfied": True}]}]
+    view = {"index": 3, "artifacts": [
+        {"name": "a", "fingerprint": "1" * 64, "policy_decisions": decisions("t1")},
+        {"name": "b", "fingerprint": "2" * 64, "policy_decisions": decisions("t2")},
+        {"name": "c", "fingerprint": "3" * 64, "policy_decisions": older}]}
+    expected = to_message(view, pb.Snapshot)
+    assert snapshot_servicer._kept_message(view) == expected
+    assert len(expected.artifacts[1].policy_decisions[0].rule_evaluations) == 2
+
+
+def test_messages_rendered_once_answer_what_they_answered_before(monkeypatch):
+    from evidence_grpc.api.v2 import assert_service_pb2 as apb
+
+    evaluations = apb.PolicyEvaluation(policy_name="p", rule_evaluations=[apb.RuleEvaluation(
+        rule=apb.PolicyRule(type="attestation", definition={"name": f"check-{n % 7}"}),
+        satisfied=n % 2 == 0, resolutions=[apb.RuleResolution(
+            type="rule_satisfied", context=apb.RuleResolutionContext(trail_name=f"t{n % 3}"))])
+        for n in range(50)])
+    monkeypatch.setattr(codec, "RENDERED_ONCE_ITEMS", 4)  # kept: at most 4 of each type
+    codec._renderer.cache_clear()
+    once = [codec.message_to_json(evaluations) for _ in range(2)]
+    monkeypatch.setattr(codec, "_rendered_once", lambda message_class, render: render)
+    codec._renderer.cache_clear()
+    try:
+        assert once[0] == once[1] == codec.message_to_json(evaluations)
+    finally:
+        codec._renderer.cache_clear()
+    assert once[0]["rule_evaluations"][9]["rule"] == {
+        "type": "attestation", "definition": {"name": "check-2"}}
