@@ -234,3 +234,27 @@ def test_messages_rendered_once_answer_what_they_answered_before(monkeypatch):
         codec._renderer.cache_clear()
     assert once[0]["rule_evaluations"][9]["rule"] == {
         "type": "attestation", "definition": {"name": "check-2"}}
+
+
+def test_a_shim_calling_a_grpc_server_keeps_answers_alike(server):
+    """EVIDENCE_GRPC_TARGET: the answer's key comes in the call's trailing metadata."""
+    import requests
+
+    from rest_shim.app import create_app
+
+    base = f"{server.http_url}/api/v2"
+    requests.put(f"{base}/environments/acme", headers=H, timeout=30,
+                 json={"name": "prod", "type": "server", "description": ""})
+    for fingerprint in ("a" * 64, "b" * 64):
+        requests.put(f"{base}/environments/acme/prod/report/server", headers=H, timeout=30,
+                     json={"artifacts": [{"digests": {"app": fingerprint},
+                                          "creationTimestamp": 5}]})
+    shim = create_app(Settings(grpc_target=server.grpc_target)).test_client()
+    answers = [_read(shim, "2") for _ in range(2)]
+    direct = requests.get(f"{base}/snapshots/acme/prod/2", headers=H, timeout=30).content
+    assert answers[0] == answers[1]
+    assert json.loads(answers[0]) == json.loads(direct)
+    assert json.loads(answers[0])["is_latest"] is True
+    requests.put(f"{base}/environments/acme/prod/report/server", headers=H, timeout=30,
+                 json={"artifacts": []})
+    assert json.loads(_read(shim, "2"))["is_latest"] is False
