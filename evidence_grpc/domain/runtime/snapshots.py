@@ -689,6 +689,7 @@ class SnapshotRead:
         }
 
     def fresh(self) -> SnapshotFresh:
+        """What can change after the snapshot was made, as it is now."""
         reports = []
         running: set[str] = set()  # the fingerprints running now
         for entry, _, count, verdict in self._artifacts():
