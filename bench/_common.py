@@ -483,6 +483,16 @@ def running_server(workdir: pathlib.Path, workers: int | None, org: str, key: st
     database_path = workdir / "bench.db"
     url = database_url or f"sqlite:///{database_path}"
     bootstrap(workdir, url, org, user, key, source)
+    with serving(workdir, database_path, workers, source, database_url) as server:
+        yield server
+
+
+@contextmanager
+def serving(workdir: pathlib.Path, database_path: pathlib.Path, workers: int | None,
+            source: pathlib.Path = ROOT, database_url: str | None = None) -> Iterator[Server]:
+    """`evidence-server serve` of `source` on an existing database (the SQLite file
+    `database_path`, or `database_url`), its log in `workdir`, stopped when the block ends."""
+    url = database_url or f"sqlite:///{database_path}"
     rest, grpc_addr = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     worker_args = ["--workers", str(workers)] if workers else []
     log_path = workdir / "server.log"

@@ -336,7 +336,8 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 answer = behavior(request, context)
                 # With the status, in the response's last frame: initial metadata of its own
                 # would cost a write per call. (ErrorInterceptor adds it to refusals.)
-                context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id.get() or ""),))
+                context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                               (REQUEST_ID_HEADER, request_id.get() or "")))
                 return answer
             except Exception:
                 failed = True

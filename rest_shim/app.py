@@ -124,10 +124,10 @@ def _view(route: Route, backend: Backend) -> View:
         if "authorization" in request.headers:
             metadata.append(("authorization", request.headers["authorization"]))
         try:
-            response = backend.call(route.method, message, metadata)
+            response, answer_key = backend.call_keyed(route.method, message, metadata)
         except grpc.RpcError as error:
             return rpc_error_response(error)
-        return render(route, response)
+        return render(route, response, answer_key, request.accept_encodings["gzip"] > 0)
 
     return view
 

@@ -15,6 +15,7 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc.config import Settings
+from evidence_grpc.convert import ANSWER_KEY
 from evidence_grpc.server import grpc_options
 from evidence_grpc.services import intercepted_handlers, method_path
 
@@ -30,6 +31,16 @@ class Backend(Protocol):
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message: ...
 
+    def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
+                   metadata: Metadata) -> tuple[Message, str | None]:
+        """The answer, and the key the server declared it a pure function of (see
+        `evidence_grpc.convert.keyed_answer`), if it did."""
+        ...
+
+
+def _answer_key(trailing: Metadata | None) -> str | None:
+    return next((value for key, value in trailing or () if key == ANSWER_KEY), None)
+
 
 class ChannelBackend:
     """Calls a gRPC server at `target` over one channel reused for the process's lifetime
@@ -42,6 +53,15 @@ class ChannelBackend:
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
         """(The server authenticates every call it receives: `authenticated` is not used.)"""
+        return self._stub(method)(request, metadata=tuple(metadata), timeout=60)
+
+    def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
+                   metadata: Metadata) -> tuple[Message, str | None]:
+        response, call = self._stub(method).with_call(request, metadata=tuple(metadata),
+                                                      timeout=60)
+        return response, _answer_key(call.trailing_metadata())
+
+    def _stub(self, method: descriptor.MethodDescriptor) -> grpc.UnaryUnaryMultiCallable:
         path = method_path(method)
         stub = self._callables.get(path)
         if stub is None:
@@ -50,7 +70,7 @@ class ChannelBackend:
             stub = self.channel.unary_unary(path, request_serializer=request_class.SerializeToString,
                                             response_deserializer=response_class.FromString)
             self._callables[path] = stub
-        return stub(request, metadata=tuple(metadata), timeout=60)
+        return stub
 
 
 class LocalRpcError(grpc.RpcError, grpc.Call):
@@ -169,10 +189,19 @@ class InProcessBackend:
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
+        return self._call(method, request, LocalContext(metadata, authenticated))
+
+    def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
+                   metadata: Metadata) -> tuple[Message, str | None]:
+        context = LocalContext(metadata)
+        response = self._call(method, request, context)
+        return response, _answer_key(context.trailing_metadata())
+
+    def _call(self, method: descriptor.MethodDescriptor, request: Message,
+              context: LocalContext) -> Message:
         handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())
-        context = LocalContext(metadata, authenticated)
         response = handler.unary_unary(request, context)
         if context.code() != grpc.StatusCode.OK:
             raise LocalRpcError(context.code(), context.details(), context.trailing_metadata())

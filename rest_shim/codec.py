@@ -16,11 +16,12 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from google.protobuf import descriptor, json_format
+from google.protobuf import descriptor, json_format, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.convert import plain_data
+from evidence_grpc.memo import small_lru
 
 FD = descriptor.FieldDescriptor
 _STRUCT_TYPES = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
@@ -166,7 +167,23 @@ def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
                 out[key] = value
         return out
 
+    if message_options.Extensions[options_pb2.render_once]:
+        return _rendered_once(message_factory.GetMessageClass(message_descriptor), render)
     return render
+
+
+# What a `render_once` message type keeps: its last RENDERED_ONCE_ITEMS values of at most
+# RENDERED_ONCE_BYTES encoded (a few MB at most), shared by the answers that hold them (JSON
+# values are only written out, never changed).
+RENDERED_ONCE_ITEMS = 4096
+RENDERED_ONCE_BYTES = 512
+
+
+def _rendered_once(message_class: type[Message], render: Convert) -> Convert:
+    """`render`, once per distinct value of the message (told apart by its encoding)."""
+    rendered = small_lru(items=RENDERED_ONCE_ITEMS, most_bytes=RENDERED_ONCE_BYTES,
+                         size=len)(lambda encoded: render(message_class.FromString(encoded)))
+    return lambda message: rendered(message.SerializeToString(deterministic=True))
 
 
 def _inline_step(field: descriptor.FieldDescriptor) -> Callable[[Message], Any]:

@@ -28,13 +28,17 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n evidence/v2/assert_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1f\x65vidence/v2/trail_service.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xa8\x01\n\x15\x41ssertArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x16\n\tflow_name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x1d\n\x10\x65nvironment_name\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x0bpolicy_name\x18\x05 \x03(\tB\x0c\n\n_flow_nameB\x13\n\x11_environment_name\"\xc1\x01\n\x15RuleResolutionContext\x12\x16\n\tflow_name\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ntrail_name\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0f\x61rtifact_status\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x18\n\x0b\x66or_control\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\r\n\x0b_trail_nameB\x12\n\x10_artifact_statusB\x0e\n\x0c_for_control\"S\n\x0eRuleResolution\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x33\n\x07\x63ontext\x18\x02 \x01(\x0b\x32\".evidence.v2.RuleResolutionContext\"G\n\nPolicyRule\x12\x0c\n\x04type\x18\x01 \x01(\t\x12+\n\ndefinition\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xa0\x01\n\x0eRuleEvaluation\x12%\n\x04rule\x18\x01 \x01(\x0b\x32\x17.evidence.v2.PolicyRule\x12\x16\n\tsatisfied\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x0f\n\x07ignored\x18\x03 \x01(\x08\x12\x30\n\x0bresolutions\x18\x04 \x03(\x0b\x32\x1b.evidence.v2.RuleResolutionB\x0c\n\n_satisfied\"\x86\x01\n\x10PolicyEvaluation\x12\x13\n\x0bpolicy_name\x18\x01 \x01(\t\x12\x16\n\x0epolicy_version\x18\x02 \x01(\x05\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x35\n\x10rule_evaluations\x18\x04 \x03(\x0b\x32\x1b.evidence.v2.RuleEvaluation\"e\n\x0c\x41ssertedFlow\x12\x0c\n\x04\x66low\x18\x01 \x01(\t\x12\r\n\x05trail\x18\x02 \x01(\t\x12\x38\n\x11\x63ompliance_status\x18\x03 \x01(\x0b\x32\x1d.evidence.v2.ComplianceStatus\"\xc5\x02\n\x16\x41ssertArtifactResponse\x12\x11\n\tcompliant\x18\x01 \x01(\x08\x12\r\n\x05scope\x18\x02 \x01(\t\x12\x18\n\x0b\x65nvironment\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x39\n\x12policy_evaluations\x18\x04 \x03(\x0b\x32\x1d.evidence.v2.PolicyEvaluation\x12(\n\x05\x66lows\x18\x05 \x03(\x0b\x32\x19.evidence.v2.AssertedFlow\x12\x10\n\x08html_url\x18\x06 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x07 \x01(\t\x12\x0c\n\x04\x66low\x18\x08 \x01(\t\x12\r\n\x05trail\x18\t \x01(\t\x12\x36\n\x11\x63ompliance_status\x18\n \x01(\x0b\x32\x1b.evidence.v2.ArtifactStatusB\x0e\n\x0c_environment2\xac\x01\n\rAssertService\x12\x9a\x01\n\x0e\x41ssertArtifact\x12\".evidence.v2.AssertArtifactRequest\x1a#.evidence.v2.AssertArtifactResponse\"?\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x31\x12//api/v2/asserts/{org}/fingerprint/{fingerprint}b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n evidence/v2/assert_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1f\x65vidence/v2/trail_service.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xa8\x01\n\x15\x41ssertArtifactRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x12\x16\n\tflow_name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x1d\n\x10\x65nvironment_name\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x0bpolicy_name\x18\x05 \x03(\tB\x0c\n\n_flow_nameB\x13\n\x11_environment_name\"\xc1\x01\n\x15RuleResolutionContext\x12\x16\n\tflow_name\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\ntrail_name\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0f\x61rtifact_status\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x18\n\x0b\x66or_control\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\x0c\n\n_flow_nameB\r\n\x0b_trail_nameB\x12\n\x10_artifact_statusB\x0e\n\x0c_for_control\"Y\n\x0eRuleResolution\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x33\n\x07\x63ontext\x18\x02 \x01(\x0b\x32\".evidence.v2.RuleResolutionContext:\x04\xf8\xb5\x18\x01\"M\n\nPolicyRule\x12\x0c\n\x04type\x18\x01 \x01(\t\x12+\n\ndefinition\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct:\x04\xf8\xb5\x18\x01\"\xa0\x01\n\x0eRuleEvaluation\x12%\n\x04rule\x18\x01 \x01(\x0b\x32\x17.evidence.v2.PolicyRule\x12\x16\n\tsatisfied\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x0f\n\x07ignored\x18\x03 \x01(\x08\x12\x30\n\x0bresolutions\x18\x04 \x03(\x0b\x32\x1b.evidence.v2.RuleResolutionB\x0c\n\n_satisfied\"\x86\x01\n\x10PolicyEvaluation\x12\x13\n\x0bpolicy_name\x18\x01 \x01(\t\x12\x16\n\x0epolicy_version\x18\x02 \x01(\x05\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x35\n\x10rule_evaluations\x18\x04 \x03(\x0b\x32\x1b.evidence.v2.RuleEvaluation\"e\n\x0c\x41ssertedFlow\x12\x0c\n\x04\x66low\x18\x01 \x01(\t\x12\r\n\x05trail\x18\x02 \x01(\t\x12\x38\n\x11\x63ompliance_status\x18\x03 \x01(\x0b\x32\x1d.evidence.v2.ComplianceStatus\"\xc5\x02\n\x16\x41ssertArtifactResponse\x12\x11\n\tcompliant\x18\x01 \x01(\x08\x12\r\n\x05scope\x18\x02 \x01(\t\x12\x18\n\x0b\x65nvironment\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x39\n\x12policy_evaluations\x18\x04 \x03(\x0b\x32\x1d.evidence.v2.PolicyEvaluation\x12(\n\x05\x66lows\x18\x05 \x03(\x0b\x32\x19.evidence.v2.AssertedFlow\x12\x10\n\x08html_url\x18\x06 \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\x07 \x01(\t\x12\x0c\n\x04\x66low\x18\x08 \x01(\t\x12\r\n\x05trail\x18\t \x01(\t\x12\x36\n\x11\x63ompliance_status\x18\n \x01(\x0b\x32\x1b.evidence.v2.ArtifactStatusB\x0e\n\x0c_environment2\xac\x01\n\rAssertService\x12\x9a\x01\n\x0e\x41ssertArtifact\x12\".evidence.v2.AssertArtifactRequest\x1a#.evidence.v2.AssertArtifactResponse\"?\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x31\x12//api/v2/asserts/{org}/fingerprint/{fingerprint}b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'evidence.v2.assert_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_RULERESOLUTION']._loaded_options = None
+  _globals['_RULERESOLUTION']._serialized_options = b'\370\265\030\001'
+  _globals['_POLICYRULE']._loaded_options = None
+  _globals['_POLICYRULE']._serialized_options = b'\370\265\030\001'
   _globals['_ASSERTSERVICE'].methods_by_name['AssertArtifact']._loaded_options = None
   _globals['_ASSERTSERVICE'].methods_by_name['AssertArtifact']._serialized_options = b'\250\265\030\001\360\265\030\001\202\323\344\223\0021\022//api/v2/asserts/{org}/fingerprint/{fingerprint}'
   _globals['_ASSERTARTIFACTREQUEST']._serialized_start=170
@@ -42,17 +46,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RULERESOLUTIONCONTEXT']._serialized_start=341
   _globals['_RULERESOLUTIONCONTEXT']._serialized_end=534
   _globals['_RULERESOLUTION']._serialized_start=536
-  _globals['_RULERESOLUTION']._serialized_end=619
-  _globals['_POLICYRULE']._serialized_start=621
-  _globals['_POLICYRULE']._serialized_end=692
-  _globals['_RULEEVALUATION']._serialized_start=695
-  _globals['_RULEEVALUATION']._serialized_end=855
-  _globals['_POLICYEVALUATION']._serialized_start=858
-  _globals['_POLICYEVALUATION']._serialized_end=992
-  _globals['_ASSERTEDFLOW']._serialized_start=994
-  _globals['_ASSERTEDFLOW']._serialized_end=1095
-  _globals['_ASSERTARTIFACTRESPONSE']._serialized_start=1098
-  _globals['_ASSERTARTIFACTRESPONSE']._serialized_end=1423
-  _globals['_ASSERTSERVICE']._serialized_start=1426
-  _globals['_ASSERTSERVICE']._serialized_end=1598
+  _globals['_RULERESOLUTION']._serialized_end=625
+  _globals['_POLICYRULE']._serialized_start=627
+  _globals['_POLICYRULE']._serialized_end=704
+  _globals['_RULEEVALUATION']._serialized_start=707
+  _globals['_RULEEVALUATION']._serialized_end=867
+  _globals['_POLICYEVALUATION']._serialized_start=870
+  _globals['_POLICYEVALUATION']._serialized_end=1004
+  _globals['_ASSERTEDFLOW']._serialized_start=1006
+  _globals['_ASSERTEDFLOW']._serialized_end=1107
+  _globals['_ASSERTARTIFACTRESPONSE']._serialized_start=1110
+  _globals['_ASSERTARTIFACTRESPONSE']._serialized_end=1435
+  _globals['_ASSERTSERVICE']._serialized_start=1438
+  _globals['_ASSERTSERVICE']._serialized_end=1610
 # @@protoc_insertion_point(module_scope)

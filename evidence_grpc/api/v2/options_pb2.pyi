@@ -55,6 +55,8 @@ OMIT_UNSET_FIELD_NUMBER: _ClassVar[int]
 omit_unset: _descriptor.FieldDescriptor
 JSON_ARRAY_FIELD_NUMBER: _ClassVar[int]
 json_array: _descriptor.FieldDescriptor
+RENDER_ONCE_FIELD_NUMBER: _ClassVar[int]
+render_once: _descriptor.FieldDescriptor
 
 class HttpOptions(_message.Message):
     __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")

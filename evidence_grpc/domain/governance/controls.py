@@ -153,16 +153,17 @@ def list_controls(org: Organization, page: int | None = None, per_page: int | No
     return paging.slice([c for c in query if all(has_tag(c.tags or {}, t) for t in tags)])
 
 
-def _referencing(org: Organization) -> Callable[[str], list[str]]:
-    """identifier -> names of the policies whose latest version references it."""
-    by_policy = policy_controls(org)
+def _referencing(org: Organization, identifiers: list[str]) -> Callable[[str], list[str]]:
+    """identifier (one of `identifiers`) -> names of the policies whose latest version
+    references it."""
+    by_policy = policy_controls(org, identifiers)
     return lambda identifier: sorted(p for p, ids in by_policy.items() if identifier in ids)
 
 
 def control_views(org: Organization, controls: list[Control]) -> list[views.Control]:
     if not controls:
         return []
-    referencing = _referencing(org)
+    referencing = _referencing(org, [c.identifier for c in controls])
     return [{
         "identifier": c.identifier,
         "name": c.name,
@@ -402,7 +403,7 @@ def coverage(org: Organization, identifier: str, page: int | None = None,
     control in its latest version; `covered` keeps one kind; the counts ignore it."""
     find_control(org, identifier)
     paging = _paging(page, per_page)
-    by_policy = policy_controls(org)
+    by_policy = policy_controls(org, [identifier])
     query = (Environment.select(Environment.name, Environment.type, Environment.policies)
              .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
              .order_by(Environment.name))

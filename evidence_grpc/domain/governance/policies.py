@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ...api.v2 import views
@@ -19,7 +19,7 @@ from ..identity.callers import current_actor_type
 from ..kernel.errors import InvalidArgument, not_found, validation_error
 from ..kernel.names import check_name
 from ..kernel.urls import not_a_url, parsed_url
-from ..kernel.yaml_documents import load_mapping, schema_violations
+from ..kernel.yaml_documents import load_mapping, load_stored_mapping, schema_violations
 from ..runtime.environment_changes import check_policy_count, known_policies, set_policies
 from ..runtime.policy_eval import normalize_conditions, rule_problems
 from ..runtime.snapshots import judged_fields, judged_write, latest_running
@@ -66,24 +66,38 @@ _REFERENCES = BytesLru(1024 * 1024)
 _DIGEST_BYTES = 32
 
 
-def _controls_of(policy_yaml: str) -> frozenset[str]:
-    """The controls a stored (valid) policy YAML references, parsed once per text. A text
-    without `for_control` (nor an escape that could spell it) references none: parsing one of
-    the largest texts takes seconds, and every control answer reads every policy's."""
-    if "for_control" not in policy_yaml and "\\" not in policy_yaml:
+def _may_reference(policy_yaml: str, identifiers: Collection[str] | None) -> bool:
+    """Whether the text can reference any of `identifiers` (any control when None). A control
+    identifier ([a-zA-Z0-9-._~]) is spelled as it is in any YAML scalar but a double-quoted one
+    with escapes: a text holding neither it (nor `for_control`) nor a backslash references
+    none, and is not parsed."""
+    if "\\" in policy_yaml:
+        return True
+    if "for_control" not in policy_yaml:
+        return False
+    return identifiers is None or any(i in policy_yaml for i in identifiers)
+
+
+def _controls_of(policy_yaml: str, identifiers: Collection[str] | None = None
+                 ) -> frozenset[str]:
+    """The controls a stored (valid) policy YAML references (only those among `identifiers`
+    when given), parsed once per text (by libyaml: `load_stored_mapping`) and only when it
+    may reference them: every control answer reads every policy's."""
+    if not _may_reference(policy_yaml, identifiers):
         return frozenset()
     key = hashlib.sha256(policy_yaml.encode()).digest()
     found = _REFERENCES.get(key)
     if found is None:
         found = frozenset(c for _, c in _control_references(
-            load_mapping(policy_yaml, "policy_file", "policy")))
+            load_stored_mapping(policy_yaml, "policy_file", "policy")))
         _REFERENCES.put(key, found, _DIGEST_BYTES + sum(len(c.encode()) for c in found))
-    return found
+    return found if identifiers is None else found & frozenset(identifiers)
 
 
-def policy_controls(org: Organization) -> dict[str, frozenset[str]]:
-    """{policy name: identifiers of the controls its latest version references}, for the
-    organization's active policies."""
+def policy_controls(org: Organization, identifiers: Collection[str] | None = None
+                    ) -> dict[str, frozenset[str]]:
+    """{policy name: identifiers of the controls its latest version references (those among
+    `identifiers` when given)}, for the organization's active policies."""
     latest: dict[int, tuple[int, int]] = {}  # policy id -> (version, PolicyVersion id)
     for version_id, policy_id, number in (
             PolicyVersion.select(PolicyVersion.id, PolicyVersion.policy, PolicyVersion.version)
@@ -95,7 +109,7 @@ def policy_controls(org: Organization) -> dict[str, frozenset[str]]:
     for chunk in in_chunks([version_id for _, version_id in latest.values()]):
         for name, policy_yaml in (PolicyVersion.select(Policy.name, PolicyVersion.policy_yaml)
                                   .join(Policy).where(PolicyVersion.id.in_(chunk)).tuples()):
-            found[name] = _controls_of(policy_yaml)
+            found[name] = _controls_of(policy_yaml, identifiers)
     return found
 
 

@@ -78,12 +78,14 @@ def _expanded_size(node: yaml.Node, refused: Callable[[str], InvalidArgument]) -
     return size(node)
 
 
-def _bounded_load(text: str, refused: Callable[[str], InvalidArgument]) -> Any:
+def _bounded_load(text: str, refused: Callable[[str], InvalidArgument],
+                  loader_class: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.SafeLoader
+                  ) -> Any:
     """yaml.safe_load that refuses, before building anything, a document over the byte bound or
     whose aliases expand past the node bound."""
     if len(text.encode()) > MAX_DOCUMENT_BYTES:
         raise refused(f"larger than {MAX_DOCUMENT_BYTES} bytes")
-    loader = yaml.SafeLoader(text)
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -114,6 +116,27 @@ def load_mapping(text: str, field: str, subject: str) -> dict[str, Any]:
         raise InvalidArgument(f"Invalid {subject}: expected a YAML mapping",
                               {field: "expected a mapping at the top level"})
     return document
+
+
+# libyaml's parser (PyYAML's C extension, with the same Python resolver and constructor):
+# 20-50 times faster on the largest documents; None where PyYAML was built without it.
+_C_LOADER: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+
+
+def load_stored_mapping(text: str, field: str, subject: str) -> dict[str, Any]:
+    """`load_mapping` of a document that was accepted (by `load_mapping`) when it was stored,
+    read by libyaml where it can: reading a stored policy's 1 MiB takes 10-30 ms instead of
+    a second or more. A text libyaml refuses (the two parsers differ only on malformed input)
+    is read by PyYAML as it was when stored."""
+    if _C_LOADER is not None:
+        try:
+            document = _bounded_load(text, lambda problem: InvalidArgument(problem), _C_LOADER)
+        except (yaml.YAMLError, InvalidArgument, RecursionError):
+            pass
+        else:
+            if isinstance(document, dict):
+                return document
+    return load_mapping(text, field, subject)
 
 
 def schema_violations(file_name: str, document: dict[str, Any], field: str) -> dict[str, str]:

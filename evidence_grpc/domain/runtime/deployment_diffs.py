@@ -8,6 +8,8 @@ flow), and the compliance of the previous versions' trails."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import peewee
 
 from ...api.v2 import views
@@ -69,23 +71,30 @@ def compare_url(commit_url: str | None, commit: str | None, previous: str | None
     return f"{commit_url[:-len(suffix)]}/compare/{previous}...{commit}"
 
 
-def add_deployment_diffs(org: Organization, env: Environment, index: int,
-                         artifacts: list[views.SnapshotArtifact], running: set[str]) -> None:
-    """Fill `deployment_diff` of snapshot artifact views and of each of their flows (null when
-    there is no previous version); `running`: the fingerprints that run in the snapshot."""
-    # (the views' fingerprints and flow names are never None: `is not None` only types them)
-    reports = {(a["fingerprint"], f["flow_name"], f["template_reference_name"])
-               for a in artifacts if a["fingerprint"] is not None
-               for f in a["flows"] if f["flow_name"] is not None and f["template_reference_name"]}
+# An artifact's deployment_diff and each of its flows' (in the order of its flows).
+ArtifactDiffs = tuple[views.DeploymentDiff | None, list[views.DeploymentDiff | None]]
+
+
+def deployment_diffs(org: Organization, env: Environment, index: int,
+                     artifacts: list[tuple[str, list[dict[str, Any]]]], running: set[str]
+                     ) -> list[ArtifactDiffs]:
+    """The deployment diffs of snapshot `index`'s artifacts, given as (fingerprint, its flows as
+    the answer shows them: flow_name, template_reference_name, commit_url, git_commit), in
+    their order (null where there is no previous version); `running`: the fingerprints that
+    run in the snapshot. An artifact's own diff is its first flow's."""
+    reports = {(fingerprint, f["flow_name"], f["template_reference_name"])
+               for fingerprint, flows in artifacts
+               for f in flows if f["flow_name"] is not None and f["template_reference_name"]}
     previous = previous_versions(org, env, index, reports)
     states = states_of(list(previous.values())) if previous else {}
-    for artifact in artifacts:
-        fingerprint = artifact["fingerprint"]
-        for flow in artifact["flows"]:
+    found: list[ArtifactDiffs] = []
+    for fingerprint, flows in artifacts:
+        of_flows: list[views.DeploymentDiff | None] = []
+        for flow in flows:
             flow_name, template = flow["flow_name"], flow["template_reference_name"]
             before = (previous.get((fingerprint, flow_name, template))
-                      if fingerprint is not None and flow_name is not None and template else None)
-            flow["deployment_diff"] = None if before is None else {
+                      if flow_name is not None and template else None)
+            of_flows.append(None if before is None else {
                 "diff_url": compare_url(flow["commit_url"], flow["git_commit"], before.git_commit),
                 "previous_git_commit": before.git_commit,
                 "previous_fingerprint": before.fingerprint,
@@ -95,6 +104,6 @@ def add_deployment_diffs(org: Organization, env: Environment, index: int,
                 "previous_git_commit_url": before.commit_url,
                 "previous_trail_name": before.trail.name,
                 "previous_template_reference_name": before.template_reference_name,
-            }
-        artifact["deployment_diff"] = (artifact["flows"][0]["deployment_diff"]
-                                       if artifact["flows"] else None)
+            })
+        found.append((of_flows[0] if of_flows else None, of_flows))
+    return found

@@ -54,7 +54,7 @@ from ..kernel.pages import page_of
 from ..outbound import actions
 from ..transparency import log
 from . import env_audit, leaves
-from .deployment_diffs import add_deployment_diffs
+from .deployment_diffs import ArtifactDiffs, deployment_diffs
 from .deployments import record
 from .environments import (
     LOGICAL,
@@ -613,10 +613,16 @@ def _next_starts(env: Environment, indexes: list[int]) -> dict[int, float]:
 
 def get_snapshot(org: Organization, env_name: str, expression: str, html_base: str
                  ) -> views.Snapshot:
+    return find_for_read(org, env_name, expression, html_base).view()
+
+
+def find_for_read(org: Organization, env_name: str, expression: str, html_base: str
+                  ) -> SnapshotRead:
+    """The snapshot an expression names, with its neighbours, for an answer."""
     env = find_environment(org, env_name)
     index, near = _snapshots_around(env, expression, 1)
-    return snapshot_view(org, env, near[index], near.get(index - 1), near.get(index + 1),
-                         html_base)
+    return SnapshotRead(org, env, near[index], near.get(index - 1), near.get(index + 1),
+                        html_base)
 
 
 def _by_artifact(snapshot: Snapshot | None) -> dict[tuple[str, str], dict[str, Any]]:
@@ -624,40 +630,100 @@ def _by_artifact(snapshot: Snapshot | None) -> dict[tuple[str, str], dict[str, A
     return {(e["name"], e["fingerprint"]): e for e in (snapshot.artifacts if snapshot else [])}
 
 
-def snapshot_view(org: Organization, env: Environment, snapshot: Snapshot,
-                  previous: Snapshot | None, following: Snapshot | None, html_base: str
-                  ) -> views.Snapshot:
-    """A snapshot with its artifacts marked against the previous one (started, exited)."""
-    before, current = _by_artifact(previous), _by_artifact(snapshot)
-    # An exited artifact shows the verdict of the snapshot it last ran in.
-    verdicts = {**verdicts_of(previous, html_base), **verdicts_of(snapshot, html_base)}
-    artifacts: list[views.SnapshotArtifact] = []
-    running: set[str] = set()  # the fingerprints running now
-    counts = {"true": 0, "false": 0, "null": 0}
-    for key in sorted(set(current) | set(before)):
-        entry = current.get(key) or before[key]
-        was = before[key]["instance_count"] if key in before else 0
-        count = current[key]["instance_count"] if key in current else 0
-        verdict = verdicts[key]
-        artifacts.append(_artifact_view(entry, was, count, verdict))
-        if count:
-            running.add(entry["fingerprint"])
-            counts[{True: "true", False: "false", None: "null"}[verdict["compliant"]]] += 1
-    add_deployment_diffs(org, env, snapshot.index, artifacts, running)
-    return {
-        "index": snapshot.index,
-        "is_latest": snapshot.index == env.latest_index,
-        "next_snapshot_timestamp": following.created_at if following else None,
-        "artifact_compliance_count": counts,
-        "timestamp": snapshot.created_at,
-        "type": snapshot.type,
-        "compliant": bool(snapshot.compliant),
-        "compliance_state": compliance_state(snapshot.compliant),
-        "html_url": f"{html_base}/{org.name}/environments/{env.name}/snapshots/{snapshot.index}",
-        "artifacts": artifacts,
-        "applied_policies": applied_policies_of(snapshot),
-        "log_index": log.log_indexes(leaves.SNAPSHOT, [snapshot.id]).get(snapshot.id),
-    }
+@dataclasses.dataclass(frozen=True)
+class SnapshotRead:
+    """A snapshot to answer. Its answer is in two parts: what never changes (`kept_view`, a
+    pure function of `kept_key`: the snapshot and the one before it are never written again,
+    nor are the policy versions that judged it), and what is worked out on every read
+    (`fresh`): whether it is the latest, when the next one began, and its artifacts'
+    deployment diffs (the previous versions' compliance and trails live on)."""
+
+    org: Organization
+    env: Environment
+    snapshot: Snapshot
+    previous: Snapshot | None
+    following: Snapshot | None
+    html_base: str
+
+    @property
+    def kept_key(self) -> tuple[int, str, str, str]:
+        """What `kept_view` depends on: the snapshot, and the names and base of its URLs."""
+        return self.snapshot.id, self.org.name, self.env.name, self.html_base
+
+    def _artifacts(self) -> list[tuple[dict[str, Any], int, int, dict[str, Any]]]:
+        """(entry, instances before, instances now, verdict) of each artifact of the answer,
+        in its order: those running and those that stopped since the previous snapshot."""
+        before, current = _by_artifact(self.previous), _by_artifact(self.snapshot)
+        # An exited artifact shows the verdict of the snapshot it last ran in.
+        verdicts = {**verdicts_of(self.previous, self.html_base),
+                    **verdicts_of(self.snapshot, self.html_base)}
+        return [(current.get(key) or before[key],
+                 before[key]["instance_count"] if key in before else 0,
+                 current[key]["instance_count"] if key in current else 0, verdicts[key])
+                for key in sorted(set(current) | set(before))]
+
+    def kept_view(self) -> views.Snapshot:
+        """The answer without its fresh part: not the latest, no next snapshot, no deployment
+        diffs (`fresh` has them)."""
+        snapshot, org, env = self.snapshot, self.org, self.env
+        artifacts: list[views.SnapshotArtifact] = []
+        counts = {"true": 0, "false": 0, "null": 0}
+        for entry, was, count, verdict in self._artifacts():
+            artifacts.append(_artifact_view(entry, was, count, verdict))
+            if count:
+                counts[{True: "true", False: "false", None: "null"}[verdict["compliant"]]] += 1
+        return {
+            "index": snapshot.index,
+            "is_latest": False,
+            "next_snapshot_timestamp": None,
+            "artifact_compliance_count": counts,
+            "timestamp": snapshot.created_at,
+            "type": snapshot.type,
+            "compliant": bool(snapshot.compliant),
+            "compliance_state": compliance_state(snapshot.compliant),
+            "html_url": f"{self.html_base}/{org.name}/environments/{env.name}/snapshots/"
+                        f"{snapshot.index}",
+            "artifacts": artifacts,
+            "applied_policies": applied_policies_of(snapshot),
+            "log_index": log.log_indexes(leaves.SNAPSHOT, [snapshot.id]).get(snapshot.id),
+        }
+
+    def fresh(self) -> SnapshotFresh:
+        """What can change after the snapshot was made, as it is now."""
+        reports = []
+        running: set[str] = set()  # the fingerprints running now
+        for entry, _, count, verdict in self._artifacts():
+            reports.append((entry["fingerprint"], verdict["flows"]))
+            if count:
+                running.add(entry["fingerprint"])
+        return SnapshotFresh(
+            is_latest=self.snapshot.index == self.env.latest_index,
+            next_snapshot_timestamp=self.following.created_at if self.following else None,
+            deployment_diffs=deployment_diffs(self.org, self.env, self.snapshot.index, reports,
+                                              running))
+
+    def view(self) -> views.Snapshot:
+        """The whole answer."""
+        view = self.kept_view()
+        fresh = self.fresh()
+        view["is_latest"] = fresh.is_latest
+        view["next_snapshot_timestamp"] = fresh.next_snapshot_timestamp
+        for artifact, (own, of_flows) in zip(view["artifacts"], fresh.deployment_diffs,
+                                             strict=True):
+            artifact["deployment_diff"] = own
+            for flow, diff in zip(artifact["flows"], of_flows, strict=True):
+                flow["deployment_diff"] = diff
+        return view
+
+
+@dataclasses.dataclass(frozen=True)
+class SnapshotFresh:
+    """The part of a snapshot's answer worked out on every read (`SnapshotRead.fresh`)."""
+
+    is_latest: bool
+    next_snapshot_timestamp: float | None
+    # Per artifact of the answer, in its order: its deployment_diff and each of its flows'.
+    deployment_diffs: list[ArtifactDiffs]
 
 
 def applied_policies_of(snapshot: Snapshot) -> list[views.AppliedPolicy]:
