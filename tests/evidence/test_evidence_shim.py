@@ -829,7 +829,8 @@ def test_report_artifact_and_get_it_by_fingerprint_or_prefix(trail):
     assert artifact["fingerprint"] == BACKEND_FP
     assert artifact["git_commit"] == COMMIT
     assert artifact["build_url"] == "https://ci.example/build/1"
-    assert artifact["html_url"] == f"http://evidence.test/acme/flows/payments/artifacts/{BACKEND_FP}"
+    assert artifact["html_url"] == (f"http://evidence.test/acme/flows/payments/artifacts/"
+                                    f"{BACKEND_FP}?artifact_id={artifact['id']}")
     assert artifact["state"] == "INCOMPLETE"  # its scan is still missing
     assert (artifact["running"], artifact["exited"]) == ([], [])
     assert [h["event"] for h in artifact["history"]] == [
@@ -993,6 +994,9 @@ def test_list_artifacts_per_flow_and_organization(trail):
     second_page = trail.get("/api/v2/artifacts/acme?page=2&per_page=2", headers=H).json
     assert len(second_page) == 1
     assert trail.get("/api/v2/artifacts/acme?flow_name=nope", headers=H).status_code == 404
+    # A repo nothing was built from is as unknown as a flow that is not there.
+    unknown = trail.get("/api/v2/artifacts/acme?repo_name=nope", headers=H)
+    assert (unknown.status_code, unknown.json["message"]) == (404, "Repo 'nope' not found")
 
 
 SEARCH_ENTRY_FIELDS = {"fingerprint", "name", "has_provenance", "git_commit", "pipeline", "flow",

@@ -28,7 +28,7 @@ from ...storage.db import (
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
 from ..kernel import contract
-from ..kernel.errors import artifact_not_in_trail, not_found, validation_error
+from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
@@ -167,11 +167,11 @@ def _target(org: Organization, trail: Trail, data: dict[str, Any], *, anywhere: 
             artifact = found[0]
             return artifact.template_reference_name or fingerprint, artifact, fingerprint
         if not anywhere:
-            raise artifact_not_in_trail(org.name, trail.flow.name, trail.name, fingerprint)
+            raise missing("artifact_in_trail", organization=org.name, flow=trail.flow.name,
+                          trail=trail.name, fingerprint=fingerprint)
         elsewhere = _FINGERPRINT_IN_ORG.models(Artifact, org=org.id, fingerprint=fingerprint)
         if not elsewhere:
-            raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not "
-                            f"exist in organization '{org.name}'", fingerprint=fingerprint)
+            raise missing("artifact_in_org", organization=org.name, fingerprint=fingerprint)
         return fingerprint, elsewhere[0], fingerprint
     if targets:
         name = targets[0]

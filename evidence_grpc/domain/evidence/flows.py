@@ -17,7 +17,7 @@ from ..kernel.errors import (
     NotFound,
     already_exists,
     authentication_required,
-    flow_not_found,
+    missing,
     validation_error,
 )
 from ..kernel.names import check_name
@@ -96,7 +96,7 @@ def find_flow(org: Organization, name: str) -> Flow:
     if flow is None or not sees_flow(flow.visibility):
         if not sees_flow(None):  # no credentials: private and unknown flows answer alike
             raise authentication_required()
-        raise flow_not_found(org.name, name)
+        raise missing("flow", organization=org.name, flow=name)
     return flow
 
 
