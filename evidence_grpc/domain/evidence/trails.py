@@ -33,7 +33,7 @@ from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
 from .repos import check_repo_info, remember
-from .templates import legacy_template_view, parse_template, template_view
+from .templates import check_template, legacy_template_view, template_view
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
 TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
@@ -48,7 +48,7 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
     check_reported_urls(data)
     check_repo_info(data.get("repo_info"))
     if template_yaml is not None:
-        parse_template(template_yaml)
+        check_template(template_yaml, "trail")
     flow = find_flow(org, flow_name)
 
     def write() -> tuple[Trail, bool]:
