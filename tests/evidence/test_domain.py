@@ -336,7 +336,9 @@ def test_upsert_flow_refusals_change_nothing(acme):
     error = refused("f", "visibility", visibility="secret")
     assert error.message == "Input payload validation failed"
     assert error.errors == {"visibility": "'secret' is not one of ['private', 'public']"}
-    assert refused("f", "version", template_yaml="version: 2\n").message == "Invalid flow template"
+    # a template the schema refuses is a field of the flow's payload
+    assert refused("f", "template_file", template_yaml="version: 2\n").errors == {
+        "template_file": "version: 1 was expected"}
     assert refused("g", "template_file", template_yaml="trail: [\n").message == \
         "Invalid flow template: not valid YAML"
     for bad_name in ["", "two words", "../etc", "a/b", "_x", "x" * 257]:
