@@ -100,7 +100,8 @@ def test_policy_mode_lists_the_policies_in_order_and_what_fails(live: RunningSer
     assert json.loads(assert_artifact(live, fingerprint, "--policy", review, "--output",
                                       "json").stdout)["compliant"] is True
     unknown = assert_artifact(live, fingerprint, "--policy", "no-such-policy", check=False)
-    assert failure(unknown).endswith("Policy 'no-such-policy' not found\n")
+    assert failure(unknown).endswith(
+        "Policy 'no-such-policy' does not exist in organization 'acme'\n")
 
 
 def test_environment_mode_with_decisions_for_a_control(live: RunningServer,

@@ -55,6 +55,18 @@ def test_missing_things_and_refused_names_read_as_the_hosted_service_words_them(
             "Custom attestation type 'foo' does not exist for org 'acme'\n",
         ("search", "f040404f9fb3447ed0c8ad48c6af12d5e94513ca"):
             "No matches for 'f040404f9fb3447ed0c8ad48c6af12d5e94513ca'.\n",
+        ("get", "policy", "non-existing"):
+            "Policy 'non-existing' does not exist in organization 'acme'\n",
+        ("get", "artifact", f"{flow}@{'8' * 64}"):
+            f"Artifact with fingerprint '{'8' * 64}' does not exist in flow '{flow}' belonging "
+            "to organization 'acme'\n",
+        ("list", "artifacts", "--flow", "non-existing"):
+            "Flow named 'non-existing' does not exist for organization 'acme'\n",
+        ("list", "artifacts", "--repo", "non-existing"): "Repo 'non-existing' not found\n",
+        ("archive", "control", "no-such-control"):
+            "Control 'no-such-control' does not exist in organization 'acme'\n",
+        ("archive", "environment", "non-existing"):
+            "Environment named 'non-existing' does not exist for organization 'acme'\n",
         ("rename", "flow", flow, "new illegal name"):
             "Input payload validation failed: map[new_name:String should match pattern "
             "'^[a-zA-Z0-9][a-zA-Z0-9\\.\\-_~]*$' [input: new illegal name]]\n",

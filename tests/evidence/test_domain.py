@@ -205,6 +205,33 @@ def test_parse_template_schema_violations_are_invalid_argument(text, field, prob
     assert problem in caught.value.errors[field]
 
 
+def test_a_template_the_schema_refuses_is_worded_by_the_door_it_came_through():
+    """A flow's template is a field of its payload; a trail's is read as a Template model,
+    which counts each branch of a failed union (the type: four kinds of name) and lists them,
+    the deepest first; the `null` branch of an optional part is not one of them."""
+    text = "version: 1\ntrail:\n  attestations:\n    - name: a\n      type: bogus\n"
+    with pytest.raises(InvalidArgument) as flow:
+        templates.check_template(text, "flow")
+    assert flow.value.message == "Input payload validation failed"
+    assert flow.value.errors == {"template_file": "trail.attestations.0.type: 'bogus' is not "
+                                 "one of ['generic', 'junit', 'snyk', 'pull_request', 'jira', "
+                                 "'sonar']"}
+    with pytest.raises(InvalidArgument) as trail:
+        templates.check_template(text, "trail")
+    lines = trail.value.message.split("\n")
+    assert lines[0] == "4 validation errors for Template"
+    assert lines[1::2] == ["trail -> attestations -> 0 -> type"] * 4
+    assert lines[2] == "  'bogus' is not one of ['generic', 'junit', 'snyk', 'pull_request', " \
+                       "'jira', 'sonar']"
+    with pytest.raises(InvalidArgument) as one:
+        templates.check_template("version: 2\n", "trail")
+    assert one.value.message == "1 validation error for Template\nversion\n  1 was expected"
+    with pytest.raises(InvalidArgument) as not_yaml:  # no YAML: as parse_template words it
+        templates.check_template("trail: [unclosed\n", "trail")
+    assert not_yaml.value.message == "Invalid flow template: not valid YAML"
+    templates.check_template("version: 1\n", "trail")  # a valid one passes either door
+
+
 def test_template_view_carries_the_raw_yaml():
     view = templates.template_view(TEMPLATE)
     assert view["content"] == TEMPLATE
@@ -309,7 +336,9 @@ def test_upsert_flow_refusals_change_nothing(acme):
     error = refused("f", "visibility", visibility="secret")
     assert error.message == "Input payload validation failed"
     assert error.errors == {"visibility": "'secret' is not one of ['private', 'public']"}
-    assert refused("f", "version", template_yaml="version: 2\n").message == "Invalid flow template"
+    # a template the schema refuses is a field of the flow's payload
+    assert refused("f", "template_file", template_yaml="version: 2\n").errors == {
+        "template_file": "version: 1 was expected"}
     assert refused("g", "template_file", template_yaml="trail: [\n").message == \
         "Invalid flow template: not valid YAML"
     for bad_name in ["", "two words", "../etc", "a/b", "_x", "x" * 257]:

@@ -415,6 +415,36 @@ def test_override_of_custom_and_system_attestations(trail):
     assert (newest["attestation_type"], newest["is_compliant"]) == ("decision", False)
 
 
+def test_override_of_an_expected_attestation_not_yet_reported(trail):
+    """The template expects `unit-tests` (junit) of the trail and `scan` (snyk) of `backend`:
+    either may be overridden before one is reported; what it does not expect may not."""
+    answer = override(trail, "unit-tests", "junit", True, reason="run elsewhere",
+                      description="see the release ticket")
+    assert answer.status_code == 201, answer.json
+    [newest] = trail_attestations(trail, "unit-tests")
+    assert (newest["attestation_type"], newest["is_compliant"]) == ("junit", True)
+    assert newest["overridden_attestation_id"] is None
+    assert (newest["override"]["reason"], newest["override"]["by"]) == ("run elsewhere", "alice")
+    assert newest["description"] == "see the release ticket"
+    [entry] = get_trail(trail)["compliance_status"]["attestations_statuses"]
+    assert (entry["attestation_name"], entry["is_compliant"]) == ("unit-tests", True)
+
+    assert report_artifact(trail).status_code == 201
+    assert override(trail, "scan", "snyk", False, artifact_fingerprint=BACKEND_FP
+                    ).status_code == 201
+    backend = get_trail(trail)["compliance_status"]["artifacts_statuses"]["backend"]
+    assert [(s["attestation_name"], s["is_compliant"]) for s in backend["attestations_statuses"]
+            ] == [("scan", False)]
+
+    for name, kind, where in (("unit-tests", "snyk", {}), ("no-such", "generic", {}),
+                              ("scan", "snyk", {})):  # `scan` is expected of backend only
+        refused = override(trail, name, kind, True, **where)
+        assert refused.status_code == 404, (name, kind)
+        assert refused.json["message"] == (f"No {kind} attestation '{name}' to override in "
+                                           "trail 'release-1'")
+    assert len(trail_attestations(trail, "unit-tests")) == 1  # nothing more was written
+
+
 # ---- binding to artifacts ---------------------------------------------------------------------
 
 def test_attestations_made_before_their_artifact_are_bound_by_template_name_and_commit(trail):
@@ -465,8 +495,10 @@ def test_attestations_bind_to_artifacts_by_target_or_fingerprint(trail):
                           headers=H)
         assert about.status_code == 200, about.json
         assert [a["attestation_id"] for a in about.json] == [by_fingerprint["attestation_id"]]
-    assert trail.get(f"/api/v2/attestations/acme/payments/artifact/{BACKEND_FP}/signed",
-                     headers=H).status_code == 404
+    # None of that name about an artifact that is there: an empty list, not an error.
+    none = trail.get(f"/api/v2/attestations/acme/payments/artifact/{BACKEND_FP}/signed",
+                     headers=H)
+    assert (none.status_code, none.json) == (200, [])
 
     status = get_trail(trail)["compliance_status"]
     backend = status["artifacts_statuses"]["backend"]
@@ -515,7 +547,9 @@ def test_get_attestation_by_id_answers_a_data_list(trail):
     nothing = trail.get("/api/v2/attestations/acme?attestation_id=no-such-id", headers=H)
     assert nothing.status_code == 200
     assert nothing.json["data"] == []
-    assert trail.get("/api/v2/attestations/acme/payments/trail/release-1/no-such",
+    by_name = trail.get("/api/v2/attestations/acme/payments/trail/release-1/no-such", headers=H)
+    assert (by_name.status_code, by_name.json) == (200, [])
+    assert trail.get("/api/v2/attestations/acme/payments/trail/no-such-trail/no-such",
                      headers=H).status_code == 404
 
 
@@ -829,7 +863,8 @@ def test_report_artifact_and_get_it_by_fingerprint_or_prefix(trail):
     assert artifact["fingerprint"] == BACKEND_FP
     assert artifact["git_commit"] == COMMIT
     assert artifact["build_url"] == "https://ci.example/build/1"
-    assert artifact["html_url"] == f"http://evidence.test/acme/flows/payments/artifacts/{BACKEND_FP}"
+    assert artifact["html_url"] == (f"http://evidence.test/acme/flows/payments/artifacts/"
+                                    f"{BACKEND_FP}?artifact_id={artifact['id']}")
     assert artifact["state"] == "INCOMPLETE"  # its scan is still missing
     assert (artifact["running"], artifact["exited"]) == ([], [])
     assert [h["event"] for h in artifact["history"]] == [
@@ -993,6 +1028,9 @@ def test_list_artifacts_per_flow_and_organization(trail):
     second_page = trail.get("/api/v2/artifacts/acme?page=2&per_page=2", headers=H).json
     assert len(second_page) == 1
     assert trail.get("/api/v2/artifacts/acme?flow_name=nope", headers=H).status_code == 404
+    # A repo nothing was built from is as unknown as a flow that is not there.
+    unknown = trail.get("/api/v2/artifacts/acme?repo_name=nope", headers=H)
+    assert (unknown.status_code, unknown.json["message"]) == (404, "Repo 'nope' not found")
 
 
 SEARCH_ENTRY_FIELDS = {"fingerprint", "name", "has_provenance", "git_commit", "pipeline", "flow",

@@ -51,6 +51,23 @@ def test_env_diff_keeps_artifacts_that_share_a_fingerprint(client):
     assert _names(body["not-changed"]) == [("web", OTHER)]
 
 
+def test_env_diff_of_an_environment_without_snapshots_is_not_found(client):
+    """Nothing to diff: the hosted service's words for a snapshot that is not there, naming
+    the snappish as it was given (an environment's name alone means its latest)."""
+    _arrange(lambda path, body: client.put(path, headers=H, json=body))
+    client.put("/api/v2/environments/acme", headers=H,
+               json={"name": "empty", "type": "server", "description": ""})
+    said = ("Org: 'acme'. Snapshot 'empty' resolves to 'empty#0'. len(snapshots) == 0. "
+            "Indexes are 1-based")
+    for one, two in (("empty", "empty"), ("prod", "empty"), ("empty", "prod")):
+        diff = client.get(f"/api/v2/env-diff/acme?snappish1={one}&snappish2={two}", headers=H)
+        assert (diff.status_code, diff.json["message"]) == (404, said), (one, two)
+    beyond = client.get("/api/v2/env-diff/acme?snappish1=prod%232&snappish2=prod", headers=H)
+    assert (beyond.status_code, beyond.json["message"]) == (
+        404, "Org: 'acme'. Snapshot 'prod#2' resolves to 'prod#2'. len(snapshots) == 1. "
+             "Indexes are 1-based")
+
+
 def test_a_snapshot_lists_both_names_of_one_fingerprint(client):
     _arrange(lambda path, body: client.put(path, headers=H, json=body))
     snapshot = client.get("/api/v2/snapshots/acme/prod/-1", headers=H).json

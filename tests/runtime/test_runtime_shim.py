@@ -81,7 +81,7 @@ def test_patching_policies_names_known_policies_only(client):
     refused = client.patch("/api/v2/environments/acme/prod", headers=H,
                            json={"description": "new", "policies": ["house-rules"]})
     assert refused.status_code == 404
-    assert refused.json["message"] == "Policy 'house-rules' not found"
+    assert refused.json["message"] == "Policy 'house-rules' does not exist in organization 'acme'"
     unchanged = client.get("/api/v2/environments/acme/prod", headers=H).json
     assert (unchanged["description"], unchanged["policies"]) == ("words", [])  # nothing written
     govern(client)  # creates house-rules, attached nowhere
@@ -90,7 +90,8 @@ def test_patching_policies_names_known_policies_only(client):
     assert patched.status_code == 200 and patched.json["policies"] == ["house-rules"]
     both = client.patch("/api/v2/environments/acme/prod", headers=H,
                         json={"policies": ["house-rules", "a", "b"]})
-    assert (both.status_code, both.json["message"]) == (404, "Policies ['a', 'b'] not found")
+    assert (both.status_code, both.json["message"]) == (
+        404, "Policies ['a', 'b'] do not exist in organization 'acme'")
     assert client.put("/api/v2/environments/acme", headers=H, json={
         "name": "lab", "type": "server", "description": "", "policies": ["nope"]}).status_code == 404
     assert client.get("/api/v2/environments/acme/lab", headers=H).status_code == 404

@@ -25,8 +25,15 @@ from tests.upgrade.scenario import PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
 
 RELEASES = list(WRITERS)
 # Changes of a fact by design, by release: (read, fact path) patterns and why.
+# After 2026-11-28c: an artifact's id in the hosted service's UUID shape (8-4-4-4-8 hex digits) and
+# its html URL naming that report (`?artifact_id=`), as the published snapshot answers have it.
+ARTIFACT_IDS = [
+    (r"GET /api/v2/artifacts/.*", r"^/body/(id|html_url)$", "an artifact's id and html URL"),
+    (r"GET /api/v2/trails/.*", r"/artifacts_statuses/[^/]+/artifact_id$", "an artifact's id"),
+]
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
+        *ARTIFACT_IDS,
         (r"GET /api/v2/snapshots/.*", r"/deployment_diff$",
          "deployment diffs (2026-11-25): absent where an artifact replaced nothing"),
         (r"GET /api/v2/artifacts/.*", r"^/body/(created_at|last_modified_at)$",
@@ -34,9 +41,9 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
         (r"GET /api/v2/artifacts/.*", r"^/body/history",
          "an artifact's history dates every start and exit, as the published shapes (2026-11-24)"),
     ],
-    "2026-11-28": [],
-    "2026-11-28b": [],
-    "2026-11-28c": [],
+    "2026-11-28": ARTIFACT_IDS,
+    "2026-11-28b": ARTIFACT_IDS,
+    "2026-11-28c": ARTIFACT_IDS,
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"

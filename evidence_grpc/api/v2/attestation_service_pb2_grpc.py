@@ -108,7 +108,7 @@ class AttestationServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def OverrideAttestation(self, request, context):
-        """Re-judge an earlier attestation (plain JSON); the earlier one is kept in the history.
+        """Re-judge an earlier attestation, or one the trail's template expects that is not reported yet (plain JSON); the earlier one is kept in the history.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

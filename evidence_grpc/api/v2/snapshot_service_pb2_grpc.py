@@ -72,7 +72,7 @@ class SnapshotServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DiffSnapshots(self, request, context):
-        """Compare two snapshots named as `env`, `env#N`, `env~N` or `env@{...}`.
+        """Compare two snapshots named as `env`, `env#N`, `env~N` or `env@{...}` (an environment without snapshots: 404).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -13,7 +13,8 @@ from ...api.v2 import views
 from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
 from ..kernel import contract, events
-from ..kernel.errors import InvalidArgument, not_found, validation_error
+from ..kernel.artifact_links import artifact_html_url
+from ..kernel.errors import InvalidArgument, missing, validation_error
 from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
@@ -176,8 +177,9 @@ def resolve_fingerprint(org: Organization, value: str, flow: Flow | None = None)
     prefix = check_prefix("fingerprint", value, FINGERPRINT_LENGTH)
     candidates = matching_fingerprints(org, prefix, flow)
     if not candidates:
-        raise not_found("artifact", f"Artifact with fingerprint '{value}' not found",
-                        fingerprint=value)
+        raise (missing("artifact_in_flow", organization=org.name, flow=flow.name,
+                       fingerprint=value) if flow is not None
+               else missing("artifact_in_org", organization=org.name, fingerprint=value))
     if len(candidates) > 1:
         shown = ", ".join(candidates[:MAX_CANDIDATES])
         raise InvalidArgument(f"Fingerprint prefix '{value}' is ambiguous",
@@ -238,8 +240,8 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
     # (flow, fingerprint) index instead of walking the flow by creation time.
     artifact = max(found, key=lambda a: a.id, default=None)
     if artifact is None:
-        raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' not found in "
-                        f"trail '{trail_name}'", trail=trail_name, fingerprint=fingerprint)
+        raise missing("artifact_in_trail", organization=org.name, flow=flow.name,
+                      trail=trail_name, fingerprint=fingerprint)
     artifact.flow = flow
     return artifact
 
@@ -252,8 +254,7 @@ def find_by_commit(org: Organization, flow_name: str, commit: str,
     found = _OF_COMMIT[bool(trail_name)].models(Artifact, flow=flow.id, **_bounds(prefix),
                                                  **in_trail)
     if not found:
-        raise not_found("artifact", f"No artifacts for commit '{commit}' in flow '{flow.name}'",
-                        flow=flow.name, commit=commit)
+        raise missing("artifact_of_commit", organization=org.name, flow=flow.name, commit=commit)
     return found
 
 
@@ -290,8 +291,11 @@ def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
         query = query.where(Artifact.flow == find_flow(org, flow_name))
     if flow_name and trail_name:
         query = query.where(Artifact.trail == trails.find_trail(org, flow_name, trail_name))
-    if repo_name:
-        query = query.where(Artifact.repo.in_([r.id for r in repos_named(org, [repo_name])]))
+    if repo_name:  # an unknown repo is not there, as an unknown flow is
+        named = repos_named(org, [repo_name])
+        if not named:
+            raise missing("repo", repo=repo_name)
+        query = query.where(Artifact.repo.in_([r.id for r in named]))
     rows = query.order_by(Artifact.id.desc())
     return list(rows.paginate(page.number, page.size))
 
@@ -370,7 +374,7 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
                 first.setdefault(artifact.fingerprint, artifact)
     states = states_of(list(first.values()))
     return {fingerprint: notifications.Reported(
-        flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
+        row_id=a.id, flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
         commit_url=a.commit_url or None, build_url=a.build_url or None)
         for fingerprint, a in first.items()}
 
@@ -390,7 +394,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "template_reference_name": a.template_reference_name,
             "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
             "git_commit_info": a.git_commit_info,
-            "html_url": f"{flow_url}/artifacts/{a.fingerprint}",
+            "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
             "flow_html_url": flow_url,
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),

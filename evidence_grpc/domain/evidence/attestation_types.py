@@ -14,8 +14,7 @@ from ...storage.models import AttestationType, AttestationTypeVersion, Organizat
 from ..kernel import contract, sandbox
 from ..kernel.errors import (
     InvalidArgument,
-    attestation_type_not_found,
-    not_found,
+    missing,
     validation_error,
 )
 from ..kernel.names import check_name
@@ -100,7 +99,7 @@ def find_type(org: Organization, name: str) -> AttestationType:
     type_ = AttestationType.get_or_none((AttestationType.organization == org)
                                         & (AttestationType.name == name))
     if type_ is None:
-        raise attestation_type_not_found(org.name, name)
+        raise missing("attestation_type", organization=org.name, attestation_type=name)
     return type_
 
 
@@ -117,9 +116,8 @@ def type_view(type_: AttestationType, org_name: str, version: int | None = None
     if version is not None:
         versions = [v for v in versions if v.version == version]
         if not versions:
-            raise not_found("attestation_type_version", f"version {version} does not exist for "
-                            f"custom attestation type '{type_.name}'",
-                            attestation_type=type_.name, version=version)
+            raise missing("attestation_type_version", attestation_type=type_.name,
+                          version=version)
     view: views.AttestationType = {"name": type_.name}
     description = versions[-1].description if versions else ""
     if description:

@@ -28,7 +28,7 @@ from ...storage.db import (
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
 from ..kernel import contract
-from ..kernel.errors import artifact_not_in_trail, not_found, validation_error
+from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
@@ -36,6 +36,7 @@ from . import attestation_types, blobs, leaves, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
+from .templates import parse_template
 from .trails import find_trail, trail_to_report_to
 
 Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
@@ -167,11 +168,11 @@ def _target(org: Organization, trail: Trail, data: dict[str, Any], *, anywhere: 
             artifact = found[0]
             return artifact.template_reference_name or fingerprint, artifact, fingerprint
         if not anywhere:
-            raise artifact_not_in_trail(org.name, trail.flow.name, trail.name, fingerprint)
+            raise missing("artifact_in_trail", organization=org.name, flow=trail.flow.name,
+                          trail=trail.name, fingerprint=fingerprint)
         elsewhere = _FINGERPRINT_IN_ORG.models(Artifact, org=org.id, fingerprint=fingerprint)
         if not elsewhere:
-            raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not "
-                            f"exist in organization '{org.name}'", fingerprint=fingerprint)
+            raise missing("artifact_in_org", organization=org.name, fingerprint=fingerprint)
         return fingerprint, elsewhere[0], fingerprint
     if targets:
         name = targets[0]
@@ -244,31 +245,48 @@ def create_attestation(org: Organization, user: User, flow_name: str, trail_name
 
 def override_attestation(org: Organization, user: User, flow_name: str, trail_name: str,
                          data: dict[str, Any]) -> Attestation:
-    """A new verdict on the newest attestation of that name and type in the trail."""
+    """A new verdict on the newest attestation of that name and type in the trail (about the
+    artifact named, or the trail itself), or, before one is reported, on the one the trail's
+    template expects there: an override needs something to override, of the type named."""
     contract.validate("post_override_attestation", data)
     check_reported_urls(data)
     trail = find_trail(org, flow_name, trail_name)
     target, _, _ = _target(org, trail, data)
-    query = Attestation.select().where((Attestation.trail == trail)
-                                       & (Attestation.name == data["attestation_name"]))
+    name, wanted = data["attestation_name"], data["original_attestation_type"]
+    query = Attestation.select().where((Attestation.trail == trail) & (Attestation.name == name))
     query = query.where(Attestation.target_artifact.is_null() if target is None
                         else Attestation.target_artifact == target)
     original = query.order_by(Attestation.id.desc()).first()
-    wanted = data["original_attestation_type"]
+    type_name = original.type if original else _expected_type(trail, name, target, wanted)
     # Custom types are named `custom:<name>` or `custom`; system ones `system:<name>`.
-    if original is None or wanted not in (original.type, original.type.partition(":")[0],
-                                          f"system:{original.type}"):
-        raise not_found("attestation", f"No {wanted} attestation '{data['attestation_name']}' "
-                        f"to override in trail '{trail.name}'", trail=trail.name,
-                        attestation=data["attestation_name"])
-    verdict = dict(original.data)
-    verdict["override"] = {"reason": data["reason"], "overridden_attestation_id": original.uid,
-                           "previous_compliance": original.is_compliant, "by": user.name}
+    if type_name is None or wanted not in (type_name, type_name.partition(":")[0],
+                                           f"system:{type_name}"):
+        raise not_found("attestation", f"No {wanted} attestation '{name}' to override in trail "
+                        f"'{trail.name}'", trail=trail.name, attestation=name)
+    verdict = dict(original.data) if original else {k: v for k, v in data.items() if k in _COMMON}
+    verdict["override"] = {"reason": data["reason"], "by": user.name, **(
+        {"overridden_attestation_id": original.uid, "previous_compliance": original.is_compliant}
+        if original else {})}
     for key in ("description", "origin_url", "user_data", "annotations", "external_urls"):
         if data.get(key) is not None:
             verdict[key] = data[key]
-    judgement = (original.type, bool(data["new_compliance_status"]), original.summary)
+    judgement = (type_name, bool(data["new_compliance_status"]),
+                 original.summary if original else {})
     return _record(org, user, lambda: trail, verdict, judgement, None, overrides=original)
+
+
+def _expected_type(trail: Trail, name: str, target: str | None, wanted: str) -> str | None:
+    """The type of attestation the trail's template expects by that name about the artifact
+    `target` (the trail itself when None), `wanted` where it takes any type; None when it
+    expects none there."""
+    text = trail.template_yaml or trail.flow.template_yaml
+    if text is None:
+        return None
+    required = parse_template(text)["trail"]
+    expected = required["attestations"] if target is None else next(
+        (a["attestations"] for a in required["artifacts"] if a["name"] == target), [])
+    found = next((a["type"] for a in expected if a["name"] == name), None)
+    return wanted.removeprefix("system:") if found == "*" else found
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -457,32 +475,27 @@ def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | N
 
 def trail_attestations(org: Organization, flow_name: str, trail_name: str, name: str
                        ) -> list[Listed]:
-    """The attestations of that name in the trail, newest first; `backend.unit-tests` also
-    names `unit-tests` about the template's artifact `backend`, as attest commands write it."""
+    """The attestations of that name in the trail, newest first (none: an empty list, as for
+    any question about a trail that is there); `backend.unit-tests` also names `unit-tests`
+    about the template's artifact `backend`, as attest commands write it."""
     trail = find_trail(org, flow_name, trail_name)
     where = Attestation.name == name
     target, dot, short = name.partition(".")
     if dot and short:
         where = where | ((Attestation.name == short) & (Attestation.target_artifact == target))
-    found = _listed(_query(org).where((Attestation.trail == trail) & where)
-                    .order_by(Attestation.id.desc()))
-    if not found:
-        raise not_found("attestation", f"Attestation '{name}' not found in trail '{trail.name}'",
-                        trail=trail.name, attestation=name)
-    return found
+    return _listed(_query(org).where((Attestation.trail == trail) & where)
+                   .order_by(Attestation.id.desc()))
 
 
 def artifact_attestations(org: Organization, flow_name: str, fingerprint: str, name: str
                           ) -> list[Listed]:
+    """The attestations of that name about the flow's artifact, newest first (none: an empty
+    list; an unknown flow or artifact is not found)."""
     flow = find_flow(org, flow_name)
     full = resolve_fingerprint(org, fingerprint, flow)
-    found = _listed(_query(org).where((Attestation.flow == flow) & (Attestation.name == name)
-                                      & (Attestation.artifact_fingerprint == full))
-                    .order_by(Attestation.id.desc()))
-    if not found:
-        raise not_found("attestation", f"Attestation '{name}' not found for artifact "
-                        f"'{fingerprint}'", fingerprint=fingerprint, attestation=name)
-    return found
+    return _listed(_query(org).where((Attestation.flow == flow) & (Attestation.name == name)
+                                     & (Attestation.artifact_fingerprint == full))
+                   .order_by(Attestation.id.desc()))
 
 
 def list_attestations(org: Organization, filters: dict[str, Any], after: str | None,

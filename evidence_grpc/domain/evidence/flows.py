@@ -17,13 +17,13 @@ from ..kernel.errors import (
     NotFound,
     already_exists,
     authentication_required,
-    flow_not_found,
+    missing,
     validation_error,
 )
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
-from .templates import EMPTY_TEMPLATE_YAML, parse_template, served_template
+from .templates import EMPTY_TEMPLATE_YAML, check_template, served_template
 
 VISIBILITIES = ("private", "public")
 
@@ -43,7 +43,7 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
     _check_visibility(visibility)
     check_reported_urls({"repo_url": repo_url})
     if template_yaml is not None:
-        parse_template(template_yaml)
+        check_template(template_yaml, "flow")
     if legacy_template is not None:
         legacy_template = [n.strip() for n in legacy_template if n.strip()]
         if "artifact" not in legacy_template:
@@ -96,7 +96,7 @@ def find_flow(org: Organization, name: str) -> Flow:
     if flow is None or not sees_flow(flow.visibility):
         if not sees_flow(None):  # no credentials: private and unknown flows answer alike
             raise authentication_required()
-        raise flow_not_found(org.name, name)
+        raise missing("flow", organization=org.name, flow=name)
     return flow
 
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ...storage.models import Artifact, Organization, Trail
+from ..kernel.errors import missing
 from ..transparency import dsse, log, notes
 from . import attestations
 
@@ -71,7 +72,10 @@ def export(org: Organization, flow_name: str, trail_name: str, name: str, html_b
            signer: notes.Signer) -> tuple[bytes, list[tuple[str, bytes]]]:
     """The newest attestation of that name in the trail as a DSSE envelope's parts: the
     Statement (of type PAYLOAD_TYPE) and its (keyid, signature)."""
-    newest = attestations.trail_attestations(org, flow_name, trail_name, name)[0]
+    found = attestations.trail_attestations(org, flow_name, trail_name, name)
+    if not found:  # one attestation to export: none is not there
+        raise missing("attestation_in_trail", trail=trail_name, attestation=name)
+    newest = found[0]
     origin = log.origin(signer.name, org)
     payload = json.dumps(statement(org, newest, html_base, origin), separators=(",", ":"),
                          ensure_ascii=False).encode()

@@ -12,7 +12,7 @@ import peewee
 
 from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Repo
-from ..kernel.errors import InvalidArgument, not_found, validation_error
+from ..kernel.errors import InvalidArgument, missing, validation_error
 from ..kernel.pages import page_of
 from ..kernel.tag_filters import has_tag
 from ..kernel.urls import parsed_url
@@ -97,7 +97,7 @@ def find_repo(org: Organization, name: str | None = None, repo_id: str | None = 
         repo = (named[0] if named
                 else (query.where(Repo.repo_id == name).first() if name else None))
     if repo is None:
-        raise not_found("repo", f"Repo '{repo_id or name}' not found", repo=repo_id or name)
+        raise missing("repo", repo=repo_id or name)
     return repo
 
 

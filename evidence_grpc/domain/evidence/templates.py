@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
 from ...api.v2 import views
 from ...memo import BytesLru, bytes_lru
-from ..kernel.errors import InvalidArgument
-from ..kernel.yaml_documents import MAX_DOCUMENT_BYTES, load_mapping, schema_violations
+from ..kernel.errors import InvalidArgument, validation_error
+from ..kernel.yaml_documents import (
+    MAX_DOCUMENT_BYTES,
+    load_mapping,
+    schema_failures,
+    schema_violations,
+)
 
 SCHEMA_FILE = "flow-template-v1.json"
 EMPTY_TEMPLATE_YAML = "version: 1\n"
@@ -37,6 +42,34 @@ def parse_template(text: str) -> dict[str, Any]:
     return copy.deepcopy(_parsed(text))
 
 
+def check_template(text: str, door: Literal["flow", "trail"]) -> None:
+    """Refuse a template as the hosted service words it at each door when it fails its schema:
+    a flow's template is a field of the flow's payload ("Input payload validation failed", the
+    field and its problem); a trail's is read as its Template model, which lists every failure
+    ("2 validation errors for Template", then each path and problem). Text that is no YAML
+    mapping is refused as `parse_template` refuses it."""
+    try:
+        parse_template(text)
+    except SchemaRefused as refused:
+        where, problem = refused.failures[0]
+        if door == "flow":
+            raise validation_error("template_file",
+                                   f"{'.'.join(where) or 'template'}: {problem}") from None
+        count = len(refused.failures)
+        listed = "\n".join(f"{' -> '.join(path) or '__root__'}\n  {problem}"
+                           for path, problem in refused.failures)
+        raise InvalidArgument(f"{count} validation error{'' if count == 1 else 's'} for "
+                              f"Template\n{listed}", {"template_file": problem}) from None
+
+
+class SchemaRefused(InvalidArgument):
+    """A template that is YAML but fails the schema, with every way it fails."""
+
+    def __init__(self, violations: dict[str, str], failures: list[tuple[list[str], str]]) -> None:
+        super().__init__("Invalid flow template", violations)
+        self.failures = failures
+
+
 def _parsed(text: str) -> dict[str, Any]:
     """The parse cache's own copy: read, never changed."""
     parsed = _CACHE.get(text)
@@ -51,7 +84,7 @@ def _parse_template(text: str) -> dict[str, Any]:
     violations = schema_violations(SCHEMA_FILE, document, "template_file")
     if violations:
         where, problem = next(iter(violations.items()))
-        raise InvalidArgument("Invalid flow template", {where: problem})
+        raise SchemaRefused({where: problem}, schema_failures(SCHEMA_FILE, document))
     trail = document.get("trail") or {}
     return {
         "version": document.get("version", 1),

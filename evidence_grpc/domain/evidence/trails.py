@@ -22,7 +22,8 @@ from ...storage.db import (
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from ..identity.callers import sees_flow
 from ..kernel import events
-from ..kernel.errors import trail_not_found
+from ..kernel.artifact_links import artifact_id
+from ..kernel.errors import missing
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
@@ -32,7 +33,7 @@ from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
 from .repos import check_repo_info, remember
-from .templates import legacy_template_view, parse_template, template_view
+from .templates import check_template, legacy_template_view, template_view
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
 TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
@@ -47,7 +48,7 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
     check_reported_urls(data)
     check_repo_info(data.get("repo_info"))
     if template_yaml is not None:
-        parse_template(template_yaml)
+        check_template(template_yaml, "trail")
     flow = find_flow(org, flow_name)
 
     def write() -> tuple[Trail, bool]:
@@ -158,7 +159,7 @@ def find_trail(org: Organization, flow_name: str, trail_name: str, *, marked: bo
     # A flow's former name, or no such flow or trail: found (or refused) step by step.
     flow, trail = _trail_of(org, flow_name, trail_name)
     if trail is None:
-        raise trail_not_found(org.name, flow.name, trail_name)
+        raise missing("trail", organization=org.name, flow=flow.name, trail=trail_name)
     return trail
 
 
@@ -334,9 +335,9 @@ class EvidenceRows(NamedTuple):
         return ([{"id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
                   "seq": seq, "target": target, "overrides": overrides}
                  for seq, uid, name, type_, compliant, target, overrides in self.attestations],
-                [{"id": str(artifact_id), "fingerprint": fingerprint,
+                [{"id": artifact_id(row_id), "fingerprint": fingerprint,
                   "template_reference_name": template_name}
-                 for artifact_id, fingerprint, template_name in self.artifacts])
+                 for row_id, fingerprint, template_name in self.artifacts])
 
 
 def evidence_rows_of(trails: list[Trail]) -> dict[int, EvidenceRows]:

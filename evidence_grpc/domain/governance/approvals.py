@@ -19,7 +19,7 @@ from ...storage.models import Approval, Artifact, Environment, Flow, Organizatio
 from ..evidence.flows import find_flow
 from ..evidence.trail_events import add_events, reports_of
 from ..kernel import references
-from ..kernel.errors import InvalidArgument, not_found
+from ..kernel.errors import InvalidArgument, missing, not_found
 from ..kernel.pages import page_of
 from ..outbound import actions
 from ..runtime.environments import LOGICAL, check_env_name, find_environment, latest_snapshots
@@ -109,9 +109,8 @@ def create_approval(org: Organization, user: User, flow_name: str, *, fingerprin
                         .where((Artifact.flow == flow) & (Artifact.fingerprint == fingerprint))
                         .order_by(Artifact.id.desc()).first())
             if artifact is None:
-                raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not exist "
-                                f"in flow '{flow.name}' belonging to organization '{org.name}'",
-                                flow=flow.name, fingerprint=fingerprint)
+                raise missing("artifact_in_flow", organization=org.name, flow=flow.name,
+                              fingerprint=fingerprint)
             stamp = now()
             last = (Approval.select(Approval.number).where(Approval.flow == flow)
                     .order_by(Approval.number.desc()).first())
@@ -195,9 +194,8 @@ def artifact_approvals(org: Organization, flow_name: str, fingerprint: str) -> l
     flow = find_flow(org, flow_name)
     if not Artifact.select().where((Artifact.flow == flow)
                                    & (Artifact.fingerprint == fingerprint)).exists():
-        raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not exist in "
-                        f"flow '{flow.name}' belonging to organization '{org.name}'",
-                        flow=flow.name, fingerprint=fingerprint)
+        raise missing("artifact_in_flow", organization=org.name, flow=flow.name,
+                      fingerprint=fingerprint)
     return list(_approvals(flow).where(Approval.fingerprint == fingerprint)
                 .order_by(Approval.number))
 

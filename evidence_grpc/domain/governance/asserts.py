@@ -15,7 +15,7 @@ from ..evidence import trails
 from ..evidence.artifacts import FINGERPRINT_LENGTH, check_prefix, provenance_of
 from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
-from ..kernel.errors import not_found, validation_error
+from ..kernel.errors import missing, validation_error
 from ..runtime.environments import find_environment
 from ..runtime.policy_eval import LoadedPolicy, evaluate, latest_policies
 
@@ -30,9 +30,9 @@ def _policies(org: Organization, environment_name: str | None, policy_names: lis
         return "environment", latest_policies(org, env.policies or [])
     if policy_names:
         loaded = latest_policies(org, policy_names)
-        missing = [n for n in policy_names if n not in {p.name for p in loaded}]
-        if missing:
-            raise not_found("policy", f"Policy '{missing[0]}' not found", policy=missing[0])
+        absent = [n for n in policy_names if n not in {p.name for p in loaded}]
+        if absent:
+            raise missing("policy", organization=org.name, policy=absent[0])
         return "policy", loaded
     return "flow", []
 
@@ -83,9 +83,9 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
     reports = [r for r in provenance_of(org, [fingerprint], html_base).get(fingerprint, [])
                if flow is None or r["flow_name"] == flow.name]
     if not reports:
-        where = f"flow '{flow.name}' belonging to " if flow else ""
-        raise not_found("artifact", f"Artifact with fingerprint '{fingerprint}' does not exist in {where}"
-                       f"organization '{org.name}'")
+        raise (missing("artifact_in_flow", organization=org.name, flow=flow.name,
+                             fingerprint=fingerprint) if flow
+               else missing("artifact_in_org", organization=org.name, fingerprint=fingerprint))
     flows, latest = _flows(reports, fingerprint)
     # The published answer names one flow and trail: the latest.
     answer: views.AssertArtifactResponse = {

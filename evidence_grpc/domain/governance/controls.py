@@ -33,6 +33,7 @@ from ..kernel.errors import (
     FailedPrecondition,
     PermissionDenied,
     already_exists,
+    missing,
     not_found,
     validation_error,
 )
@@ -109,8 +110,7 @@ def find_control(org: Organization, identifier: str) -> Control:
     control = Control.get_or_none((Control.organization == org)
                                   & (Control.identifier == identifier))
     if control is None:
-        raise not_found("control", f"Control '{identifier}' does not exist in organization "
-                        f"'{org.name}'", control=identifier)
+        raise missing("control", organization=org.name, control=identifier)
     return control
 
 

@@ -16,7 +16,7 @@ from ...memo import BytesLru
 from ...storage.db import for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Control, Environment, Organization, Policy, PolicyEvent, PolicyVersion
 from ..identity.callers import current_actor_type
-from ..kernel.errors import InvalidArgument, not_found, validation_error
+from ..kernel.errors import InvalidArgument, missing, validation_error
 from ..kernel.names import check_name
 from ..kernel.urls import not_a_url, parsed_url
 from ..kernel.yaml_documents import load_mapping, load_stored_mapping, schema_violations
@@ -184,7 +184,7 @@ def _event(policy: Policy, kind: str, user_name: str, stamp: float, data: dict[s
 def find_policy(org: Organization, name: str) -> Policy:
     policy = Policy.get_or_none((Policy.organization == org) & (Policy.name == name))
     if policy is None:
-        raise not_found("policy", f"Policy '{name}' not found", policy=name)
+        raise missing("policy", organization=org.name, policy=name)
     return policy
 
 

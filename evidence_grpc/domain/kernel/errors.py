@@ -5,6 +5,8 @@ status into an HTTP error body. docs/grpc.md lists the reasons."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import grpc
 
 
@@ -97,32 +99,45 @@ def already_exists(what: str, message: str, errors: dict[str, str] | None = None
                          metadata={key: str(value) for key, value in names.items()})
 
 
-# The hosted service's words for things that are not there (the CLI prints them as they are).
+# The hosted service's words for what is not there, one table for every kind: the resource a
+# kind is about (its reason is `<RESOURCE>_NOT_FOUND`) and the wording, filled with the names
+# it was looked for by (which also become the error's metadata). The CLI prints the wording as
+# it is, so each kind is worded once, here, and raised with `missing`.
+MissingKind = Literal["flow", "environment", "trail", "attestation_type",
+                      "attestation_type_version", "artifact_in_trail", "artifact_in_flow",
+                      "artifact_in_org", "artifact_of_commit", "attestation_in_trail", "policy",
+                      "policies", "control", "repo"]
+NOT_FOUND_WORDINGS: dict[str, tuple[str, str]] = {
+    "flow": ("flow", "Flow named '{flow}' does not exist for organization '{organization}'"),
+    "environment": ("environment", "Environment named '{environment}' does not exist for "
+                    "organization '{organization}'"),
+    "trail": ("trail", "Trail with name '{trail}' does not exist for Organization "
+              "'{organization}' and Flow '{flow}'"),
+    "attestation_type": ("attestation_type", "Custom attestation type '{attestation_type}' "
+                         "does not exist for org '{organization}'"),
+    "attestation_type_version": ("attestation_type_version", "version {version} does not exist "
+                                 "for custom attestation type '{attestation_type}'"),
+    "artifact_in_trail": ("artifact", "Artifact with fingerprint {fingerprint} does not exist "
+                          "in trail \"{trail}\" of flow \"{flow}\" belonging to organization "
+                          "\"{organization}\""),
+    "artifact_in_flow": ("artifact", "Artifact with fingerprint '{fingerprint}' does not exist "
+                         "in flow '{flow}' belonging to organization '{organization}'"),
+    "artifact_in_org": ("artifact", "Artifact with fingerprint '{fingerprint}' does not exist "
+                        "in organization '{organization}'"),
+    "artifact_of_commit": ("artifact", "No artifacts for commit '{commit}' in flow '{flow}' "
+                           "belonging to organization '{organization}'"),
+    "attestation_in_trail": ("attestation", "Attestation '{attestation}' not found in trail "
+                             "'{trail}'"),
+    "policy": ("policy", "Policy '{policy}' does not exist in organization '{organization}'"),
+    "policies": ("policy", "Policies {policies} do not exist in organization "
+                 "'{organization}'"),
+    "control": ("control", "Control '{control}' does not exist in organization "
+                "'{organization}'"),
+    "repo": ("repo", "Repo '{repo}' not found"),
+}
 
-def flow_not_found(org_name: str, name: str) -> NotFound:
-    return not_found("flow", f"Flow named '{name}' does not exist for organization '{org_name}'",
-                     organization=org_name, flow=name)
 
-
-def environment_not_found(org_name: str, name: str) -> NotFound:
-    return not_found("environment", f"Environment named '{name}' does not exist for "
-                     f"organization '{org_name}'", organization=org_name, environment=name)
-
-
-def trail_not_found(org_name: str, flow_name: str, name: str) -> NotFound:
-    return not_found("trail", f"Trail with name '{name}' does not exist for Organization "
-                     f"'{org_name}' and Flow '{flow_name}'", organization=org_name,
-                     flow=flow_name, trail=name)
-
-
-def attestation_type_not_found(org_name: str, name: str) -> NotFound:
-    return not_found("attestation_type", f"Custom attestation type '{name}' does not exist for "
-                     f"org '{org_name}'", organization=org_name, attestation_type=name)
-
-
-def artifact_not_in_trail(org_name: str, flow_name: str, trail_name: str,
-                          fingerprint: str) -> NotFound:
-    return not_found("artifact", f"Artifact with fingerprint {fingerprint} does not exist in "
-                     f"trail \"{trail_name}\" of flow \"{flow_name}\" belonging to "
-                     f"organization \"{org_name}\"", organization=org_name, flow=flow_name,
-                     trail=trail_name, fingerprint=fingerprint)
+def missing(kind: MissingKind, /, **names: object) -> NotFound:
+    """The NotFound for a `kind` of thing (see NOT_FOUND_WORDINGS) looked for by `names`."""
+    what, wording = NOT_FOUND_WORDINGS[kind]
+    return not_found(what, wording.format(**names), **names)

@@ -147,3 +147,21 @@ def schema_violations(file_name: str, document: dict[str, Any], field: str) -> d
                         key=lambda e: list(e.absolute_path)):
         violations.setdefault(".".join(str(p) for p in error.absolute_path) or field, error.message)
     return violations
+
+
+def schema_failures(file_name: str, document: dict[str, Any]) -> list[tuple[list[str], str]]:
+    """Every way `document` fails the schema, as (path, problem), the deepest first: a failed
+    union once for each of its branches, as a model validator counts them (but for the `null`
+    branch of an optional value, which it does not list)."""
+    failures: list[tuple[list[str], str]] = []
+
+    def leaves(error: jsonschema.ValidationError) -> None:
+        if not error.context:
+            failures.append(([str(p) for p in error.absolute_path], error.message))
+        for branch in error.context or []:
+            if (branch.validator, branch.validator_value) != ("type", "null"):
+                leaves(branch)
+
+    for error in validator(file_name).iter_errors(document):
+        leaves(error)
+    return sorted(failures, key=lambda failure: -len(failure[0]))  # stable: each path's in order

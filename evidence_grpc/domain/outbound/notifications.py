@@ -19,6 +19,7 @@ from typing import Any
 
 from ...storage.db import now
 from ...storage.models import Organization
+from ..kernel.artifact_links import artifact_api_url, artifact_html_url
 from ..kernel.urls import parsed_url
 
 VERSION = "1.0"
@@ -38,6 +39,7 @@ EVENT_TYPES = {
 class Reported:
     """Where an artifact was built: a report of it to a flow."""
 
+    row_id: int  # the report's
     flow: str
     state: str  # its compliance in the report's trail: COMPLIANT, NON-COMPLIANT, INCOMPLETE
     commit: str | None
@@ -105,9 +107,9 @@ def _provenance(org: Organization, fingerprint: str, report: Reported | None
         return None
     return {"flow": report.flow, "status": report.state.lower(), "commit": report.commit,
             "commit_url": _link_or_none(report.commit_url),
-            "html_url": f"{_html_base}/{org.name}/flows/{report.flow}/artifacts/{fingerprint}",
-            "api_url": (f"{_html_base}/api/v2/artifacts/{org.name}/{report.flow}/fingerprint/"
-                        f"{fingerprint}"),
+            "html_url": artifact_html_url(_html_base, org.name, report.flow, fingerprint,
+                                          report.row_id),
+            "api_url": artifact_api_url(_html_base, org.name, report.flow, fingerprint),
             "build_url": _link_or_none(report.build_url)}
 
 

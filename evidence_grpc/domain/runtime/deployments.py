@@ -35,7 +35,7 @@ from ...storage.models import (
 )
 from ..evidence.events import ArtifactRepoKnown
 from ..evidence.repos import find_repo, repos_named
-from ..kernel.errors import flow_not_found, not_found, validation_error
+from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.numbers import as_whole_number
 from ..kernel.pages import Page, counted, page_of
 from .environments import LOGICAL, find_environment
@@ -277,7 +277,7 @@ def deployment_frequency(org: Organization, env_name: str, flow_key: str | None 
             named |= Flow.id == flow_id
         flow = Flow.get_or_none((Flow.organization == org) & named)
         if flow is None:
-            raise flow_not_found(org.name, flow_key)
+            raise missing("flow", organization=org.name, flow=flow_key)
         flow_name = flow.name
         query = query.where(Deployment.fingerprint.in_(
             Artifact.select(Artifact.fingerprint).where(Artifact.flow == flow)))

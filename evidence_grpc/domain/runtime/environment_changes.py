@@ -12,8 +12,7 @@ from ..identity import change_privileges
 from ..kernel.errors import (
     FailedPrecondition,
     already_exists,
-    environment_not_found,
-    not_found,
+    missing,
     validation_error,
 )
 from . import env_audit
@@ -80,7 +79,7 @@ def _physical_ids(org: Organization, names: list[str]) -> list[int]:
     for name in names:
         env = found.get(name)
         if env is None:
-            raise environment_not_found(org.name, name)
+            raise missing("environment", organization=org.name, environment=name)
         if env.type == LOGICAL:
             raise validation_error("included_environments",
                                    f"'{name}' is a logical environment; only physical ones join")
@@ -94,10 +93,10 @@ def known_policies(org: Organization, names: list[str]) -> list[str]:
     found = {p.name for chunk in in_chunks(names)
              for p in Policy.select(Policy.name).where((Policy.organization == org)
                                                        & (Policy.name.in_(chunk)))}
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise not_found("policy", f"Policy '{missing[0]}' not found" if len(missing) == 1
-                        else f"Policies {missing} not found", policies=", ".join(missing))
+    absent = [n for n in names if n not in found]
+    if absent:
+        raise (missing("policy", organization=org.name, policy=absent[0]) if len(absent) == 1
+               else missing("policies", organization=org.name, policies=absent))
     return names
 
 

@@ -16,10 +16,7 @@ from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflic
 from ...storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from ..kernel import references
 from ..kernel.contract import SchemaCheck
-from ..kernel.errors import (
-    environment_not_found,
-    validation_error,
-)
+from ..kernel.errors import missing, validation_error
 from ..kernel.names import check_name, whole_string_patterns
 from ..kernel.pages import page_of
 from ..kernel.tag_filters import has_tag
@@ -67,7 +64,7 @@ _ENVIRONMENT_BY_NAME = Prepared(lambda org, name: Environment.select().where(
 def find_environment(org: Organization, name: str) -> Environment:
     found = _ENVIRONMENT_BY_NAME.models(Environment, org=org.id, name=name)
     if not found:
-        raise environment_not_found(org.name, name)
+        raise missing("environment", organization=org.name, environment=name)
     return found[0]
 
 

@@ -540,10 +540,11 @@ _SNAPSHOTS_AROUND = Prepared(lambda env, low, high: Snapshot.select().where(
     (Snapshot.environment == env) & Snapshot.index.between(low, high)), env=int, low=int, high=int)
 
 
-def _snapshots_around(env: Environment, expression: str, reach: int
+def _snapshots_around(env: Environment, expression: str, reach: int, written: str | None = None
                       ) -> tuple[int, dict[int, Snapshot]]:
     """The index an expression names, and that snapshot and those up to `reach` indexes either
-    side of it by index, read in one prepared query; NotFound when the named one is missing."""
+    side of it by index, read in one prepared query; NotFound when the named one is missing
+    (naming the snapshot as `written`, by default `<env>#<expression>`)."""
     index = resolve_index(env, expression)
     found = {s.index: s for s in _SNAPSHOTS_AROUND.models(
         Snapshot, env=env.id, low=index - reach, high=index + reach)} if index >= 1 else {}
@@ -552,16 +553,17 @@ def _snapshots_around(env: Environment, expression: str, reach: int
             members = ", ".join(member_names(env)) or "none yet"
             raise not_found("snapshot", f"Environment '{env.name}' is logical and has no snapshots of its "
                            f"own: ask the environments it includes ({members})")
-        # The hosted wording, which `kosli assert snapshot` and `get snapshot` print as is.
-        raise not_found("snapshot", f"Org: '{env.organization.name}'. Snapshot "
-                       f"'{env.name}#{expression.strip().removeprefix('#')}' resolves to "
+        # The hosted wording, which `kosli assert snapshot`, `get snapshot` and `diff
+        # snapshots` print as is.
+        written = written or f"{env.name}#{expression.strip().removeprefix('#')}"
+        raise not_found("snapshot", f"Org: '{env.organization.name}'. Snapshot '{written}' resolves to "
                        f"'{env.name}#{max(index, 0)}'. len(snapshots) == {env.latest_index}. "
                        "Indexes are 1-based")
     return index, found
 
 
-def find_snapshot(env: Environment, expression: str) -> Snapshot:
-    index, found = _snapshots_around(env, expression, 0)
+def find_snapshot(env: Environment, expression: str, written: str | None = None) -> Snapshot:
+    index, found = _snapshots_around(env, expression, 0, written)
     return found[index]
 
 
@@ -805,13 +807,12 @@ def _lead_time(started: float | None, committed: float | None) -> float | None:
 
 # ---- diff ----------------------------------------------------------------------------------
 
-def _snappish(org: Organization, text: str) -> tuple[Environment, Snapshot | None, str]:
+def _snappish(org: Organization, text: str) -> tuple[Environment, Snapshot, str]:
+    """The snapshot a snappish (`ENV`, `ENV#N`, `ENV~N`, `ENV@{...}`) names; an environment
+    without snapshots has none to diff (NotFound, as the hosted service answers)."""
     cut = min((i for i in (text.find(c) for c in "#~@") if i >= 0), default=len(text))
     env = find_environment(org, text[:cut])
-    expression = text[cut:] or "-1"
-    if not env.latest_index and expression == "-1":
-        return env, None, f"{env.name}#0"
-    snapshot = find_snapshot(env, expression)
+    snapshot = find_snapshot(env, text[cut:] or "-1", written=text)
     return env, snapshot, f"{env.name}#{snapshot.index}"
 
 

@@ -1,0 +1,130 @@
+"""What the official kosli CLI prints where the hosted service answers an empty list, an error or
+a particular shape: attestations asked for by a name nothing was reported under, overrides of
+an attestation the template expects before it is reported, a diff of an environment without
+snapshots, the URL of an artifact, and a refused template at each door."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from tests.conftest import RunningServer
+from tests.e2e.cli import Repo, failure, unique, write
+
+pytestmark = pytest.mark.e2e
+
+FINGERPRINT = "7509e5bda0c762d2bac7f90d758b5b2263fa01ccbc542ab5e3df163be08e6ca9"
+# A trail-level generic `bar`, and a generic `foo` about the artifact `cli`.
+TEMPLATE = ("version: 1\ntrail:\n  attestations:\n  - name: bar\n    type: generic\n"
+            "  artifacts:\n  - name: cli\n    attestations:\n    - name: foo\n      type: generic\n")
+ARTIFACT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{8}")
+
+
+def _trail_with_artifact(live: RunningServer, tmp_path: pathlib.Path) -> tuple[str, list[str]]:
+    """A flow of TEMPLATE with trail `t1` and the artifact `cli` (FINGERPRINT) reported to it;
+    (the flow, the --flow/--trail arguments)."""
+    flow = unique("hosted")
+    live.kosli("create", "flow", flow, "--template-file", str(write(tmp_path / "t.yml", TEMPLATE)))
+    live.kosli("begin", "trail", "t1", "--flow", flow)
+    repo = Repo(tmp_path / "repo")
+    live.kosli("attest", "artifact", "file1", "--fingerprint", FINGERPRINT, "--flow", flow,
+               "--trail", "t1", "--name", "cli", "--commit", repo.commit("build"),
+               "--repo-root", str(repo.root), "--build-url", "https://ci.example/1",
+               "--commit-url", "https://git.example/c")
+    return flow, ["--flow", flow, "--trail", "t1"]
+
+
+def test_attestations_of_a_name_never_reported_are_none_not_an_error(
+        live: RunningServer, tmp_path: pathlib.Path):
+    flow, where = _trail_with_artifact(live, tmp_path)
+    assert live.kosli("get", "attestation", "never-reported", *where).stdout == \
+        "No attestations found.\n"
+    assert live.kosli_json("get", "attestation", "never-reported", *where) == []
+    assert live.kosli_json("get", "attestation", "never-reported", "--flow", flow,
+                           "--fingerprint", FINGERPRINT) == []
+    # What the question is about must be there: an unknown trail is an error.
+    unknown = live.kosli("get", "attestation", "never-reported", "--flow", flow,
+                         "--trail", "no-such-trail", check=False)
+    assert failure(unknown).endswith(f"Trail with name 'no-such-trail' does not exist for "
+                                     f"Organization 'acme' and Flow '{flow}'\n")
+
+
+def test_an_override_waives_an_attestation_the_template_expects_before_it_is_reported(
+        live: RunningServer, tmp_path: pathlib.Path):
+    flow, where = _trail_with_artifact(live, tmp_path)
+    said = live.kosli("attest", "override", "--name", "bar", "--reason", "manual review",
+                      "--original-attestation-type", "generic", "--new-compliance-status=true",
+                      *where)
+    assert said.stdout == "attestation 'bar' has been overridden in trail: t1\n"
+    about = live.kosli("attest", "override", "--fingerprint", FINGERPRINT, "--name", "foo",
+                       "--reason", "approved out of band", "--original-attestation-type",
+                       "generic", "--new-compliance-status=true", *where)
+    assert about.stdout == "attestation 'foo' has been overridden in trail: t1\n"
+    status = live.kosli_json("get", "trail", "t1", "--flow", flow)["compliance_status"]
+    [bar] = status["attestations_statuses"]
+    assert (bar["attestation_name"], bar["is_compliant"]) == ("bar", True)
+    [foo] = status["artifacts_statuses"]["cli"]["attestations_statuses"]
+    assert (foo["attestation_name"], foo["is_compliant"]) == ("foo", True)
+    # Overridden again, now reported: the newest verdict counts.
+    live.kosli("attest", "override", "--name", "bar", "--reason", "failed audit",
+               "--original-attestation-type", "generic", "--new-compliance-status=false", *where)
+    [bar] = live.kosli_json("get", "trail", "t1", "--flow", flow)[
+        "compliance_status"]["attestations_statuses"]
+    assert bar["is_compliant"] is False
+    # Nothing to override: neither reported nor expected, or expected of another type.
+    for name, kind in (("no-such", "generic"), ("bar", "junit")):
+        refused = live.kosli("attest", "override", "--name", name, "--reason", "r",
+                             "--original-attestation-type", kind,
+                             "--new-compliance-status=true", *where, check=False)
+        assert failure(refused).endswith(
+            f"No {kind} attestation '{name}' to override in trail 't1'\n"), refused.stderr
+
+
+def test_diffing_an_environment_without_snapshots_is_an_error(live: RunningServer,
+                                                             tmp_path: pathlib.Path):
+    empty, other = unique("diff-empty"), unique("diff-other")
+    for env in (empty, other):
+        live.kosli("create", "environment", env, "--type", "server")
+    said = (f"Org: 'acme'. Snapshot '{empty}' resolves to '{empty}#0'. len(snapshots) == 0. "
+            "Indexes are 1-based\n")
+    assert failure(live.kosli("diff", "snapshots", empty, empty, check=False)).endswith(said)
+    live.kosli("snapshot", "server", other, "--paths", str(write(tmp_path / "app", "app")))
+    assert failure(live.kosli("diff", "snapshots", other, empty, check=False)).endswith(said)
+    same = live.kosli_json("diff", "snapshots", other, other)
+    assert [a["name"] for a in same["not-changed"]["artifacts"]] == [str(tmp_path / "app")]
+
+
+def test_an_artifact_url_names_the_report_it_shows(live: RunningServer, tmp_path: pathlib.Path):
+    flow, _ = _trail_with_artifact(live, tmp_path)
+    shown = live.kosli_json("get", "artifact", f"{flow}@{FINGERPRINT}")
+    assert ARTIFACT_ID.fullmatch(shown["id"]), shown["id"]
+    url = f"{live.http_url}/acme/flows/{flow}/artifacts/{FINGERPRINT}?artifact_id={shown['id']}"
+    assert shown["html_url"] == url
+    table = live.kosli("get", "artifact", f"{flow}@{FINGERPRINT}").stdout
+    assert f"Artifact URL:      {url}\n" in table
+    trail = live.kosli_json("get", "trail", "t1", "--flow", flow)
+    assert trail["compliance_status"]["artifacts_statuses"]["cli"]["artifact_id"] == shown["id"]
+    asserted = live.kosli("assert", "artifact", "--fingerprint", FINGERPRINT, "--flow", flow,
+                          check=False)
+    assert f"See more details at {url}\n" in asserted.stdout + asserted.stderr
+
+
+def test_a_refused_template_reads_as_each_door_words_it(live: RunningServer,
+                                                       tmp_path: pathlib.Path):
+    bad = write(tmp_path / "bad.yml", "version: 1\ntrail:\n  attestations:\n"
+                                      "  - name: foo\n    type: not-supported\n")
+    flow = unique("tmpl")
+    refused = failure(live.kosli("create", "flow", flow, "--template-file", str(bad), check=False))
+    assert re.match(r"Error: (\[kosli [^\]]*\] )?Input payload validation failed: "
+                    r"map\[template_file:trail.attestations.0.type: 'not-supported' is not one of",
+                    refused), refused
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    begun = failure(live.kosli("begin", "trail", "t1", "--flow", flow, "--template-file",
+                               str(bad), check=False))
+    # A model's account: how many ways it fails (each branch of the type's union), then each.
+    assert re.search(r"^Error: (\[kosli [^\]]*\] )?4 validation errors for Template\n"
+                     r"trail -> attestations -> 0 -> type\n  'not-supported' is not one of ",
+                     begun, re.MULTILINE), begun
+    assert live.kosli("get", "trail", "t1", "--flow", flow, check=False).returncode == 1
