@@ -24,10 +24,6 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         self.settings = settings
         self.html_base = settings.html_base
 
-    def _trails(self, rows: list[Trail], org_name: str) -> list[bytes]:
-        """The trails' answers, encoded (for `with_items`)."""
-        return _answers(rows, org_name, self.html_base)
-
     @owns_transaction
     def BeginTrail(self, request: pb.BeginTrailRequest, context: grpc.ServicerContext
                    ) -> pb.BeginTrailResponse:
@@ -41,7 +37,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> pb.Trail:
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
-        return pb.Trail.FromString(self._trails([trail], org.name)[0])
+        return pb.Trail.FromString(_answers([trail], org.name, self.html_base)[0])
 
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -60,7 +56,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
-        response = with_items(pb.ListTrailsResponse(), "data", self._trails(rows, org.name))
+        response = with_items(pb.ListTrailsResponse(), "data", _answers(rows, org.name, self.html_base))
         if page.requested:
             response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
         return response
@@ -73,7 +69,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             org, page, flow_name=optional(request, "flow"),
             flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
         return with_items(pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination)),
-                          "data", self._trails(rows, org.name))
+                          "data", _answers(rows, org.name, self.html_base))
 
 
 # The TrailEvent member holding the fields of each event type.

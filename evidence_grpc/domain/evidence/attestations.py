@@ -609,7 +609,7 @@ def evidence_file(org: Organization, flow_name: str, trail_name: str, uid: str
     trail = find_trail(org, flow_name, trail_name)
     attestation = Attestation.get_or_none((Attestation.trail == trail) & (Attestation.uid == uid))
     if attestation is None or not attestation.attachment_id:
-        raise not_found("evidence_file", f"No evidence file for attestation '{uid}'", attestation_id=uid)
+        raise missing("evidence_file", attestation_id=uid)
     name = attestation.attachment_name or "evidence"
     content_type = ("application/gzip" if name.endswith(".tgz")
                     else mimetypes.guess_type(name)[0] or "application/octet-stream")

@@ -34,7 +34,6 @@ from ..kernel.errors import (
     PermissionDenied,
     already_exists,
     missing,
-    not_found,
     validation_error,
 )
 from ..kernel.names import CONTROL_CHARACTERS, check_name
@@ -205,8 +204,7 @@ def get_version(org: Organization, identifier: str, number: int) -> ControlVersi
     version = ControlVersion.get_or_none((ControlVersion.control == control)
                                          & (ControlVersion.version == number))
     if version is None:
-        raise not_found("control_version", f"Version {number} of control '{identifier}' does not "
-                        "exist", control=identifier, version=number)
+        raise missing("control_version", control=identifier, version=number)
     return version
 
 
@@ -346,8 +344,7 @@ def get_decision(org: Organization, identifier: str, decision_id: str) -> Attest
     find_control(org, identifier)
     found = _decisions(org, identifier).where(Attestation.uid == decision_id).first()
     if found is None:
-        raise not_found("decision", f"Decision '{decision_id}' of control '{identifier}' does "
-                        "not exist", control=identifier, decision=decision_id)
+        raise missing("decision", control=identifier, decision=decision_id)
     return found
 
 

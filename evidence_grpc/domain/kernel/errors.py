@@ -106,7 +106,8 @@ def already_exists(what: str, message: str, errors: dict[str, str] | None = None
 MissingKind = Literal["flow", "environment", "trail", "attestation_type",
                       "attestation_type_version", "artifact_in_trail", "artifact_in_flow",
                       "artifact_in_org", "artifact_of_commit", "attestation_in_trail", "policy",
-                      "policies", "control", "repo"]
+                      "policies", "control", "control_version", "decision", "repo", "schema",
+                      "evidence_file", "deployment"]
 NOT_FOUND_WORDINGS: dict[str, tuple[str, str]] = {
     "flow": ("flow", "Flow named '{flow}' does not exist for organization '{organization}'"),
     "environment": ("environment", "Environment named '{environment}' does not exist for "
@@ -133,7 +134,14 @@ NOT_FOUND_WORDINGS: dict[str, tuple[str, str]] = {
                  "'{organization}'"),
     "control": ("control", "Control '{control}' does not exist in organization "
                 "'{organization}'"),
+    "control_version": ("control_version", "Version {version} of control '{control}' does not "
+                        "exist"),
+    "decision": ("decision", "Decision '{decision}' of control '{control}' does not exist"),
     "repo": ("repo", "Repo '{repo}' not found"),
+    "schema": ("schema", "Schema '{kind}/{version}' not found"),
+    "evidence_file": ("evidence_file", "No evidence file for attestation '{attestation_id}'"),
+    "deployment": ("deployment", "No deployment of artifact '{fingerprint}' to environment "
+                   "'{environment}'"),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import InvalidArgument, not_found
+from .errors import InvalidArgument, missing
 from .names import whole_string_patterns
 
 SCHEMA_DIR = pathlib.Path(__file__).parent
@@ -39,7 +39,7 @@ def published_schema(kind: str, version: str) -> str:
     """The JSON text of a published schema."""
     file_name = PUBLISHED.get((kind, version))
     if file_name is None:
-        raise not_found("schema", f"Schema '{kind}/{version}' not found", kind=kind, version=version)
+        raise missing("schema", kind=kind, version=version)
     return schema_text(file_name)
 
 

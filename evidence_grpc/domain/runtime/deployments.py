@@ -35,7 +35,7 @@ from ...storage.models import (
 )
 from ..evidence.events import ArtifactRepoKnown
 from ..evidence.repos import find_repo, repos_named
-from ..kernel.errors import missing, not_found, validation_error
+from ..kernel.errors import missing, validation_error
 from ..kernel.numbers import as_whole_number
 from ..kernel.pages import Page, counted, page_of
 from .environments import LOGICAL, find_environment
@@ -352,8 +352,7 @@ def get_deployment(org: Organization, env_name: str, fingerprint: str) -> views.
                              & (Deployment.fingerprint == fingerprint))
            .order_by(Deployment.id.desc()).first())
     if row is None:
-        raise not_found("deployment", f"No deployment of artifact '{fingerprint}' to environment "
-                        f"'{env.name}'", environment=env.name, fingerprint=fingerprint)
+        raise missing("deployment", fingerprint=fingerprint, environment=env.name)
     return deployment_views(org, [row])[0]
 
 
