@@ -52,9 +52,48 @@ def keyed_answer(context: grpc.ServicerContext, *parts: Any) -> None:
 def with_items(message: M, field: str, encoded: Iterable[bytes]) -> M:
     """The message with already encoded messages appended to its repeated message `field`: their
     wire form is joined and parsed in one call, instead of each message being copied in."""
-    tag = _varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)  # length-delimited
-    message.MergeFromString(b"".join(tag + _varint(len(item)) + item for item in encoded))
+    message.MergeFromString(items_wire(message.DESCRIPTOR, field, encoded))
     return message
+
+
+def items_wire(message_type: descriptor.Descriptor, field: str, encoded: Iterable[bytes]) -> bytes:
+    """Already encoded messages as the wire form of the repeated message `field` of a message
+    of `message_type`: appended to a message's own, they are its items, in this order."""
+    tag = _varint(message_type.fields_by_name[field].number << 3 | 2)  # length-delimited
+    return b"".join(tag + _varint(len(item)) + item for item in encoded)
+
+
+class Encoded:
+    """An answer handed over in wire form, made of kept encodings: `head`, the encoding of a
+    `message_class` message with what is not kept (a list's pagination, or the whole answer),
+    and `items`, kept encodings of messages of its repeated field `field`. gRPC sends it as it
+    is (`SerializeToString`, the method handlers' response serializer); the REST shim renders the
+    items' JSON kept by their encodings; only a caller that reads its fields parses it
+    (`message`)."""
+
+    __slots__ = ("message_class", "head", "field", "items")
+
+    def __init__(self, message_class: type[Message], head: bytes, field: str = "",
+                 items: list[bytes] | None = None) -> None:
+        self.message_class, self.head, self.field = message_class, head, field
+        self.items = items or []
+
+    def SerializeToString(self, deterministic: bool = False) -> bytes:  # noqa: N802 (Message's)
+        if not self.items:
+            return self.head
+        return self.head + items_wire(self.message_class.DESCRIPTOR, self.field, self.items)
+
+    def message(self) -> Message:
+        return self.message_class.FromString(self.SerializeToString())
+
+    def head_message(self) -> Message:
+        """The answer without its items."""
+        return self.message_class.FromString(self.head)
+
+
+def serialize(response: Message | Encoded) -> bytes:
+    """The response serializer of every method: a message's encoding, or an Encoded's."""
+    return response.SerializeToString()
 
 
 def _varint(number: int) -> bytes:

@@ -35,6 +35,7 @@ from .api.v2 import (
     transparency_service_pb2,
 )
 from .config import Settings
+from .convert import serialize
 from .domain.kernel import sandbox
 from .domain.outbound import actions, notifications
 from .domain.outbound import targets as outbound
@@ -134,11 +135,10 @@ def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
         servicer = build(settings)
         for method in service.methods:
             request_class = message_factory.GetMessageClass(method.input_type)
-            response_class = message_factory.GetMessageClass(method.output_type)
             handlers[method_path(method)] = grpc.unary_unary_rpc_method_handler(
                 getattr(servicer, method.name),
                 request_deserializer=request_deserializer(request_class),
-                response_serializer=response_class.SerializeToString,
+                response_serializer=serialize,
             )
     return handlers
 

@@ -15,7 +15,7 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc.config import Settings
-from evidence_grpc.convert import ANSWER_KEY
+from evidence_grpc.convert import ANSWER_KEY, Encoded
 from evidence_grpc.server import grpc_options
 from evidence_grpc.services import intercepted_handlers, method_path
 
@@ -32,9 +32,10 @@ class Backend(Protocol):
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message: ...
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Message, str | None]:
-        """The answer, and the key the server declared it a pure function of (see
-        `evidence_grpc.convert.keyed_answer`), if it did."""
+                   metadata: Metadata) -> tuple[Message | Encoded, str | None]:
+        """The answer (in process, as the servicer gave it: maybe still `Encoded`), and the key
+        the server declared it a pure function of (see `evidence_grpc.convert.keyed_answer`),
+        if it did."""
         ...
 
 
@@ -189,16 +190,17 @@ class InProcessBackend:
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
-        return self._call(method, request, LocalContext(metadata, authenticated))
+        response = self._call(method, request, LocalContext(metadata, authenticated))
+        return response.message() if isinstance(response, Encoded) else response
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Message, str | None]:
+                   metadata: Metadata) -> tuple[Message | Encoded, str | None]:
         context = LocalContext(metadata)
         response = self._call(method, request, context)
         return response, _answer_key(context.trailing_metadata())
 
     def _call(self, method: descriptor.MethodDescriptor, request: Message,
-              context: LocalContext) -> Message:
+              context: LocalContext) -> Message | Encoded:
         handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
+from evidence_grpc.convert import Encoded
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
 from evidence_grpc.memo import BytesLru, bytes_lru
 from evidence_grpc.uploads import too_large, upload_limit
@@ -214,16 +215,22 @@ def file_response(upload: Message) -> Response:
     return download
 
 
-def render(route: Route, response: Message, answer_key: str | None = None,
+def render(route: Route, response: Message | Encoded, answer_key: str | None = None,
            gzip_accepted: bool = False) -> Response:
     """The HTTP answer of a call; `answer_key`: the key the server declared the answer a pure
     function of, under which its JSON is kept (`_KEYED_ANSWERS`), gzipped too for a client
     that accepts it (`gzip_accepted`) when it is large."""
+    status = route.options.success_code or 200
+    if isinstance(response, Encoded):
+        encoded_body = None if answer_key or route.options.created_field else _encoded_json(
+            route, response)
+        if encoded_body is not None:
+            return Response(encoded_body, status=status, content_type="application/json")
+        response = response.message()
     if isinstance(response, httpbody_pb2.HttpBody):
         return Response(response.data, status=200, content_type=response.content_type)
     if response.DESCRIPTOR.full_name == UPLOADED_FILE:
         return file_response(response)
-    status = route.options.success_code or 200
     if route.options.created_field:
         status = 201 if getattr(response, route.options.created_field) else 200
     envelope = route.options.envelope_field
@@ -235,36 +242,56 @@ def render(route: Route, response: Message, answer_key: str | None = None,
         if gzipped:
             keyed.content_encoding = "gzip"
         return keyed
-    items = _listed(response, field)
-    if items is not None:  # a list answer: each item's JSON kept as a single read's would be
-        body = b"[" + b",".join(_item_json(item) for item in items) + b"]"
+    if _is_list(response.DESCRIPTOR, field):  # each item's JSON kept as a single read's would be
+        body = b"[" + b",".join(_item_json(item) for item in getattr(response, field)) + b"]"
     else:
         body = _item_json(response, field)
     return Response(body, status=status, content_type="application/json")
 
 
-def _listed(response: Message, field: str) -> Any:
-    """The items of an answer that is a list of messages rendered as they are (`field` a
-    repeated message field with no JSON rule of its own), else None."""
+def _encoded_json(route: Route, answer: Encoded) -> bytes | None:
+    """The JSON of an answer still in wire form, made of its encodings (each one's JSON kept
+    by it), when it renders as a whole message or as the list of its items; else None."""
+    envelope = route.options.envelope_field
+    if envelope and answer.head_message().HasField(envelope):
+        return None  # rendered whole, the list inside its envelope
+    field = route.response_body
+    if not field and not answer.items:
+        return _encoded_item_json(answer.message_class, answer.head)
+    described = answer.message_class.DESCRIPTOR
+    if not field or field != answer.field or not _is_list(described, field):
+        return None
+    item_class = message_factory.GetMessageClass(described.fields_by_name[field].message_type)
+    return b"[" + b",".join(_encoded_item_json(item_class, item) for item in answer.items) + b"]"
+
+
+def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
+    """Whether the answer renders as the list of the messages of its field `field` as they are
+    (a repeated message field with no JSON rule of its own)."""
     if not field:
-        return None
-    listed = response.DESCRIPTOR.fields_by_name[field]
+        return False
+    listed = message_type.fields_by_name[field]
     options = listed.GetOptions()
-    if (not listed.is_repeated or listed.message_type is None
-            or listed.message_type.GetOptions().map_entry
-            or options.Extensions[options_pb2.as_sent]
-            or options.Extensions[options_pb2.json_object_key]
-            or options.Extensions[options_pb2.omit_when_unset]):
-        return None
-    return getattr(response, field)
+    return not (not listed.is_repeated or listed.message_type is None
+                or listed.message_type.GetOptions().map_entry
+                or options.Extensions[options_pb2.as_sent]
+                or options.Extensions[options_pb2.json_object_key]
+                or options.Extensions[options_pb2.omit_when_unset])
 
 
 def _item_json(message: Message, field: str = "") -> bytes:
     """The JSON of a message (or its field `field`), kept by its encoding when not too big."""
-    encoded = message.SerializeToString(deterministic=True)
+    return _encoded_item_json(type(message), message.SerializeToString(deterministic=True),
+                              field, message)
+
+
+def _encoded_item_json(message_class: type[Message], encoded: bytes, field: str = "",
+                       message: Message | None = None) -> bytes:
+    """The JSON of the message `encoded` (or of its field `field`), kept by that encoding when
+    not too big; `message`, when given, is it already parsed."""
     if len(encoded) > _KEPT_ANSWER_BYTES:
-        return _json(message, field)
-    answer = _Answer(message, field, encoded)
+        return _json(message or message_class.FromString(encoded), field)
+    answer = _Answer(message_class, field, encoded, message)
     body: bytes = _kept_json(answer)
     answer.message = None  # a kept key holds its encoding, not the message as well
     return body
@@ -273,14 +300,15 @@ def _item_json(message: Message, field: str = "") -> bytes:
 class _Answer:
     """An answer to render (the whole message, or its field `field`): hashed and compared by
     its message type, the field and its encoding, which decide the JSON (rendering is a pure
-    function of the message's values)."""
+    function of the message's values); parsed from its encoding only when rendered."""
 
-    __slots__ = ("message", "field", "key")
+    __slots__ = ("message_class", "message", "field", "key")
     message: Message | None
 
-    def __init__(self, message: Message, field: str, encoded: bytes) -> None:
-        self.message, self.field = message, field
-        self.key = (message.DESCRIPTOR.full_name, field, encoded)
+    def __init__(self, message_class: type[Message], field: str, encoded: bytes,
+                 message: Message | None) -> None:
+        self.message_class, self.message, self.field = message_class, message, field
+        self.key = (message_class.DESCRIPTOR.full_name, field, encoded)
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -295,8 +323,10 @@ def _json(message: Message, field: str) -> bytes:
 
 
 def _kept(answer: _Answer) -> bytes:
-    assert answer.message is not None  # only a kept key has let go of its message
-    return _json(answer.message, answer.field)
+    message = answer.message
+    if message is None:  # parsed here, when the JSON is made: a kept key has let go of it
+        message = answer.message_class.FromString(answer.key[2])
+    return _json(message, answer.field)
 
 
 # Answers read again and again (a trail polled by a pipeline, an artifact looked up, the items

@@ -9,7 +9,15 @@ from ..api.v2 import common_pb2
 from ..api.v2 import trail_service_pb2 as pb
 from ..api.v2 import trail_service_pb2_grpc as pb_grpc
 from ..config import Settings
-from ..convert import optional, page_of_request, present_fields, text_of, to_message, with_items
+from ..convert import (
+    Encoded,
+    optional,
+    page_of_request,
+    present_fields,
+    text_of,
+    to_message,
+    with_items,
+)
 from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
 from ..domain.views import audit_packages
@@ -34,10 +42,10 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         verb = "begun" if created else "updated"
         return pb.BeginTrailResponse(message=f"trail '{trail.name}' was {verb}", created=created)
 
-    def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> pb.Trail:
+    def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> Encoded:
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
-        return pb.Trail.FromString(_answers([trail], org.name, self.html_base)[0])
+        return Encoded(pb.Trail, _answers([trail], org.name, self.html_base)[0])
 
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -52,24 +60,28 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         return httpbody_pb2.HttpBody(content_type="application/pdf", data=report)
 
     def ListFlowTrails(self, request: pb.ListFlowTrailsRequest, context: grpc.ServicerContext
-                       ) -> pb.ListTrailsResponse:
+                       ) -> Encoded:
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
-        response = with_items(pb.ListTrailsResponse(), "data", _answers(rows, org.name, self.html_base))
+        head = pb.ListTrailsResponse()
         if page.requested:
-            response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
-        return response
+            head.pagination.CopyFrom(common_pb2.Pagination(**pagination))
+        return _listed(head, _answers(rows, org.name, self.html_base))
 
     def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
-                   ) -> pb.ListTrailsResponse:
+                   ) -> Encoded:
         org = current_caller().org
         page = page_of_request(request)
         rows, pagination = trails.list_trails(
             org, page, flow_name=optional(request, "flow"),
             flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
-        return with_items(pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination)),
-                          "data", _answers(rows, org.name, self.html_base))
+        head = pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination))
+        return _listed(head, _answers(rows, org.name, self.html_base))
+
+
+def _listed(head: pb.ListTrailsResponse, answers: list[bytes]) -> Encoded:
+    return Encoded(pb.ListTrailsResponse, head.SerializeToString(), "data", answers)
 
 
 # The TrailEvent member holding the fields of each event type.

@@ -3,13 +3,14 @@ protobuf's JSON mapping gives, and values the plan cannot take as they are still
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
 
 from evidence_grpc.api.v2 import environment_service_pb2, trail_service_pb2
-from evidence_grpc.convert import to_message
+from evidence_grpc.convert import Encoded, serialize, to_message
 
 TRAIL = {
     "name": "t1", "description": "", "unknown_key": {"dropped": True},
@@ -60,3 +61,47 @@ def test_a_null_value_field_is_set_to_null_not_left_unset() -> None:
     built = to_message({"name": "t", "user_data": None}, trail_service_pb2.Trail)
     assert built.HasField("user_data")
     assert built.user_data.WhichOneof("kind") == "null_value"
+
+
+def _trail(name: str, events: int) -> trail_service_pb2.Trail:
+    return trail_service_pb2.Trail(name=name, description=f"about {name}", events=[
+        trail_service_pb2.TrailEvent(type="trail_updated", timestamp=float(n)) for n in range(events)])
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_an_encoded_list_is_sent_and_rendered_as_its_parsed_message_would_be(paged):
+    """A list answer handed over in wire form (its items' kept encodings) is, on the wire, the
+    message with those items, and its REST JSON is that message's: the bare list unpaged, the
+    whole answer with its pagination when paged."""
+    from evidence_grpc.api.v2 import common_pb2
+    from rest_shim.transcoder import render, routes_of
+
+    items = [_trail(f"t{n}", n) for n in range(4)]
+    head = trail_service_pb2.ListTrailsResponse()
+    if paged:
+        head.pagination.CopyFrom(common_pb2.Pagination(total=4, page=1, per_page=10, page_count=1))
+    encoded = Encoded(trail_service_pb2.ListTrailsResponse, head.SerializeToString(), "data",
+                      [item.SerializeToString() for item in items])
+    expected = trail_service_pb2.ListTrailsResponse(data=items, pagination=head.pagination
+                                                    if paged else None)
+    assert trail_service_pb2.ListTrailsResponse.FromString(serialize(encoded)) == expected
+    assert encoded.message() == expected
+    assert serialize(expected) == expected.SerializeToString()
+
+    service = trail_service_pb2.DESCRIPTOR.services_by_name["TrailService"]
+    route = next(r for r in routes_of([service]) if r.method.name == "ListFlowTrails")
+    assert render(route, encoded).get_data() == render(route, expected).get_data()
+    body = json.loads(render(route, encoded).get_data())
+    assert (body["data"] if paged else body)[3]["name"] == "t3"
+
+
+def test_an_encoded_answer_renders_as_its_message():
+    from rest_shim.transcoder import render, routes_of
+
+    trail = _trail("solo", 3)
+    service = trail_service_pb2.DESCRIPTOR.services_by_name["TrailService"]
+    route = next(r for r in routes_of([service]) if r.method.name == "GetTrail")
+    encoded = Encoded(trail_service_pb2.Trail, trail.SerializeToString())
+    assert serialize(encoded) == trail.SerializeToString()
+    assert render(route, encoded).get_data() == render(route, trail).get_data()
+    assert json.loads(render(route, encoded).get_data())["name"] == "solo"

@@ -12,7 +12,7 @@ import re
 import grpc
 import grpc_testing
 import pytest
-from google.protobuf import struct_pb2
+from google.protobuf import message_factory, struct_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from evidence_grpc.api.v2 import common_pb2
@@ -21,6 +21,7 @@ from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
 from evidence_grpc.api.v2 import readiness_service_pb2 as ready_pb
 from evidence_grpc.api.v2 import readiness_service_pb2_grpc as ready_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.convert import serialize
 from evidence_grpc.domain.identity.callers import Caller
 from evidence_grpc.servicers.flows import FlowServicer
 from evidence_grpc.servicers.trails import TrailServicer
@@ -45,10 +46,12 @@ def call(settings):
     }, grpc_testing.strict_real_time())
 
     def invoke(service, method, request):
-        rpc = server.invoke_unary_unary(service.methods_by_name[method], (), request, None)
+        described = service.methods_by_name[method]
+        rpc = server.invoke_unary_unary(described, (), request, None)
         response, _, code, details = rpc.termination()
         assert code is grpc.StatusCode.OK, details
-        return response
+        # As the wire gives it: grpc_testing hands over what the servicer returned.
+        return message_factory.GetMessageClass(described.output_type).FromString(serialize(response))
 
     return invoke
 
