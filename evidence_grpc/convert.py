@@ -9,7 +9,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 from google.protobuf import descriptor, json_format, struct_pb2
@@ -91,8 +91,35 @@ class Encoded:
         return self.message_class.FromString(self.head)
 
 
-def serialize(response: Message | Encoded) -> bytes:
-    """The response serializer of every method: a message's encoding, or an Encoded's."""
+class Deferred:
+    """An answer made only when it is read: gRPC encodes it (`SerializeToString`, the method
+    handlers' response serializer), a caller that reads its fields makes it (`message`), and
+    the REST shim, when it keeps the JSON of the key the answer was declared a function of
+    (`keyed_answer`), does not make it at all. `make` must not read the database: it runs
+    after the call's transaction has ended."""
+
+    __slots__ = ("message_class", "_make", "_made")
+
+    def __init__(self, message_class: type[Message], make: Callable[[], Message]) -> None:
+        self.message_class, self._make = message_class, make
+        self._made: Message | None = None
+
+    def message(self) -> Message:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def SerializeToString(self, deterministic: bool = False) -> bytes:  # noqa: N802 (Message's)
+        return self.message().SerializeToString(deterministic=deterministic)
+
+
+# What a servicer may answer.
+Answer: TypeAlias = Message | Encoded | Deferred
+
+
+def serialize(response: Answer) -> bytes:
+    """The response serializer of every method: a message's encoding, an Encoded's or a
+    Deferred's."""
     return response.SerializeToString()
 
 

@@ -15,7 +15,7 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from evidence_grpc.config import Settings
-from evidence_grpc.convert import ANSWER_KEY, Encoded
+from evidence_grpc.convert import ANSWER_KEY, Answer, Deferred, Encoded
 from evidence_grpc.server import grpc_options
 from evidence_grpc.services import intercepted_handlers, method_path
 
@@ -32,10 +32,10 @@ class Backend(Protocol):
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message: ...
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Message | Encoded, str | None]:
-        """The answer (in process, as the servicer gave it: maybe still `Encoded`), and the key
-        the server declared it a pure function of (see `evidence_grpc.convert.keyed_answer`),
-        if it did."""
+                   metadata: Metadata) -> tuple[Answer, str | None]:
+        """The answer (in process, as the servicer gave it: maybe `Encoded` or `Deferred`), and
+        the key the server declared it a pure function of (see
+        `evidence_grpc.convert.keyed_answer`), if it did."""
         ...
 
 
@@ -191,16 +191,16 @@ class InProcessBackend:
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
         response = self._call(method, request, LocalContext(metadata, authenticated))
-        return response.message() if isinstance(response, Encoded) else response
+        return response.message() if isinstance(response, (Encoded, Deferred)) else response
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Message | Encoded, str | None]:
+                   metadata: Metadata) -> tuple[Answer, str | None]:
         context = LocalContext(metadata)
         response = self._call(method, request, context)
         return response, _answer_key(context.trailing_metadata())
 
     def _call(self, method: descriptor.MethodDescriptor, request: Message,
-              context: LocalContext) -> Message | Encoded:
+              context: LocalContext) -> Answer:
         handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())

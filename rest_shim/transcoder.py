@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -18,7 +19,7 @@ from google.protobuf.message import Message
 from werkzeug.wrappers import Request
 
 from evidence_grpc.api.v2 import options_pb2
-from evidence_grpc.convert import Encoded
+from evidence_grpc.convert import Answer, Deferred, Encoded
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
 from evidence_grpc.memo import BytesLru, bytes_lru
 from evidence_grpc.uploads import too_large, upload_limit
@@ -215,17 +216,22 @@ def file_response(upload: Message) -> Response:
     return download
 
 
-def render(route: Route, response: Message | Encoded, answer_key: str | None = None,
+def render(route: Route, response: Answer, answer_key: str | None = None,
            gzip_accepted: bool = False) -> Response:
     """The HTTP answer of a call; `answer_key`: the key the server declared the answer a pure
     function of, under which its JSON is kept (`_KEYED_ANSWERS`), gzipped too for a client
-    that accepts it (`gzip_accepted`) when it is large."""
+    that accepts it (`gzip_accepted`) when it is large. An answer not made yet (`Encoded`,
+    `Deferred`) is made only when its JSON cannot be had without it."""
     status = route.options.success_code or 200
-    if isinstance(response, Encoded):
-        encoded_body = None if answer_key or route.options.created_field else _encoded_json(
-            route, response)
+    plain = not (route.options.created_field or route.options.envelope_field)
+    if isinstance(response, Deferred) and answer_key is not None and plain:
+        return _keyed_response(response.message_class, route.response_body, answer_key,
+                               gzip_accepted, response.message, status)
+    if isinstance(response, Encoded) and answer_key is None and not route.options.created_field:
+        encoded_body = _encoded_json(route, response)
         if encoded_body is not None:
             return Response(encoded_body, status=status, content_type="application/json")
+    if isinstance(response, (Encoded, Deferred)):
         response = response.message()
     if isinstance(response, httpbody_pb2.HttpBody):
         return Response(response.data, status=200, content_type=response.content_type)
@@ -236,12 +242,8 @@ def render(route: Route, response: Message | Encoded, answer_key: str | None = N
     envelope = route.options.envelope_field
     field = route.response_body if not (envelope and response.HasField(envelope)) else ""
     if answer_key is not None:
-        body, gzipped = _keyed_json(response, field, answer_key, gzip_accepted)
-        keyed = Response(body, status=status, content_type="application/json")
-        keyed.vary.add("Accept-Encoding")
-        if gzipped:
-            keyed.content_encoding = "gzip"
-        return keyed
+        made = response
+        return _keyed_response(type(made), field, answer_key, gzip_accepted, lambda: made, status)
     if _is_list(response.DESCRIPTOR, field):  # each item's JSON kept as a single read's would be
         body = b"[" + b",".join(_item_json(item) for item in getattr(response, field)) + b"]"
     else:
@@ -272,11 +274,11 @@ def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
         return False
     listed = message_type.fields_by_name[field]
     options = listed.GetOptions()
-    return not (not listed.is_repeated or listed.message_type is None
-                or listed.message_type.GetOptions().map_entry
-                or options.Extensions[options_pb2.as_sent]
-                or options.Extensions[options_pb2.json_object_key]
-                or options.Extensions[options_pb2.omit_when_unset])
+    return (listed.is_repeated and listed.message_type is not None
+            and not listed.message_type.GetOptions().map_entry
+            and not options.Extensions[options_pb2.as_sent]
+            and not options.Extensions[options_pb2.json_object_key]
+            and not options.Extensions[options_pb2.omit_when_unset])
 
 
 def _item_json(message: Message, field: str = "") -> bytes:
@@ -350,17 +352,29 @@ _KEYED_ANSWERS = BytesLru(KEYED_ANSWER_BYTES)
 GZIP_FROM_BYTES = 64 * 1024
 
 
-def _keyed_json(response: Message, field: str, answer_key: str, gzip_accepted: bool
-                ) -> tuple[bytes, bool]:
+def _keyed_response(message_class: type[Message], field: str, answer_key: str,
+                    gzip_accepted: bool, make: Callable[[], Message], status: int) -> Response:
+    """The answer of a key, its JSON kept by it (`make` makes the answer, when its JSON is not
+    kept), gzipped when accepted and worth it."""
+    body, gzipped = _keyed_json(message_class, field, answer_key, gzip_accepted, make)
+    keyed = Response(body, status=status, content_type="application/json")
+    keyed.vary.add("Accept-Encoding")
+    if gzipped:
+        keyed.content_encoding = "gzip"
+    return keyed
+
+
+def _keyed_json(message_class: type[Message], field: str, answer_key: str, gzip_accepted: bool,
+                make: Callable[[], Message]) -> tuple[bytes, bool]:
     """The answer's JSON, or its gzip (True) when accepted and worth it."""
-    key = (response.DESCRIPTOR.full_name, field, answer_key)
+    key = (message_class.DESCRIPTOR.full_name, field, answer_key)
     if gzip_accepted:
         gzipped = _KEYED_ANSWERS.get((*key, "gzip"))
         if gzipped is not None:
             return gzipped, True
     body = _KEYED_ANSWERS.get(key)
     if body is None:
-        body = _json(response, field)
+        body = _json(make(), field)
         _KEYED_ANSWERS.put(key, body, len(body))
     if not gzip_accepted or len(body) < GZIP_FROM_BYTES:
         return body, False

@@ -12,7 +12,7 @@ from ..api.v2 import snapshot_service_pb2 as pb
 from ..api.v2 import snapshot_service_pb2_grpc as pb_grpc
 from ..api.v2 import views
 from ..config import Settings
-from ..convert import keyed_answer, optional, to_message
+from ..convert import Deferred, keyed_answer, optional, to_message
 from ..domain.identity.callers import current_caller
 from ..domain.runtime import snapshots
 from ..memo import BytesLru
@@ -42,35 +42,41 @@ class SnapshotServicer(pb_grpc.SnapshotServiceServicer):
                                                    for i in items])
 
     def GetSnapshot(self, request: pb.GetSnapshotRequest, context: grpc.ServicerContext
-                    ) -> pb.Snapshot:
+                    ) -> Deferred:
         read = snapshots.find_for_read(current_caller().org, request.env_name,
                                        request.snapshot_expression, self.html_base)
         kept = self.kept.get(read.kept_key)
         if kept is None:
             kept = _kept_message(read.kept_view()).SerializeToString()
             self.kept.put(read.kept_key, kept, len(kept))
-        answer = pb.Snapshot.FromString(kept)
         fresh = read.fresh()
-        answer.is_latest = fresh.is_latest
-        if fresh.next_snapshot_timestamp is not None:
-            answer.next_snapshot_timestamp = fresh.next_snapshot_timestamp
-        if any(own is not None or any(of_flows) for own, of_flows in fresh.deployment_diffs):
-            for artifact, (own, of_flows) in zip(answer.artifacts, fresh.deployment_diffs,
-                                                 strict=True):
-                if own is not None:
-                    artifact.deployment_diff.CopyFrom(to_message(own, pb.DeploymentDiff))
-                for flow, diff in zip(artifact.flows, of_flows, strict=True):
-                    if diff is not None:
-                        flow.deployment_diff.CopyFrom(to_message(diff, pb.DeploymentDiff))
         keyed_answer(context, "Snapshot", self.instance, read.kept_key, fresh.is_latest,
                      fresh.next_snapshot_timestamp, fresh.deployment_diffs)
-        return answer
+        # Made when read: the shim keeps the JSON of the key, so a read again renders nothing.
+        return Deferred(pb.Snapshot, lambda: _answer(kept, fresh))
 
     def DiffSnapshots(self, request: pb.DiffSnapshotsRequest, context: grpc.ServicerContext
                       ) -> pb.SnapshotDiff:
         diff = snapshots.diff_snapshots(current_caller().org, request.snappish1,
                                         request.snappish2, self.html_base)
         return to_message(diff, pb.SnapshotDiff)
+
+
+def _answer(kept: bytes, fresh: snapshots.SnapshotFresh) -> pb.Snapshot:
+    """The snapshot's answer: its kept part (encoded) with what is worked out on every read."""
+    answer = pb.Snapshot.FromString(kept)
+    answer.is_latest = fresh.is_latest
+    if fresh.next_snapshot_timestamp is not None:
+        answer.next_snapshot_timestamp = fresh.next_snapshot_timestamp
+    if any(own is not None or any(of_flows) for own, of_flows in fresh.deployment_diffs):
+        for artifact, (own, of_flows) in zip(answer.artifacts, fresh.deployment_diffs,
+                                             strict=True):
+            if own is not None:
+                artifact.deployment_diff.CopyFrom(to_message(own, pb.DeploymentDiff))
+            for flow, diff in zip(artifact.flows, of_flows, strict=True):
+                if diff is not None:
+                    flow.deployment_diff.CopyFrom(to_message(diff, pb.DeploymentDiff))
+    return answer
 
 
 def _kept_message(view: views.Snapshot) -> pb.Snapshot:

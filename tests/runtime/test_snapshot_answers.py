@@ -144,6 +144,21 @@ def test_both_caches_are_bounded_by_bytes(client, settings, monkeypatch):
     assert kept and any(cache.bytes for cache in kept)
 
 
+def test_a_snapshot_read_again_is_not_made_again_when_its_json_is_kept(client, monkeypatch):
+    """The shim keeps the JSON of a keyed answer: the same snapshot read again answers that
+    JSON without the answer's message being made (parsed from its kept encoding) at all."""
+    _history(client)
+    made: list[object] = []
+    making = snapshot_servicer._answer
+    monkeypatch.setattr(snapshot_servicer, "_answer",
+                        lambda *args: made.append(args) or making(*args))
+    first = _read(client, "2")
+    assert len(made) == 1
+    assert _read(client, "2") == first
+    assert len(made) == 1
+    assert json.loads(first) == json.loads(_built_afresh("2"))
+
+
 def test_a_server_without_the_answer_key_is_rendered_as_before(client, monkeypatch):
     """A server that keys no answers (an older one behind the shim) is answered as it was."""
     _history(client)
