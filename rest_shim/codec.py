@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import keyword
 import math
 import re
 import sys
@@ -134,8 +135,8 @@ def _object_series(name: str, object_key: str) -> Callable[[Message], Any]:
 
 @functools.cache
 def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
-    """The JSON renderer of a message type, built once: (key, step) per field; a key of None
-    marks an inline field, whose object is merged into the answer."""
+    """The JSON renderer of a message type, built once (`_compiled`); a `render_once` type's
+    renders each of its values once."""
     full_name = message_descriptor.full_name
     if full_name in _STRUCT_TYPES:
         return lambda message: plain_data(message, full_name)
@@ -145,31 +146,71 @@ def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
     if message_options.Extensions[options_pb2.json_array]:
         (listed,) = message_descriptor.fields
         return _step(listed, omit_unset=False)
-    omit_unset = message_options.Extensions[options_pb2.omit_unset]
-    steps = []
-    for field in message_descriptor.fields:
-        options = field.GetOptions()
-        if options.Extensions[options_pb2.json_inline]:
-            steps.append((None, _inline_step(field)))
-        else:
-            steps.append((options.Extensions[options_pb2.json_key] or field.name,
-                          _step(field, omit_unset)))
-
-    def render(message: Message) -> dict[str, Any]:
-        out = {}
-        for key, step in steps:
-            value = step(message)
-            if value is _OMIT:
-                continue
-            if key is None:
-                out.update(value)
-            else:
-                out[key] = value
-        return out
-
+    render = _compiled(message_descriptor, message_options.Extensions[options_pb2.omit_unset])
     if message_options.Extensions[options_pb2.render_once]:
         return _rendered_once(message_factory.GetMessageClass(message_descriptor), render)
     return render
+
+
+def _compiled(message_descriptor: descriptor.Descriptor, omit_unset: bool) -> Convert:
+    """The renderer of a message type as one Python function, written from its fields: a
+    message of a few hundred fields renders without a call per field (a trail's JSON took
+    ~70 µs walked field by field, step closure by step closure). Each field reads as `_step`
+    reads it; what `_step` alone knows (maps, series, as_sent documents, lists left out when
+    empty) calls its step."""
+    bound: dict[str, Any] = {"_OMIT": _OMIT}
+    lines = ["def render(m):", "    out = {}"]
+    for number, field in enumerate(message_descriptor.fields):
+        options = field.GetOptions()
+        read = f"m.{field.name}" if not keyword.iskeyword(field.name) else \
+            f"getattr(m, {field.name!r})"
+        present = f"m.HasField({field.name!r})"
+        if field.message_type is not None:  # its renderer, found when first called
+            bound[f"c{number}"] = _found_later(bound, f"c{number}", field.message_type)
+        if options.Extensions[options_pb2.json_inline]:
+            lines.append(f"    if {present}: out.update(c{number}({read}))")
+            continue
+        key = repr(options.Extensions[options_pb2.json_key] or field.name)
+        omitted = options.Extensions[options_pb2.omit_when_unset]
+        simple = not (options.Extensions[options_pb2.as_sent]
+                      or options.Extensions[options_pb2.json_object_key]
+                      or (field.is_repeated and omitted)
+                      or (field.message_type is not None
+                          and field.message_type.GetOptions().map_entry))
+        if not simple:  # its step, which may leave the key out
+            bound[f"s{number}"] = _step(field, omit_unset)
+            lines.append(f"    v = s{number}(m)")
+            lines.append(f"    if v is not _OMIT: out[{key}] = v")
+            continue
+        convert = _converter(field)
+        if convert is not None and field.message_type is None:
+            bound[f"c{number}"] = convert
+        if field.is_repeated:
+            value = f"list({read})" if convert is None else \
+                f"[c{number}(v) for v in {read}]"
+            lines.append(f"    out[{key}] = {value}")
+            continue
+        value = read if convert is None else f"c{number}({read})"
+        if not field.has_presence:
+            lines.append(f"    out[{key}] = {value}")
+        elif omitted or (omit_unset and field.message_type is None):
+            lines.append(f"    if {present}: out[{key}] = {value}")
+        else:
+            lines.append(f"    out[{key}] = {value} if {present} else None")
+    lines.append("    return out")
+    exec("\n".join(lines), bound)  # noqa: S102 - the source is written above, from descriptors
+    return bound["render"]
+
+
+def _found_later(bound: dict[str, Any], name: str, message_type: descriptor.Descriptor
+                 ) -> Convert:
+    """Renders with the renderer of `message_type`, which it first finds and binds to `name`
+    in `bound`, a compiled renderer's globals: types may hold themselves, so a renderer cannot
+    be built with those of its fields."""
+    def first(message: Message) -> Any:
+        render = bound[name] = _renderer(message_type)
+        return render(message)
+    return first
 
 
 # What a `render_once` message type keeps: its last RENDERED_ONCE_ITEMS values of at most
@@ -184,12 +225,6 @@ def _rendered_once(message_class: type[Message], render: Convert) -> Convert:
     rendered = small_lru(items=RENDERED_ONCE_ITEMS, most_bytes=RENDERED_ONCE_BYTES,
                          size=len)(lambda encoded: render(message_class.FromString(encoded)))
     return lambda message: rendered(message.SerializeToString(deterministic=True))
-
-
-def _inline_step(field: descriptor.FieldDescriptor) -> Callable[[Message], Any]:
-    name = field.name
-    return lambda message: (_renderer(field.message_type)(getattr(message, name))
-                            if message.HasField(name) else _OMIT)
 
 
 def message_to_json(message: Message) -> Any:
