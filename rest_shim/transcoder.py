@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -21,7 +21,7 @@ from werkzeug.wrappers import Request
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.convert import Answer, Deferred, Encoded
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
-from evidence_grpc.memo import BytesLru, bytes_lru
+from evidence_grpc.memo import BytesLru, Share
 from evidence_grpc.uploads import too_large, upload_limit
 
 from .codec import (
@@ -245,7 +245,8 @@ def render(route: Route, response: Answer, answer_key: str | None = None,
         made = response
         return _keyed_response(type(made), field, answer_key, gzip_accepted, lambda: made, status)
     if _is_list(response.DESCRIPTOR, field):  # each item's JSON kept as a single read's would be
-        body = b"[" + b",".join(_item_json(item) for item in getattr(response, field)) + b"]"
+        share = Share(_KEPT_JSON)
+        body = _listed_json(_item_json(item, share=share) for item in getattr(response, field))
     else:
         body = _item_json(response, field)
     return Response(body, status=status, content_type="application/json")
@@ -264,7 +265,8 @@ def _encoded_json(route: Route, answer: Encoded) -> bytes | None:
     if not field or field != answer.field or not _is_list(described, field):
         return None
     item_class = message_factory.GetMessageClass(described.fields_by_name[field].message_type)
-    return b"[" + b",".join(_encoded_item_json(item_class, item) for item in answer.items) + b"]"
+    share = Share(_KEPT_JSON)
+    return _listed_json(_encoded_item_json(item_class, item, share=share) for item in answer.items)
 
 
 def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
@@ -281,42 +283,29 @@ def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
             and not options.Extensions[options_pb2.omit_when_unset])
 
 
-def _item_json(message: Message, field: str = "") -> bytes:
+def _item_json(message: Message, field: str = "", share: Share | None = None) -> bytes:
     """The JSON of a message (or its field `field`), kept by its encoding when not too big."""
     return _encoded_item_json(type(message), message.SerializeToString(deterministic=True),
-                              field, message)
+                              field, message, share)
 
 
 def _encoded_item_json(message_class: type[Message], encoded: bytes, field: str = "",
-                       message: Message | None = None) -> bytes:
+                       message: Message | None = None, share: Share | None = None) -> bytes:
     """The JSON of the message `encoded` (or of its field `field`), kept by that encoding when
-    not too big; `message`, when given, is it already parsed."""
+    not too big, within `share` for an item of a list; `message`, when given, is it already
+    parsed (else it is parsed only when its JSON is not kept)."""
     if len(encoded) > _KEPT_ANSWER_BYTES:
         return _json(message or message_class.FromString(encoded), field)
-    answer = _Answer(message_class, field, encoded, message)
-    body: bytes = _kept_json(answer)
-    answer.message = None  # a kept key holds its encoding, not the message as well
+    key = (message_class.DESCRIPTOR.full_name, field, encoded)
+    body: bytes | None = _KEPT_JSON.get(key)
+    if body is None:
+        body = _json(message or message_class.FromString(encoded), field)
+        (share or _KEPT_JSON).put(key, body, len(encoded) + len(body) + _ENTRY_BYTES)
     return body
 
 
-class _Answer:
-    """An answer to render (the whole message, or its field `field`): hashed and compared by
-    its message type, the field and its encoding, which decide the JSON (rendering is a pure
-    function of the message's values); parsed from its encoding only when rendered."""
-
-    __slots__ = ("message_class", "message", "field", "key")
-    message: Message | None
-
-    def __init__(self, message_class: type[Message], field: str, encoded: bytes,
-                 message: Message | None) -> None:
-        self.message_class, self.message, self.field = message_class, message, field
-        self.key = (message_class.DESCRIPTOR.full_name, field, encoded)
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Answer) and self.key == other.key
+def _listed_json(item_jsons: Iterable[bytes]) -> bytes:
+    return b"[" + b",".join(item_jsons) + b"]"
 
 
 def _json(message: Message, field: str) -> bytes:
@@ -324,21 +313,15 @@ def _json(message: Message, field: str) -> bytes:
     return dumps(field_to_json(message, field) if field else message_to_json(message))
 
 
-def _kept(answer: _Answer) -> bytes:
-    message = answer.message
-    if message is None:  # parsed here, when the JSON is made: a kept key has let go of it
-        message = answer.message_class.FromString(answer.key[2])
-    return _json(message, answer.field)
-
-
 # Answers read again and again (a trail polled by a pipeline, an artifact looked up, the items
 # of a list) cost their encoding and a lookup instead of a walk over their fields: each HTTP
 # worker keeps the JSON of answers of at most 16 KiB encoded, the last read first out, within
-# _KEPT_JSON_BYTES (each counted as its encoding, kept as the key, and its JSON).
+# _KEPT_JSON_BYTES, each counted as its encoding (the key), its JSON and _ENTRY_BYTES of Python
+# objects around them. A list keeps its items' JSON within its share (`memo.Share`).
 _KEPT_ANSWER_BYTES = 16384
 _KEPT_JSON_BYTES = 24 * 1024 * 1024
-_kept_json = bytes_lru(max_bytes=_KEPT_JSON_BYTES,
-                       size=lambda answer: 3 * len(answer.key[2]) + 256)(_kept)
+_ENTRY_BYTES = 300
+_KEPT_JSON = BytesLru(_KEPT_JSON_BYTES)
 
 
 # The JSON of answers the server keyed (`evidence_grpc.convert.keyed_answer`), by their type, the

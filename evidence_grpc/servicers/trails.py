@@ -21,7 +21,7 @@ from ..convert import (
 from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
 from ..domain.views import audit_packages
-from ..memo import BytesLru, bytes_lru
+from ..memo import BytesLru, Share, bytes_lru
 from ..storage.db import owns_transaction
 from ..storage.models import Trail
 from .transparency import log_signer
@@ -127,14 +127,15 @@ def _size(key: tuple, encoded: bytes) -> int:
 
 def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
-    their events and evidence read in one query each (and kept, when they are what their
-    marks name)."""
+    their events and evidence read in one query each (and kept within the answers' share, when
+    they are what their marks name)."""
     keys = [_key(t) for t in rows]
     found: list[bytes | None] = [None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
                                  for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
     evidence = trails.evidence_rows_of(missing)
+    share = Share(_KEPT_TRAILS)
     answers = []
     for trail, key, answer in zip(rows, keys, found, strict=True):
         if answer is None:
@@ -143,6 +144,6 @@ def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
             answer = with_items(to_message(view, pb.Trail), "events",
                                 [_encoded(e) for e in made]).SerializeToString()
             if key is not None and trails.names(trail.marks, made, rows_of):
-                _KEPT_TRAILS.put((key, org_name, html_base), answer, _size(key, answer))
+                share.put((key, org_name, html_base), answer, _size(key, answer))
         answers.append(answer)
     return answers

@@ -20,6 +20,7 @@ from google.protobuf import struct_pb2
 from evidence_grpc.api.v2 import attestation_service_pb2 as attestation_pb
 from evidence_grpc.api.v2 import attestation_service_pb2_grpc as attestation_pb_grpc
 from evidence_grpc.domain.evidence.artifacts import ONE_READ
+from evidence_grpc.memo import BytesLru
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Blob
 from tests.conftest import ROLE_KEYS, grpc_channel, recorded_statements
@@ -775,6 +776,37 @@ def test_an_unpaged_list_of_trails_runs_as_many_statements_whatever_its_length(t
         assert cold == [get_trail(trail, trail=t["name"]) for t in cold]
     assert counts[0] == counts[1], counts
     assert counts[0][1] < counts[0][0]  # warm: no events read
+
+
+def test_a_long_list_adds_its_share_to_what_is_kept_and_leaves_the_rest(trail, monkeypatch):
+    """An unpaged list longer than what a process keeps adds at most half of it (memo.Share),
+    in the shim (items' JSON) and in the server (trails' answers): a trail read alone before
+    stays kept, and the list read again finds the items it kept, not none (with the last read
+    first out, each item would have pushed out one kept before it)."""
+    from evidence_grpc.servicers import trails as servicer
+    from rest_shim import transcoder
+
+    for n in range(2, 13):
+        begin_trail(trail, trail=f"release-{n}")
+    caches = ((transcoder, "_KEPT_JSON"), (servicer, "_KEPT_TRAILS"))
+    for module, name in caches:  # one trail's entry, to size the caches by
+        monkeypatch.setattr(module, name, BytesLru(10**9))
+    get_trail(trail, trail="release-12")
+    sizes = [getattr(module, name).bytes for module, name in caches]
+    for (module, name), size in zip(caches, sizes, strict=True):
+        monkeypatch.setattr(module, name, BytesLru(6 * size + size // 2))  # 6 trails
+    get_trail(trail)
+    alone = [next(iter(getattr(module, name)._entries)) for module, name in caches]
+    rendered, render = [], transcoder._json
+    monkeypatch.setattr(transcoder, "_json", lambda *args: rendered.append(args) or render(*args))
+    listed = trail.get("/api/v2/trails/acme/payments", headers=H)
+    assert listed.status_code == 200 and len(listed.json) == 12 and len(rendered) == 11
+    for (module, name), key in zip(caches, alone, strict=True):
+        kept = getattr(module, name)
+        assert key in kept and len(kept) == 1 + 3, name  # the lone read, and a share of 3
+    rendered.clear()
+    assert trail.get("/api/v2/trails/acme/payments", headers=H).json == listed.json
+    assert len(rendered) == 12 - 3  # read again, the list found the items it kept
 
 
 def test_list_attestations_for_criteria_is_not_taken_for_a_flow_name(trail):

@@ -388,17 +388,17 @@ def test_ready_answers_plain_ok_without_auth(client):
 
 
 def test_answers_rendered_again_are_the_same_json_and_never_stale(client):
-    """The shim keeps the JSON of small answers by their encoding (transcoder._kept_json): a
+    """The shim keeps the JSON of small answers by their encoding (transcoder._KEPT_JSON): a
     trail read twice is the same bytes, and read after a change shows the change."""
     from rest_shim import transcoder
 
     put_flow_template(client, "kept")
     assert begin_trail(client, "kept", {"name": "t"}).status_code == 201
-    transcoder._kept_json.cache_clear()
+    transcoder._KEPT_JSON.clear()
     first = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
-    assert first.status_code == 200 and len(transcoder._kept_json.kept) == 1
+    assert first.status_code == 200 and len(transcoder._KEPT_JSON) == 1
     again = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
-    assert again.get_data() == first.get_data() and len(transcoder._kept_json.kept) == 1
+    assert again.get_data() == first.get_data() and len(transcoder._KEPT_JSON) == 1
     assert begin_trail(client, "kept", {"name": "t", "description": "changed"}).status_code == 200
     changed = client.get("/api/v2/trails/acme/kept/t", headers=bearer())
     assert changed.json["description"] == "changed" and changed.json["events"] != first.json["events"]
@@ -410,8 +410,8 @@ def test_answers_too_big_to_keep_are_rendered_every_time(client):
 
     assert put_json(client, "/api/v2/flows/acme", {"name": "big", "template": ["build"],
                                                    "description": "x" * 20000}).status_code == 201
-    transcoder._kept_json.cache_clear()
+    transcoder._KEPT_JSON.clear()
     for _ in range(2):
         answer = client.get("/api/v2/flows/acme/big", headers=bearer())
         assert answer.status_code == 200 and answer.json["description"] == "x" * 20000
-    assert len(transcoder._kept_json.kept) == 0
+    assert len(transcoder._KEPT_JSON) == 0
