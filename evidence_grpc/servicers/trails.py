@@ -22,7 +22,7 @@ from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
 from ..domain.views import audit_packages
 from ..memo import BytesLru, Share, bytes_lru
-from ..storage.db import owns_transaction
+from ..storage.db import owns_transaction, read_snapshot
 from ..storage.models import Trail
 from .transparency import log_signer
 
@@ -42,10 +42,20 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         verb = "begun" if created else "updated"
         return pb.BeginTrailResponse(message=f"trail '{trail.name}' was {verb}", created=created)
 
+    @owns_transaction
     def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> Encoded:
+        """A kept answer costs the one statement that finds the trail with its marks, and no
+        transaction: the answer is a pure function of what that statement read (`_key`).
+        Otherwise the trail is found again, with its events and evidence, in one snapshot."""
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
-        return Encoded(pb.Trail, _answers([trail], org.name, self.html_base)[0])
+        answer = _kept(trail, org.name, self.html_base)
+        if answer is None:
+            with read_snapshot():
+                trail = trails.find_trail(org, request.flow_name, request.trail_name,
+                                          marked=True)
+                answer = _answers([trail], org.name, self.html_base)[0]
+        return Encoded(pb.Trail, answer)
 
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -125,13 +135,19 @@ def _size(key: tuple, encoded: bytes) -> int:
     return sum(len(text) for text in texts) + len(encoded) + 512
 
 
+def _kept(trail: Trail, org_name: str, html_base: str, key: tuple | None = None
+          ) -> bytes | None:
+    """The trail's kept answer, if any (`key`: its `_key`, when already worked out)."""
+    key = key or _key(trail)
+    return None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
+
+
 def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
     their events and evidence read in one query each (and kept within the answers' share, when
     they are what their marks name)."""
     keys = [_key(t) for t in rows]
-    found: list[bytes | None] = [None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
-                                 for key in keys]
+    found = [_kept(t, org_name, html_base, key) for t, key in zip(rows, keys, strict=True)]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
     evidence = trails.evidence_rows_of(missing)

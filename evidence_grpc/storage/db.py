@@ -282,11 +282,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def owns_transaction(servicer_method: F) -> F:
-    """Declare a write method's servicer whose domain function keeps every write of the call
-    in one `write_transaction` of its own, after the reads and checks that need none: the
-    transaction interceptor leaves it alone, so that on SQLite the writer's lock is held for
-    the writes alone (checking a schema or judging evidence, in the lock, kept other writers
-    waiting). Anything it does after that transaction must not fail."""
+    """Declare a servicer that keeps its own transaction: the transaction interceptor leaves
+    it alone.
+    - A write method's domain function keeps every write of the call in one
+      `write_transaction` of its own, after the reads and checks that need none, so that on
+      SQLite the writer's lock is held for the writes alone (checking a schema or judging
+      evidence, in the lock, kept other writers waiting). Anything it does after that
+      transaction must not fail.
+    - A read method answers from one statement when it can, without a transaction (on SQLite
+      its BEGIN and COMMIT cost a read as much as the statement), and reads again in one
+      `read_snapshot` what takes more statements."""
     servicer_method.owns_transaction = True  # type: ignore[attr-defined]
     return servicer_method
 

@@ -747,6 +747,27 @@ def test_a_kept_trail_answer_costs_no_read_of_its_events_or_evidence(trail, monk
     assert _events_read(statements) == 2
 
 
+def test_a_kept_trail_answer_is_one_statement_in_no_transaction(trail, monkeypatch):
+    """GetTrail answers what it keeps from the statement that finds the trail with its marks,
+    outside any transaction (BEGIN and COMMIT cost as much); a trail not kept is found again
+    with its events and evidence, in one snapshot."""
+    from evidence_grpc.servicers import trails as servicer
+
+    attested(trail, "junit", junit())
+    servicer._KEPT_TRAILS.clear()
+    run: list[tuple[str, bool]] = []
+    hooks = storage.database.obj.query_hooks
+    monkeypatch.setattr(storage.database.obj, "query_hooks", [*hooks, lambda event: run.append(
+        (event.sql, storage.database.in_transaction()))])
+    first = get_trail(trail)
+    in_snapshot = [sql for sql, transaction in run if transaction]
+    assert len(in_snapshot) == 3 and '"trail"' in in_snapshot[0]  # the trail again, events, evidence
+    assert _events_read(in_snapshot) == 2 and _events_read(sql for sql, _ in run) == 2
+    run.clear()
+    assert get_trail(trail) == first
+    assert [transaction for _, transaction in run] == [False, False]  # authentication, the trail
+
+
 def _list_statements(client, monkeypatch) -> tuple[list[dict[str, Any]], int]:
     statements = recorded_statements(monkeypatch)
     listed = client.get("/api/v2/trails/acme/payments", headers=H)
