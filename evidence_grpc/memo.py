@@ -69,7 +69,9 @@ class BytesLru:
         self.max_bytes = max_bytes
         self.bytes = 0
         self.clock = 0
-        self._entries: OrderedDict[Hashable, tuple[Any, int, int]] = OrderedDict()
+        # each entry: [value, size, when last read or put], its time set in place (a new
+        # tuple would hash the key once more on every read)
+        self._entries: OrderedDict[Hashable, list[Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any | None:
@@ -78,7 +80,7 @@ class BytesLru:
             if entry is None:
                 return None
             self.clock += 1
-            self._entries[key] = (entry[0], entry[1], self.clock)
+            entry[2] = self.clock
             self._entries.move_to_end(key)
             return entry[0]
 
@@ -102,7 +104,7 @@ class BytesLru:
             if sparing is not None and not self._room_sparing(size, sparing):
                 return
             self.clock += 1
-            self._entries[key] = (value, size, self.clock)
+            self._entries[key] = [value, size, self.clock]
             self.bytes += size
             while self.bytes > self.max_bytes:
                 _, (_, evicted, _) = self._entries.popitem(last=False)

@@ -155,7 +155,7 @@ def _renderer(message_descriptor: descriptor.Descriptor) -> Convert:
 def _compiled(message_descriptor: descriptor.Descriptor, omit_unset: bool) -> Convert:
     """The renderer of a message type as one Python function, written from its fields: a
     message of a few hundred fields renders without a call per field (a trail's JSON took
-    ~70 µs walked field by field, step closure by step closure). Each field reads as `_step`
+    ~60 µs walked field by field, step closure by step closure). Each field reads as `_step`
     reads it; what `_step` alone knows (maps, series, as_sent documents, lists left out when
     empty) calls its step."""
     bound: dict[str, Any] = {"_OMIT": _OMIT}
