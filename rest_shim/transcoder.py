@@ -245,8 +245,8 @@ def render(route: Route, response: Answer, answer_key: str | None = None,
         made = response
         return _keyed_response(type(made), field, answer_key, gzip_accepted, lambda: made, status)
     if _is_list(response.DESCRIPTOR, field):  # each item's JSON kept as a single read's would be
-        share = Share(_KEPT_JSON)
-        body = _listed_json(_item_json(item, share=share) for item in getattr(response, field))
+        body = _listed_json(_item_class(response.DESCRIPTOR, field), (
+            (item.SerializeToString(deterministic=True), item) for item in getattr(response, field)))
     else:
         body = _item_json(response, field)
     return Response(body, status=status, content_type="application/json")
@@ -264,9 +264,7 @@ def _encoded_json(route: Route, answer: Encoded) -> bytes | None:
     described = answer.message_class.DESCRIPTOR
     if not field or field != answer.field or not _is_list(described, field):
         return None
-    item_class = message_factory.GetMessageClass(described.fields_by_name[field].message_type)
-    share = Share(_KEPT_JSON)
-    return _listed_json(_encoded_item_json(item_class, item, share=share) for item in answer.items)
+    return _listed_json(_item_class(described, field), ((item, None) for item in answer.items))
 
 
 def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
@@ -283,10 +281,14 @@ def _is_list(message_type: descriptor.Descriptor, field: str) -> bool:
             and not options.Extensions[options_pb2.omit_when_unset])
 
 
-def _item_json(message: Message, field: str = "", share: Share | None = None) -> bytes:
+def _item_class(message_type: descriptor.Descriptor, field: str) -> type[Message]:
+    return message_factory.GetMessageClass(message_type.fields_by_name[field].message_type)
+
+
+def _item_json(message: Message, field: str = "") -> bytes:
     """The JSON of a message (or its field `field`), kept by its encoding when not too big."""
     return _encoded_item_json(type(message), message.SerializeToString(deterministic=True),
-                              field, message, share)
+                              field, message)
 
 
 def _encoded_item_json(message_class: type[Message], encoded: bytes, field: str = "",
@@ -304,8 +306,13 @@ def _encoded_item_json(message_class: type[Message], encoded: bytes, field: str 
     return body
 
 
-def _listed_json(item_jsons: Iterable[bytes]) -> bytes:
-    return b"[" + b",".join(item_jsons) + b"]"
+def _listed_json(item_class: type[Message],
+                 items: Iterable[tuple[bytes, Message | None]]) -> bytes:
+    """A list answer's JSON: its items' (each an encoding, and the message when already parsed)
+    joined, each kept by its encoding within the list's share."""
+    share = Share(_KEPT_JSON)
+    return b"[" + b",".join(_encoded_item_json(item_class, encoded, message=message, share=share)
+                            for encoded, message in items) + b"]"
 
 
 def _json(message: Message, field: str) -> bytes:

@@ -49,7 +49,7 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         Otherwise the trail is found again, with its events and evidence, in one snapshot."""
         org = current_caller().org
         trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
-        answer = _kept(trail, org.name, self.html_base)
+        answer = _kept(_key(trail), org.name, self.html_base)
         if answer is None:
             with read_snapshot():
                 trail = trails.find_trail(org, request.flow_name, request.trail_name,
@@ -135,10 +135,8 @@ def _size(key: tuple, encoded: bytes) -> int:
     return sum(len(text) for text in texts) + len(encoded) + 512
 
 
-def _kept(trail: Trail, org_name: str, html_base: str, key: tuple | None = None
-          ) -> bytes | None:
-    """The trail's kept answer, if any (`key`: its `_key`, when already worked out)."""
-    key = key or _key(trail)
+def _kept(key: tuple | None, org_name: str, html_base: str) -> bytes | None:
+    """The kept answer of a trail of that `_key`, if any."""
     return None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
 
 
@@ -147,7 +145,7 @@ def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
     their events and evidence read in one query each (and kept within the answers' share, when
     they are what their marks name)."""
     keys = [_key(t) for t in rows]
-    found = [_kept(t, org_name, html_base, key) for t, key in zip(rows, keys, strict=True)]
+    found = [_kept(key, org_name, html_base) for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
     evidence = trails.evidence_rows_of(missing)
