@@ -114,15 +114,41 @@ def test_non_compliant_wins_over_missing():
     assert status["status"] == "NON-COMPLIANT"
 
 
-def test_a_missing_trail_attestation_is_incomplete_even_when_the_rest_is_compliant():
+def test_a_missing_trail_attestation_leaves_the_trail_and_its_artifacts_incomplete():
+    """The hosted docs: an artifact is compliant "if and only if all the template attestations
+    have been made against it and are themselves compliant: `jira-ticket` on its Trail, ..."."""
     evidence = Evidence()
     evidence.add("scan", "snyk", target="backend")
 
     status = evaluate_trail(TEMPLATE, 1.0, evidence.items, [backend()])
 
     assert status["status"] == "INCOMPLETE"
-    assert status["artifacts_statuses"]["backend"]["status"] == "COMPLIANT"
+    artifact = status["artifacts_statuses"]["backend"]
+    assert (artifact["status"], artifact["is_compliant"]) == ("INCOMPLETE", False)
+    assert by_name(artifact["attestations_statuses"])["scan"]["status"] == "COMPLETE"
     assert by_name(status["attestations_statuses"])["unit-tests"]["status"] == "MISSING"
+
+
+def test_a_non_compliant_trail_attestation_the_template_requires_fails_its_artifacts():
+    evidence = Evidence()
+    evidence.add("unit-tests", "junit", compliant=False)
+    evidence.add("scan", "snyk", target="backend")
+
+    status = evaluate_trail(TEMPLATE, 1.0, evidence.items, [backend()])
+
+    assert status["artifacts_statuses"]["backend"]["status"] == "NON-COMPLIANT"
+
+
+def test_a_trail_attestation_the_template_does_not_name_counts_for_the_trail_only():
+    evidence = Evidence()
+    evidence.add("unit-tests", "junit")
+    evidence.add("smoke", "generic", compliant=False)
+    evidence.add("scan", "snyk", target="backend")
+
+    status = evaluate_trail(TEMPLATE, 1.0, evidence.items, [backend()])
+
+    assert status["status"] == "NON-COMPLIANT"
+    assert status["artifacts_statuses"]["backend"]["status"] == "COMPLIANT"
 
 
 # ---- matching requirements -------------------------------------------------------------------

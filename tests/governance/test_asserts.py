@@ -62,6 +62,31 @@ def failures(evaluation: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
             if r["type"] not in ("rule_satisfied", "rule_not_applicable")]
 
 
+def test_every_compliance_field_of_an_assert_comes_from_one_evaluation(client):
+    """The artifact in two trails of a template that asks for a ticket on the trail: each flow
+    shows its state there (INCOMPLETE without the ticket), `compliant` is false while one is
+    not COMPLIANT, and `trail`, `compliance_status` and `html_url` are the latest report's."""
+    create_flow(client, "ticketed", "version: 1\ntrail:\n  attestations:\n    - name: ticket\n"
+                "      type: generic\n  artifacts:\n    - name: backend\n")
+    for trail in ("release-1", "release-2"):
+        begin_trail(client, "ticketed", trail)
+        assert report_artifact(client, FP, flow="ticketed", trail=trail).status_code == 201
+    attest(client, "generic", {"attestation_name": "ticket", "is_compliant": True},
+           flow="ticketed", trail="release-2")
+    answer = asserted(client, flow_name="ticketed")
+    assert [(f["trail"], f["compliance_status"]["status"], f["compliance_status"]["is_compliant"])
+            for f in answer["flows"]] == [("release-1", "INCOMPLETE", False),
+                                          ("release-2", "COMPLIANT", True)]
+    assert answer["compliant"] is False
+    latest = client.get(f"/api/v2/artifacts/acme/ticketed/fingerprint/{FP}", headers=H).get_json()
+    assert (answer["trail"], answer["compliance_status"]["status"], answer["html_url"]) == (
+        "release-2", "COMPLIANT", latest["html_url"])
+    assert latest["html_url"].endswith(answer["compliance_status"]["artifact_id"])
+    attest(client, "generic", {"attestation_name": "ticket", "is_compliant": True},
+           flow="ticketed", trail="release-1")
+    assert asserted(client, flow_name="ticketed")["compliant"] is True
+
+
 def test_flow_scope_reports_the_trail_compliance_of_every_flow(reported):
     answer = asserted(reported)
     assert answer["compliant"] is True and answer["scope"] == "flow"

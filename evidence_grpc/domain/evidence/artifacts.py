@@ -302,14 +302,20 @@ def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
 
 # ---- views ---------------------------------------------------------------------------------
 
-def states_of(artifacts: list[Artifact]) -> dict[int, str]:
-    """Compliance state of each artifact, evaluating each of their trails once."""
+def compliance_of_trails(artifacts: list[Artifact]) -> dict[int, views.ComplianceStatus]:
+    """The compliance_status of each of the artifacts' trails (by trail id), each evaluated
+    once: what every compliance field about these artifacts is derived from."""
     trail_rows = {}
     for artifact in artifacts:
         artifact.trail.flow = artifact.flow  # same flow; spares a query per trail
         trail_rows[artifact.trail_id] = artifact.trail
     evidence = trails.evidence_of(list(trail_rows.values()))
-    compliance = {tid: trails.compliance_of(t, evidence[tid])[1] for tid, t in trail_rows.items()}
+    return {tid: trails.compliance_of(t, evidence[tid])[1] for tid, t in trail_rows.items()}
+
+
+def states_of(artifacts: list[Artifact]) -> dict[int, str]:
+    """Compliance state of each artifact, evaluating each of their trails once."""
+    compliance = compliance_of_trails(artifacts)
     return {a.id: artifact_state(compliance[a.trail_id], a.template_reference_name)
             for a in artifacts}
 
@@ -382,10 +388,11 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
 def provenance_of(org: Organization, wanted: list[str], html_base: str
                   ) -> dict[str, list[dict[str, Any]]]:
     """The reports of each fingerprint, in report order (the id sequence). Keys starting with
-    `_` are for policy evaluation and never shown."""
+    `_` are for policy evaluation and asserts and never shown or kept: `_compliance` is the
+    compliance_status of the report's trail that its `compliance_state` was derived from."""
     reported = [a for chunk in in_chunks(wanted)
                 for a in _REPORTED.models(Artifact, org=org.id, fingerprints=chunk)]
-    states = states_of(reported)
+    compliance = compliance_of_trails(reported)
     provenance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for a in sorted(reported, key=lambda a: a.id):  # report order, across chunks
         flow_url = f"{html_base}/{org.name}/flows/{a.flow.name}"
@@ -396,8 +403,9 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "git_commit_info": a.git_commit_info,
             "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
             "flow_html_url": flow_url,
-            "compliance_state": states[a.id],
+            "compliance_state": artifact_state(compliance[a.trail_id], a.template_reference_name),
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
             "_trail_id": a.trail_id, "_flow_tags": a.flow.tags or {}, "_artifact_name": a.name,
+            "_compliance": compliance[a.trail_id],
         })
     return dict(provenance)

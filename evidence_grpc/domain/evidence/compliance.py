@@ -4,7 +4,11 @@ A requirement `{name, type}` is met by the newest attestation of that name at th
 (trail, or the artifact with that template name) whose type matches, unless the template says
 `*`. An attestation nobody required is listed as `unexpected`. A trail or artifact is
 NON-COMPLIANT when any of its attestations is non-compliant, INCOMPLETE when something required
-is missing, COMPLIANT otherwise. An override is simply the newest attestation of that name.
+is missing, COMPLIANT otherwise. What the template requires of the trail counts for each of its
+artifacts too (the hosted docs: an artifact is compliant "if and only if all the template
+attestations have been made against it and are themselves compliant: `jira-ticket` on its
+Trail, ..."); an attestation on the trail that the template does not name counts for the trail
+only. An override is simply the newest attestation of that name.
 "Newest" is report order (the attestation id), as every read orders them; wall-clock times can
 disagree between processes.
 """
@@ -80,6 +84,7 @@ def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
     artifacts = artifacts or []
     trail_level = [a for a in attestations if a["target"] is None]
     trail_entries = _statuses(template["trail"]["attestations"], trail_level)
+    required_of_trail = [e for e in trail_entries if not e["unexpected"]]
 
     artifact_entries: dict[str, views.ArtifactStatus] = {}
     required = {a["name"]: a["attestations"] for a in template["trail"]["artifacts"]}
@@ -88,7 +93,7 @@ def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
         artifact = reported.get(name)
         about_it = [a for a in attestations if a["target"] == name]
         entries = _statuses(required.get(name, []), about_it)
-        state = _overall(entries) if artifact else MISSING
+        state = _overall([*required_of_trail, *entries]) if artifact else MISSING
         artifact_entries[name] = {
             "artifact_fingerprint": artifact["fingerprint"] if artifact else None,
             "artifact_id": artifact["id"] if artifact else None,

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...api.v2 import views
-from ...storage.models import Flow, Organization, Trail
-from ..evidence import trails
+from ...storage.models import Organization
 from ..evidence.artifacts import FINGERPRINT_LENGTH, check_prefix, provenance_of
 from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
@@ -37,11 +36,11 @@ def _policies(org: Organization, environment_name: str | None, policy_names: lis
     return "flow", []
 
 
-def _artifact_result(report: dict[str, Any], compliance: views.ComplianceStatus,
-                     fingerprint: str) -> views.ArtifactStatus:
-    """The artifact's own compliance in the trail of a report (the published
-    `compliance_status` of an assert): its entry in the trail's artifacts_statuses, or, when
-    the template does not name it, the trail's state for it."""
+def _artifact_result(report: dict[str, Any], fingerprint: str) -> views.ArtifactStatus:
+    """The artifact's own compliance in the trail of a report: its entry in the trail's
+    artifacts_statuses (whose state counts what the template requires of the trail too), or,
+    when the template does not name it, the trail's state for it."""
+    compliance: views.ComplianceStatus = report["_compliance"]
     entry = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
     if entry:
         return entry
@@ -50,24 +49,15 @@ def _artifact_result(report: dict[str, Any], compliance: views.ComplianceStatus,
             "evaluated_at": compliance["evaluated_at"], "unexpected": True}
 
 
-def _flows(reports: list[dict[str, Any]], fingerprint: str
-           ) -> tuple[list[views.AssertedFlow], views.ArtifactStatus]:
-    """(each report's flow and trail with the trail's compliance, whose attestations_statuses
-    are the trail's own and those of the reported artifact; the artifact's own compliance in
-    the trail of the latest report)."""
-    rows = {t.id: t for t in Trail.select(Trail, Flow).join(Flow).where(
-        Trail.id.in_(sorted({r["_trail_id"] for r in reports})))}
-    evidence = trails.evidence_of(list(rows.values()))
-    flows: list[views.AssertedFlow] = []
-    for report in reports:
-        trail = rows[report["_trail_id"]]
-        compliance = trails.compliance_of(trail, evidence[trail.id])[1]
-        artifact = compliance["artifacts_statuses"].get(report["template_reference_name"] or "")
-        statuses = [*compliance["attestations_statuses"],
-                    *(artifact["attestations_statuses"] if artifact else ())]
-        flows.append({"flow": report["flow_name"], "trail": report["trail_name"],
-                      "compliance_status": {**compliance, "attestations_statuses": statuses}})
-    return flows, _artifact_result(report, compliance, fingerprint)  # the loop's last: latest
+def _flow(report: dict[str, Any], artifact: views.ArtifactStatus) -> views.AssertedFlow:
+    """A report's flow and trail with the artifact's compliance there: its state (the one
+    `compliance_state` and `compliant` are derived from) and the attestations that make it,
+    the trail's own and the artifact's, beside the trail's other artifacts."""
+    compliance: views.ComplianceStatus = report["_compliance"]
+    return {"flow": report["flow_name"], "trail": report["trail_name"], "compliance_status": {
+        **compliance, "status": artifact["status"], "is_compliant": artifact["is_compliant"],
+        "attestations_statuses": [*compliance["attestations_statuses"],
+                                  *artifact["attestations_statuses"]]}}
 
 
 def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
@@ -86,14 +76,15 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
         raise (missing("artifact_in_flow", organization=org.name, flow=flow.name,
                              fingerprint=fingerprint) if flow
                else missing("artifact_in_org", organization=org.name, fingerprint=fingerprint))
-    flows, latest = _flows(reports, fingerprint)
-    # The published answer names one flow and trail: the latest.
+    results = [_artifact_result(r, fingerprint) for r in reports]
+    flows = [_flow(r, result) for r, result in zip(reports, results, strict=True)]
+    # The published answer names one flow and trail, and links its report: the latest.
     answer: views.AssertArtifactResponse = {
         "scope": scope, "fingerprint": fingerprint, "flow": flows[-1]["flow"],
-        "trail": flows[-1]["trail"], "compliance_status": latest, "flows": flows,
-        "html_url": reports[0]["html_url"], "policy_evaluations": []}
+        "trail": flows[-1]["trail"], "compliance_status": results[-1], "flows": flows,
+        "html_url": reports[-1]["html_url"], "policy_evaluations": []}
     if scope == "flow":
-        answer["compliant"] = all(r["compliance_state"] == COMPLIANT for r in reports)
+        answer["compliant"] = all(r["is_compliant"] for r in results)
         return answer
     verdict = evaluate(org, [fingerprint], policies, provenance={fingerprint: reports})[fingerprint]
     answer["compliant"] = verdict.compliant
