@@ -563,3 +563,27 @@ def test_attesting_to_a_flow_and_trail_not_set_up_creates_them(live: RunningServ
     # None of that name in a trail that is there: an empty answer, not an error.
     assert live.kosli("get", "attestation", "nothing", "--flow", flow, "--trail",
                       "release-1").stdout == "No attestations found.\n"
+
+
+def test_a_rebuilt_artifact_shows_the_attestations_made_for_its_name(
+        live: RunningServer, flow: str, repo: Repo, tmp_path: pathlib.Path):
+    """`--name backend.unit-tests --commit`, made before any fingerprint, counts for every
+    `backend` of that commit in the trail: a rebuild's history and evidence show it, as the
+    first build's do."""
+    trail = f"rebuilt-{uuid.uuid4().hex[:8]}"
+    sha = repo.commit("Build")
+    live.kosli("attest", "generic", "--name", "backend.unit-tests", "--flow", flow,
+               "--trail", trail, "--commit", sha, "--repo-root", str(repo.root))
+    shown = {}
+    for build in ("first", "rebuilt"):
+        artifact = write(tmp_path / build / "backend.bin", f"{trail} {build}".encode())
+        live.kosli("attest", "artifact", str(artifact), "--artifact-type", "file", "--name",
+                   "backend", "--flow", flow, "--trail", trail, "--commit", sha,
+                   "--repo-root", str(repo.root), "--build-url", "https://ci.example/1",
+                   "--commit-url", f"https://github.com/acme/payments/commit/{sha}")
+        fingerprint = hashlib.sha256(f"{trail} {build}".encode()).hexdigest()
+        shown[build] = live.kosli_json("get", "artifact", f"{flow}@{fingerprint}")
+    for answer in shown.values():
+        assert list(answer["evidence"]) == ["unit-tests"]
+        assert [e["event"] for e in answer["history"] if e["type"] == "attestation"] == [
+            "Attestation 'unit-tests' (generic) was reported: compliant"]

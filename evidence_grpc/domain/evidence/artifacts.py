@@ -326,16 +326,39 @@ _RESULTS: tuple[Literal["snyk_results", "junit_results", "jira_results", "git_pr
 
 _ABOUT = Prepared(lambda artifacts: Attestation.select().where(Attestation.artifact.in_(artifacts))
                   .order_by(Attestation.id), artifacts=list[int])
+_BY_TEMPLATE_NAME = Prepared(lambda trails, names: Attestation.select().where(
+    Attestation.trail.in_(trails) & Attestation.target_artifact.in_(names)), trails=list[int],
+    names=list[str])
+
+
+def _counts_by_name(row: Attestation, artifact: Artifact) -> bool:
+    """Whether an attestation made for the artifact's template name, without a fingerprint
+    (`--name backend.tests`), counts for it as it does for the first artifact of that name it
+    was bound to: in the same trail, of no commit or the artifact's."""
+    return (row.trail_id == artifact.trail_id
+            and row.target_artifact == artifact.template_reference_name
+            and not (row.data or {}).get("artifact_fingerprint")
+            and row.git_commit in (None, artifact.git_commit))
 
 
 def attestations_about(artifacts: list[Artifact]) -> dict[int, list[Attestation]]:
-    """Every attestation about each artifact (bound to it), in report order. One query per
-    chunk of artifacts."""
-    found: dict[int, list[Attestation]] = {a.id: [] for a in artifacts}
+    """Every attestation about each artifact, in report order: those bound to it, and those
+    made for its template name without a fingerprint that count for it (`_counts_by_name`;
+    bound to the first artifact of that name, they count for a rebuilt one too). Two queries
+    per chunk of artifacts."""
+    found: dict[int, dict[int, Attestation]] = {a.id: {} for a in artifacts}
     for chunk in in_chunks(sorted(found)):
         for row in _ABOUT.models(Attestation, artifacts=chunk):
-            found[row.artifact_id].append(row)
-    return found
+            found[row.artifact_id][row.id] = row
+    named = [a for a in artifacts if a.template_reference_name]
+    for chunk_of in in_chunks(named):
+        for row in _BY_TEMPLATE_NAME.models(
+                Attestation, trails=sorted({a.trail_id for a in chunk_of}),
+                names=sorted({a.template_reference_name for a in chunk_of})):
+            for artifact in chunk_of:
+                if _counts_by_name(row, artifact):
+                    found[artifact.id][row.id] = row
+    return {artifact: [rows[i] for i in sorted(rows)] for artifact, rows in found.items()}
 
 
 def evidence_of(org: Organization, artifact: Artifact, attested: list[Attestation],
