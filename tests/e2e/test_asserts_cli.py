@@ -1,11 +1,13 @@
 """The real kosli CLI asserting artifacts in its three modes (flow, environment, policy), as a
-table and as JSON, compliant and not, on both engines; decisions for controls included."""
+table and as JSON, compliant and not, on both engines; decisions for controls included; what
+the template requires of a trail counting for its artifacts; the hosted labs' policy gate."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import pathlib
+import re
 
 from tests.conftest import RunningServer
 from tests.e2e.cli import Repo, failure, unique
@@ -23,6 +25,33 @@ NEEDS_DECISION = SCHEMA + """artifacts:
     - name: approval
       type: decision
       for_control: CTL-7
+"""
+# getting_started/attestations.md: `jira-ticket` on the trail, `backend.unit-tests`.
+TICKETED = """version: 1
+trail:
+  attestations:
+    - name: jira-ticket
+      type: generic
+  artifacts:
+    - name: backend
+      attestations:
+        - name: unit-tests
+          type: generic
+"""
+# Lab 5 of the hosted labs ("Push and verify").
+LAB_5 = SCHEMA + """artifacts:
+  provenance:
+    required: true
+  attestations:
+    - name: unit-tests
+      type: junit
+    - name: sbom
+      type: "*"
+"""
+JUNIT_PASSING = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="app" tests="1" failures="0" errors="0" skipped="0" time="0.5">
+  <testcase name="adds" classname="app.Calculator" time="0.5"/>
+</testsuite>
 """
 
 
@@ -136,3 +165,104 @@ def test_environment_mode_with_decisions_for_a_control(live: RunningServer,
     assert answer["policy_evaluations"][0]["status"] == "COMPLIANT"
     unknown = assert_artifact(live, fingerprint, "--environment", "nowhere", check=False)
     assert failure(unknown).endswith("Environment named 'nowhere' does not exist for organization 'acme'\n")
+
+
+def test_what_the_template_requires_of_the_trail_counts_for_its_artifact(
+        live: RunningServer, tmp_path: pathlib.Path):
+    """The hosted docs: "An attested `backend` artifact is then compliant if and only if all the
+    template attestations have been made against it and are themselves compliant: `jira-ticket`
+    on its Trail, ..." `get artifact`, `get trail` and `assert artifact` say so alike."""
+    flow = unique("ticketed")
+    (tmp_path / "template.yml").write_text(TICKETED)
+    live.kosli("create", "flow", flow, "--template-file", str(tmp_path / "template.yml"))
+    live.kosli("begin", "trail", "release-1", "--flow", flow)
+    (tmp_path / "backend.bin").write_bytes(flow.encode())
+    live.kosli("attest", "artifact", str(tmp_path / "backend.bin"), "--artifact-type", "file",
+               "--flow", flow, "--trail", "release-1", "--name", "backend",
+               "--build-url", "https://ci.example/1", "--commit-url", "https://git.example/1",
+               "--commit", Repo(tmp_path / "repo").commit("Build"),
+               "--repo-root", str(tmp_path / "repo"))
+    fingerprint = hashlib.sha256(flow.encode()).hexdigest()
+    live.kosli("attest", "generic", "--name", "backend.unit-tests", "--flow", flow,
+               "--trail", "release-1", "--fingerprint", fingerprint)
+
+    def states() -> tuple[str, str, str, str, bool]:
+        answer = json.loads(assert_artifact(live, fingerprint, "--flow", flow, "--output",
+                                            "json", check=False).stdout)
+        trail = live.kosli_json("get", "trail", "release-1", "--flow", flow)
+        return (live.kosli_json("get", "artifact", f"{flow}@{fingerprint}")["state"],
+                trail["compliance_status"]["artifacts_statuses"]["backend"]["status"],
+                answer["compliance_status"]["status"],
+                answer["flows"][0]["compliance_status"]["status"], answer["compliant"])
+
+    assert states() == ("INCOMPLETE", "INCOMPLETE", "INCOMPLETE", "INCOMPLETE", False)
+    refused = assert_artifact(live, fingerprint, "--flow", flow, check=False)
+    assert refused.stdout.startswith("Error: NON-COMPLIANT\n")
+    assert re.search(r"jira-ticket +generic +MISSING +false", refused.stdout)
+    assert "Artifact is not compliant" in failure(refused)
+
+    live.kosli("attest", "generic", "--name", "jira-ticket", "--flow", flow,
+               "--trail", "release-1")
+    assert states() == ("COMPLIANT", "COMPLIANT", "COMPLIANT", "COMPLIANT", True)
+    passed = assert_artifact(live, fingerprint, "--flow", flow)
+    assert (passed.stdout + passed.stderr).startswith("COMPLIANT\n")
+
+
+def test_an_artifact_reported_in_two_trails_is_answered_by_its_latest_report(
+        live: RunningServer, tmp_path: pathlib.Path):
+    flow, fingerprint = arrange(live, tmp_path)
+    live.kosli("attest", "artifact", str(tmp_path / "app.bin"), "--artifact-type", "file",
+               "--flow", flow, "--trail", "release-2", "--name", "app",
+               "--build-url", "https://ci.example/2", "--commit-url", "https://git.example/2",
+               "--commit", Repo(tmp_path / "again").commit("Rebuild"),
+               "--repo-root", str(tmp_path / "again"))
+    latest = live.kosli_json("get", "artifact", f"{flow}@{fingerprint}")
+    answer = json.loads(assert_artifact(live, fingerprint, "--output", "json").stdout)
+    assert (answer["trail"], answer["html_url"]) == ("release-2", latest["html_url"])
+    assert latest["trail_name"] == "release-2" and latest["html_url"].endswith(
+        f"?artifact_id={answer['compliance_status']['artifact_id']}")
+    table = assert_artifact(live, fingerprint)
+    assert (table.stdout + table.stderr).count(f"See more details at {latest['html_url']}\n") == 2
+
+
+def test_lab_5_the_running_image_counts_the_unit_tests_of_the_jar_of_its_trail(
+        live: RunningServer, tmp_path: pathlib.Path):
+    """Lab 5 of the hosted labs ends Compliant "since you've been attesting unit tests and
+    SBOM since Lab 3": `application.unit-tests` is about the JAR, `docker-image.sbom` about the
+    image, both in the image's trail."""
+    flow, env = unique("labs-pipeline"), unique("labs-prod")
+    commit = Repo(tmp_path / "repo").commit("Build")
+    live.kosli("create", "flow", flow, "--use-empty-template")
+    live.kosli("begin", "trail", commit, "--flow", flow)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "TEST-app.xml").write_text(JUNIT_PASSING)
+    (tmp_path / "app-1.0.jar").write_bytes(f"{flow} jar".encode())
+    (tmp_path / "image").write_bytes(f"{flow} image".encode())
+    built = ("--flow", flow, "--trail", commit, "--build-url", "https://ci.example/3",
+             "--commit-url", "https://git.example/3", "--commit", commit,
+             "--repo-root", str(tmp_path / "repo"))
+    live.kosli("attest", "artifact", str(tmp_path / "app-1.0.jar"), "--artifact-type", "file",
+               "--name", "application", *built)
+    live.kosli("attest", "junit", "--name", "application.unit-tests", "--flow", flow,
+               "--trail", commit, "--results-dir", str(tmp_path / "results"))
+    live.kosli("attest", "artifact", str(tmp_path / "image"), "--artifact-type", "file",
+               "--name", "docker-image", *built)
+    image = hashlib.sha256(f"{flow} image".encode()).hexdigest()
+    live.kosli("attest", "generic", "--name", "docker-image.sbom", "--flow", flow,
+               "--trail", commit, "--fingerprint", image)
+    rules = policy(live, tmp_path, LAB_5)
+
+    passed = assert_artifact(live, image, "--policy", rules)
+    assert (passed.stdout + passed.stderr).startswith("COMPLIANT\n")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("attach-policy", rules, "--environment", env)
+    live.kosli("snapshot", "server", env, "--paths", str(tmp_path / "image"))
+    assert live.kosli("assert", "snapshot", env, check=False).returncode == 0
+
+    # the JAR's failing tests fail the image, and the reason names the trail that holds them
+    (tmp_path / "results" / "TEST-app.xml").write_text(JUNIT_PASSING.replace(
+        'failures="0"', 'failures="1"').replace('time="0.5"/>', 'time="0.5"><failure/></testcase>'))
+    live.kosli("attest", "junit", "--name", "application.unit-tests", "--flow", flow,
+               "--trail", commit, "--results-dir", str(tmp_path / "results"))
+    refused = assert_artifact(live, image, "--policy", rules, check=False)
+    assert "attestation 'unit-tests' is non-compliant in trail" in refused.stdout

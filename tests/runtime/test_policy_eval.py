@@ -90,13 +90,31 @@ def test_attestation_rules_match_name_type_control_and_compliance():
         "rule_satisfied", "rule_satisfied", "non_compliant_attestation"]
 
 
-def test_attestations_count_on_the_trail_or_on_this_artifact_only():
-    p = policy("artifacts:\n  attestations:\n    - name: signed\n      type: generic\n")
-    evidence = {1: [attestation("signed", fingerprint=OTHER)]}
-    other_report = {**report(1), "template_reference_name": "other"}
-    assert decide([p], FP, None, [other_report], evidence).compliant is False
-    evidence = {1: [attestation("signed", fingerprint=FP)]}
-    assert decide([p], FP, None, [report(1)], evidence).compliant is True
+def test_attestations_count_on_the_trail_and_on_any_of_its_artifacts():
+    """Lab 5 of the hosted labs: the image's `unit-tests` rule is met by the JAR's
+    `application.unit-tests`, attested in the image's trail."""
+    p = policy("artifacts:\n  attestations:\n    - name: unit-tests\n      type: junit\n")
+    image = {**report(1), "template_reference_name": "docker-image"}
+    jar_tests = {**attestation("unit-tests", "junit", fingerprint=OTHER), "target": "application"}
+    assert decide([p], FP, None, [image], {1: [jar_tests]}).compliant is True
+    assert decide([p], FP, None, [image], {1: [{**jar_tests, "is_compliant": False}]}
+                  ).policy_decisions[0]["rule_evaluations"][2]["resolutions"][0]["type"] == \
+        "non_compliant_attestation"
+    # each subject's newest counts: the image's own passing tests do not hide the JAR's failure
+    own = {**attestation("unit-tests", "junit", fingerprint=FP), "target": "docker-image"}
+    failed_jar = {**jar_tests, "is_compliant": False}
+    assert decide([p], FP, None, [image], {1: [failed_jar, own]}).compliant is False
+    assert decide([p], FP, None, [image], {1: [failed_jar, jar_tests, own]}).compliant is True
+
+
+def test_a_decision_about_another_artifact_of_the_trail_does_not_count():
+    p = policy("artifacts:\n  attestations:\n    - name: approval\n      type: decision\n"
+               "      for_control: C1\n")
+    other = {**attestation("approval", "decision", control="C1", fingerprint=OTHER),
+             "target": "other"}
+    assert decide([p], FP, None, [report(1)], {1: [other]}).compliant is False
+    mine = attestation("approval", "decision", control="C1", fingerprint=FP)
+    assert decide([p], FP, None, [report(1)], {1: [other, mine]}).compliant is True
 
 
 def test_a_batch_never_mixes_artifacts_that_differ():

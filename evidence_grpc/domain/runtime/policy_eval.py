@@ -270,14 +270,21 @@ def trail_attestations(trail_ids: Iterable[int]) -> dict[int, list[dict[str, Any
 
 
 def _about(report: dict[str, Any], fingerprint: str,
-           attestations: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The newest attestation of each name on the reported artifact or its trail."""
+           attestations: list[dict[str, Any]]) -> dict[tuple[str | None, str], dict[str, Any]]:
+    """What an attestation rule counts for one report of an artifact: the attestations of its
+    trail, the newest of each name on each subject (the trail, or an artifact by its template
+    name or fingerprint). That is those on the trail, those about the artifact, and those about
+    the trail's other artifacts: a trail records one build, and the hosted labs count the
+    `application.unit-tests` of the JAR for the image built from it in that trail ("missing ...
+    attestation in trail", as the CLI says). A decision is the exception: it decides for the
+    artifact it names only."""
     template_name = report.get("template_reference_name")
     newest = {}
     for a in attestations:
-        if a["target"] is None or a["fingerprint"] == fingerprint or (
-                template_name and a["target"] == template_name):
-            newest[a["name"]] = a
+        elsewhere = a["target"] is not None and a["fingerprint"] != fingerprint and not (
+            template_name and a["target"] == template_name)
+        if not (elsewhere and a["type"] == "decision"):
+            newest[(a["target"], a["name"])] = a
     return newest
 
 
@@ -303,7 +310,7 @@ class _Case:
     memo shared by a batch: artifacts built alike are judged once."""
 
     def __init__(self, fingerprint: str, name: str | None, report: dict[str, Any] | None,
-                 attestations: dict[str, dict[str, Any]], memo: Memo) -> None:
+                 attestations: dict[tuple[str | None, str], dict[str, Any]], memo: Memo) -> None:
         self.report = report
         self.context = _context(fingerprint, name, report)
         self.attestations = attestations
