@@ -65,7 +65,8 @@ def failures(evaluation: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 def test_every_compliance_field_of_an_assert_comes_from_one_evaluation(client):
     """The artifact in two trails of a template that asks for a ticket on the trail: each flow
     shows its state there (INCOMPLETE without the ticket), `compliant` is false while one is
-    not COMPLIANT, and `trail`, `compliance_status` and `html_url` are the latest report's."""
+    not COMPLIANT, and `trail`, `compliance_status` and `html_url` are the same report's: the
+    first."""
     create_flow(client, "ticketed", "version: 1\ntrail:\n  attestations:\n    - name: ticket\n"
                 "      type: generic\n  artifacts:\n    - name: backend\n")
     for trail in ("release-1", "release-2"):
@@ -78,10 +79,11 @@ def test_every_compliance_field_of_an_assert_comes_from_one_evaluation(client):
             for f in answer["flows"]] == [("release-1", "INCOMPLETE", False),
                                           ("release-2", "COMPLIANT", True)]
     assert answer["compliant"] is False
-    latest = client.get(f"/api/v2/artifacts/acme/ticketed/fingerprint/{FP}", headers=H).get_json()
+    first = client.get(f"/api/v2/artifacts/acme/ticketed/fingerprint/{FP}",
+                       query_string={"trail": "release-1"}, headers=H).get_json()
     assert (answer["trail"], answer["compliance_status"]["status"], answer["html_url"]) == (
-        "release-2", "COMPLIANT", latest["html_url"])
-    assert latest["html_url"].endswith(answer["compliance_status"]["artifact_id"])
+        "release-1", "INCOMPLETE", first["html_url"])
+    assert first["html_url"].endswith(answer["compliance_status"]["artifact_id"])
     attest(client, "generic", {"attestation_name": "ticket", "is_compliant": True},
            flow="ticketed", trail="release-1")
     assert asserted(client, flow_name="ticketed")["compliant"] is True
@@ -104,18 +106,20 @@ def test_flow_scope_reports_the_trail_compliance_of_every_flow(reported):
         ("manual", False)]
 
 
-def test_the_answer_names_the_artifact_and_its_latest_trail_as_published(reported):
+def test_the_answer_names_the_artifact_and_its_first_trail_as_published(reported):
     """The published AssertArtifactResponse: fingerprint, flow, trail and the artifact's own
-    compliance in that trail, beside the CLI's list of flows."""
+    compliance in that trail, beside the CLI's list of flows. The one report it names is the
+    first, where the artifact was built: the hosted `html_url` links the first flow's page (the
+    CLI's own test of an artifact reported to two flows), and the rest agrees with it."""
     begin_trail(reported, "payments", "release-2")
     assert report_artifact(reported, FP, flow="payments", trail="release-2").status_code == 201
     answer = asserted(reported)
     assert (answer["fingerprint"], answer["flow"], answer["trail"]) == (
-        FP, "payments", "release-2")
+        FP, "payments", "release-1")
     assert [f["trail"] for f in answer["flows"]] == ["release-1", "release-2"]
     status = answer["compliance_status"]
     assert (status["artifact_fingerprint"], status["unexpected"]) == (FP, False)  # templated
-    assert status["status"] == answer["flows"][-1]["compliance_status"]["status"]
+    assert status["status"] == answer["flows"][0]["compliance_status"]["status"]
 
 
 def test_unknown_artifacts_environments_and_policies_are_404(reported):

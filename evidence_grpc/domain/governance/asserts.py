@@ -78,11 +78,13 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
                else missing("artifact_in_org", organization=org.name, fingerprint=fingerprint))
     results = [_artifact_result(r, fingerprint) for r in reports]
     flows = [_flow(r, result) for r, result in zip(reports, results, strict=True)]
-    # The published answer names one flow and trail, and links its report: the latest.
+    # The published answer names one report, where the artifact was built: the first, whose
+    # page `html_url` links (as the hosted service's does: the CLI's own test of an artifact
+    # reported to two flows sees the first flow's page), with its flow, trail and compliance.
     answer: views.AssertArtifactResponse = {
-        "scope": scope, "fingerprint": fingerprint, "flow": flows[-1]["flow"],
-        "trail": flows[-1]["trail"], "compliance_status": results[-1], "flows": flows,
-        "html_url": reports[-1]["html_url"], "policy_evaluations": []}
+        "scope": scope, "fingerprint": fingerprint, "flow": flows[0]["flow"],
+        "trail": flows[0]["trail"], "compliance_status": results[0], "flows": flows,
+        "html_url": reports[0]["html_url"], "policy_evaluations": []}
     if scope == "flow":
         answer["compliant"] = all(r["is_compliant"] for r in results)
         return answer
