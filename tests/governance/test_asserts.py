@@ -167,9 +167,13 @@ def govern_by_control(client) -> None:
 
 
 def decide(client, control: str, compliant: bool, flow: str = "payments",
-           trail: str = "release-1", fingerprint: str | None = None) -> None:
-    """`kosli attest decision` (about the artifact of `fingerprint`, else the trail's)."""
+           trail: str = "release-1", fingerprint: str | None = None,
+           template_name: str | None = None) -> None:
+    """`kosli attest decision` (about the artifact of `fingerprint`, or of the trail's template
+    name, as `--name backend.decision` says; else about the trail)."""
     about = {"artifact_fingerprint": fingerprint} if fingerprint else {}
+    if template_name:
+        about["target_artifacts"] = [template_name]
     answer = attest(client, "system", {
         "attestation_name": "decision", "type_name": "decision", "control": control,
         "attestation_data": {"is_compliant": compliant}, "user_data": {}, **about},
@@ -226,6 +230,12 @@ def test_a_decision_counts_wherever_it_was_recorded(reported):
     assert gate() == (False, [("non_compliant_attestation", "payments", "CTL-1")], link)
     decide(reported, "CTL-1", True, "mirror", "m1")  # on a trail of the artifact: about it
     assert gate() == (True, [], link)
+    # about the template's `backend` of a trail before it was reported there: bound to it then
+    begin_trail(reported, "payments", "release-2")
+    decide(reported, "CTL-1", False, "payments", "release-2", template_name="backend")
+    assert gate()[0] is True
+    assert report_artifact(reported, FP, flow="payments", trail="release-2").status_code == 201
+    assert gate() == (False, [("non_compliant_attestation", "payments", "CTL-1")], link)
 
 
 def test_snapshots_follow_the_attached_policies(reported):

@@ -296,8 +296,9 @@ def decisions_about(org: Organization, provenance: dict[str, list[dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
     """The decisions about each reported artifact, oldest first ({name, is_compliant,
     control}): those recorded for its fingerprint on any trail of any flow (they name one of
-    its reports, attestations._target) and the trail-scoped ones of the trails of its
-    `provenance`. Two indexed queries (per IN chunk)."""
+    its reports: attestations._target, or artifacts._bind_pending for one recorded about a
+    template name before the artifact was reported) and the trail-scoped ones of the trails
+    of its `provenance`. Two indexed queries (per IN chunk)."""
     found: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
     for fingerprints in in_chunks(sorted(provenance)):
         for id_, name, compliant, summary, fingerprint in (
