@@ -527,14 +527,9 @@ def _control_routes(web: Blueprint, pages: _Pages) -> None:
         found = call("ControlService.GetControlCoverage", control_pb.GetControlCoverageRequest(
             org=org, identifier=identifier, page=asked.page(), per_page=control_pages.PER_PAGE,
             search=search or None, covered=None if not status else status == "covered"))
-        every = found if not search else call(  # the summary is over every environment
-            "ControlService.GetControlCoverage", control_pb.GetControlCoverageRequest(
-                org=org, identifier=identifier, per_page=1))
-        total = every.covered_count + every.uncovered_count
         return _control(org, identifier, "coverage", listed=found, search=search,
-                        status=status, notes=asked.notes, covered=every.covered_count,
-                        total=total, percent=round(100 * every.covered_count / total)
-                        if total else 0)
+                        status=status, notes=asked.notes, covered=found.covered,
+                        total=found.total, percent=round(found.coverage_percent))
 
     @web.get("/<org>/controls/<identifier>/versions")
     def control_versions(org: str, identifier: str) -> str:

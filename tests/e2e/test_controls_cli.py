@@ -3,12 +3,13 @@ and a decision attested for a control."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import requests
 
 from tests.conftest import RunningServer, bearer
-from tests.e2e.cli import Repo, attest_backend, failure, unique
+from tests.e2e.cli import Repo, attest_backend, failure, unique, write
 
 
 def test_control_lifecycle_with_the_cli(live: RunningServer):
@@ -81,33 +82,68 @@ def test_decisions_attested_for_a_control(live: RunningServer, tmp_path: pathlib
     assert "Control 'no-such-control' does not exist" in refused
 
 
-def test_a_decision_is_recorded_on_a_release_trail_about_an_artifact_built_elsewhere(
+def test_the_tutorials_pipeline_a_release_decision_gates_the_artifact_built_elsewhere(
         live: RunningServer, tmp_path: pathlib.Path):
-    """tutorials/working_with_controls: "no restrictions on which flow or trail a decision can
-    be recorded on" — `attest decision --fingerprint` on a release trail of another flow is
-    about the artifact where it was built, and both trails and the artifact still read."""
-    ident, build, release = unique("ctl"), unique("build"), unique("release")
-    live.kosli("create", "control", ident, "--name", "Release approval")
-    for flow in (build, release):
+    """tutorials/working_with_controls, "End-to-end pipeline flow", compactly: the artifact is
+    built in one flow; in a release trail of another flow `kosli evaluate` (the PDP) decides and
+    `kosli attest decision --fingerprint` records it ("no restrictions on which flow or trail a
+    decision can be recorded on"); `kosli assert artifact --environment` (the PEP) then exits 0
+    under a policy requiring the control. Before the decision the control is missing once,
+    however many trails the artifact is in; the details link is where it was built."""
+    ident, build, release = unique("RCTL-043"), unique("my-app"), unique("my-release")
+    mirror = unique("mirror")  # where the artifact is reported too
+    live.kosli("create", "control", ident, "--name", "Source code review",
+               "--description", "All changes are reviewed by a second developer.")
+    for flow in (build, mirror, release):
         live.kosli("create", "flow", flow, "--use-empty-template")
-    live.kosli("begin", "trail", "release-1", "--flow", build)
-    fingerprint, _ = attest_backend(live, build, Repo(tmp_path / "repo"), tmp_path)
-    live.kosli("begin", "trail", "r1", "--flow", release)
-    live.kosli("attest", "decision", "--name", "go-live", "--control", ident, "--flow", release,
-               "--trail", "r1", "--fingerprint", fingerprint, "--compliant=true")
+    repo = Repo(tmp_path / "repo")
+    for flow in (build, mirror):
+        live.kosli("begin", "trail", "release-1", "--flow", flow)
+        fingerprint, _ = attest_backend(live, flow, repo, tmp_path)
+    live.kosli("begin", "trail", "release-456", "--flow", release)
+
+    env, name = unique("production"), unique("prod-policy")
+    policy = write(tmp_path / "prod-policy.yaml",
+                   "_schema: https://docs.kosli.com/schemas/policy/v1\nartifacts:\n"
+                   "  provenance:\n    required: true\n  attestations:\n"
+                   f"    - type: decision\n      for_control: {ident}\n")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("create", "policy", name, str(policy))
+    live.kosli("attach-policy", name, "--environment", env)
+    gate = ("assert", "artifact", "--fingerprint", fingerprint, "--environment", env)
+    refused = live.kosli(*gate, check=False)
+    assert refused.returncode == 1, refused
+    assert refused.stdout.count(f"artifact is missing required decision for control '{ident}'"
+                                ) == 1, refused.stdout
+    link = f"See more details at {live.http_url}/acme/flows/{build}/artifacts/{fingerprint}"
+    assert link in refused.stdout
+
+    rego = write(tmp_path / "rctl-043.rego", "package policy\n\nallow := true\n")
+    report = live.kosli("evaluate", "trail", "release-456", "--policy", str(rego),
+                        "--flow", release, "--no-assert", "--output", "json").stdout
+    write(tmp_path / "eval-report.json", report)
+    compliant = json.loads(report)["allow"]
+    assert compliant is True
+    live.kosli("attest", "decision", "--flow", release, "--trail", "release-456",
+               "--fingerprint", fingerprint, "--control", ident, f"--compliant={compliant}",
+               "--name", "source-code-review-decision",
+               "--attachments", str(tmp_path / "eval-report.json"))
+    passed = live.kosli(*gate)
+    assert passed.stdout.startswith(f"COMPLIANT\nEnvironment: {env}\n"), passed.stdout
+    assert link in passed.stdout
+
     decisions = requests.get(f"{live.http_url}/api/v2/controls/acme/{ident}/decisions",
                              headers=bearer(), timeout=10).json()["decisions"]
     assert [(d["flow_name"], d["trail_name"], d["is_compliant"]) for d in decisions] == [
-        (release, "r1", True)]
-    [decision] = requests.get(f"{live.http_url}/api/v2/attestations/acme/{release}/trail/r1/"
-                              "go-live", headers=bearer(), timeout=10).json()
+        (release, "release-456", True)]
+    [decision] = requests.get(f"{live.http_url}/api/v2/attestations/acme/{release}/trail/"
+                              "release-456/source-code-review-decision", headers=bearer(),
+                              timeout=10).json()
     assert (decision["artifact_fingerprint"], decision["target_artifact"]) == (fingerprint,
                                                                                fingerprint)
-    for flow, trail in ((release, "r1"), (build, "release-1")):
-        assert live.kosli_json("get", "trail", trail, "--flow", flow)["name"] == trail
-    assert live.kosli_json("get", "artifact", f"{build}@{fingerprint}")["fingerprint"] == fingerprint
     nowhere = "f" * 64
-    refused = failure(live.kosli("attest", "decision", "--name", "go-live", "--control", ident,
-                                 "--flow", release, "--trail", "r1", "--fingerprint", nowhere,
-                                 "--compliant=true", check=False))
-    assert f"Artifact with fingerprint '{nowhere}' does not exist in organization 'acme'" in refused
+    refused = live.kosli("attest", "decision", "--name", "go-live", "--control", ident,
+                         "--flow", release, "--trail", "release-456", "--fingerprint", nowhere,
+                         "--compliant=true", check=False)
+    assert f"Artifact with fingerprint '{nowhere}' does not exist in organization 'acme'" in \
+        failure(refused)

@@ -183,34 +183,88 @@ def test_policy_scope_evaluates_required_attestations_in_the_order_given(reporte
     assert failures(risky)[0][1] == "missing_attestation"
 
 
-def test_decisions_are_matched_to_their_control(reported):
+def govern_by_control(client) -> None:
+    """Control CTL-1 and environment `prod`, whose policy needs a decision for it."""
     # acme has the controls feature: a policy may name only controls that exist.
-    assert reported.post("/api/v2/controls/acme", headers=H, json={
+    assert client.post("/api/v2/controls/acme", headers=H, json={
         "identifier": "CTL-1", "name": "Approved before release"}).status_code == 201
-    policy(reported, "controlled", NEEDS_DECISION)
-    reported.put("/api/v2/environments/acme", headers=H,
-                 json={"name": "prod", "type": "server", "description": ""})
-    assert reported.post("/api/v2/environments/acme/prod/policies", headers=H,
-                         json={"policy_names": ["controlled"]}).status_code == 200
+    policy(client, "controlled", NEEDS_DECISION)
+    client.put("/api/v2/environments/acme", headers=H,
+               json={"name": "prod", "type": "server", "description": ""})
+    assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
+                       json={"policy_names": ["controlled"]}).status_code == 200
+
+
+def decide(client, control: str, compliant: bool, flow: str = "payments",
+           trail: str = "release-1", fingerprint: str | None = None,
+           template_name: str | None = None) -> None:
+    """`kosli attest decision` (about the artifact of `fingerprint`, or of the trail's template
+    name, as `--name backend.decision` says; else about the trail)."""
+    about = {"artifact_fingerprint": fingerprint} if fingerprint else {}
+    if template_name:
+        about["target_artifacts"] = [template_name]
+    answer = attest(client, "system", {
+        "attestation_name": "decision", "type_name": "decision", "control": control,
+        "attestation_data": {"is_compliant": compliant}, "user_data": {}, **about},
+        flow=flow, trail=trail)
+    assert answer.status_code == 201, answer.get_json()
+
+
+def test_decisions_are_matched_to_their_control(reported):
+    govern_by_control(reported)
     answer = asserted(reported, environment_name="prod")
     assert answer["scope"] == "environment" and answer["environment"] == "prod"
     assert [(f[1], f[2]["for_control"]) for f in failures(answer["policy_evaluations"][0])] == [
         ("missing_attestation", "CTL-1")]
 
-    def decide(control: str, compliant: bool) -> None:
-        answer = attest(reported, "system", {
-            "attestation_name": "decision", "type_name": "decision", "control": control,
-            "attestation_data": {"is_compliant": compliant}, "user_data": {}})
-        assert answer.status_code == 201, answer.get_json()
-
-    decide("CTL-2", True)  # another control's decision does not count
+    decide(reported, "CTL-2", True)  # another control's decision does not count
     assert asserted(reported, environment_name="prod")["compliant"] is False
-    decide("CTL-1", False)
+    decide(reported, "CTL-1", False)
     answer = asserted(reported, environment_name="prod")
     assert [f[1] for f in failures(answer["policy_evaluations"][0])] == [
         "non_compliant_attestation"]
-    decide("CTL-1", True)
+    decide(reported, "CTL-1", True)
     assert asserted(reported, environment_name="prod")["compliant"] is True
+
+
+def test_a_decision_counts_wherever_it_was_recorded(reported):
+    """tutorials/working_with_controls, "End-to-end pipeline flow": the decision about the
+    artifact is recorded on a release trail of another flow, and satisfies `for_control`. The
+    artifact, reported to two flows, misses it once; the details link is where it was built."""
+    govern_by_control(reported)
+    create_flow(reported, "mirror", TEMPLATE)
+    begin_trail(reported, "mirror", "m1")
+    assert report_artifact(reported, FP, flow="mirror", trail="m1").status_code == 201
+    create_flow(reported, "release", "version: 1\ntrail: {}\n")
+    for trail in ("r1", "r2"):
+        begin_trail(reported, "release", trail)
+
+    def gate() -> tuple[bool, list[tuple[str, str, str | None]], str]:
+        answer = asserted(reported, environment_name="prod")
+        return answer["compliant"], [(f[1], f[2]["flow_name"], f[2]["for_control"])
+                                     for f in failures(answer["policy_evaluations"][0])
+                                     ], answer["html_url"]
+
+    decide(reported, "CTL-1", True, "release", "r1")  # about the trail r1 only
+    compliant, missing, link = gate()
+    assert (compliant, missing) == (False, [("missing_attestation", "payments", "CTL-1")])
+    assert "/flows/payments/artifacts/" in link
+    decide(reported, "CTL-1", True, "release", "r1", fingerprint=FP)
+    assert gate() == (True, [], link)
+    report(reported, "prod", ("backend", FP))
+    [running] = reported.get("/api/v2/snapshots/acme/prod/-1", headers=H).get_json()["artifacts"]
+    assert running["compliant"] is True
+    # the most recent decision decides, wherever it was recorded
+    decide(reported, "CTL-1", False, "release", "r2", fingerprint=FP)
+    assert gate() == (False, [("non_compliant_attestation", "payments", "CTL-1")], link)
+    decide(reported, "CTL-1", True, "mirror", "m1")  # on a trail of the artifact: about it
+    assert gate() == (True, [], link)
+    # about the template's `backend` of a trail before it was reported there: bound to it then
+    begin_trail(reported, "payments", "release-2")
+    decide(reported, "CTL-1", False, "payments", "release-2", template_name="backend")
+    assert gate()[0] is True
+    assert report_artifact(reported, FP, flow="payments", trail="release-2").status_code == 201
+    assert gate() == (False, [("non_compliant_attestation", "payments", "CTL-1")], link)
 
 
 def test_snapshots_follow_the_attached_policies(reported):

@@ -284,18 +284,28 @@ def test_coverage_and_the_policies_referencing_a_control(client):
     assert [(e["name"], e["covered"], e["policies"]) for e in report["environments"]] == [
         ("dev", False, []), ("prod", True, ["enforce"]), ("staging", False, [])]
     assert (report["covered_count"], report["uncovered_count"], report["total_count"]) == (1, 2, 3)
-    assert [e["name"] for e in client.get(f"{url}?covered=false", headers=bearer())
-            .get_json()["environments"]] == ["dev", "staging"]
-    assert [e["name"] for e in client.get(f"{url}?search=PRO", headers=bearer())
-            .get_json()["environments"]] == ["prod"]
+    # the documented summary: every active environment, whatever the list is filtered by
+    summary = ("total", "covered", "coverage_percent")
+    assert [report[k] for k in summary] == [3, 1, 33.33]
+    uncovered = client.get(f"{url}?covered=false", headers=bearer()).get_json()
+    assert [e["name"] for e in uncovered["environments"]] == ["dev", "staging"]
+    searched = client.get(f"{url}?search=PRO", headers=bearer()).get_json()
+    assert [e["name"] for e in searched["environments"]] == ["prod"]
+    assert [searched[k] for k in (*summary, "covered_count", "uncovered_count", "total_count")
+            ] == [3, 1, 33.33, 1, 0, 1]
     assert [e["name"] for e in client.get(f"{url}?per_page=1&page=3", headers=bearer())
             .get_json()["environments"]] == ["staging"]
+    for env in ("dev", "staging"):  # archived environments are not counted
+        assert client.put(f"/api/v2/environments/acme/{env}/archive",
+                          headers=bearer()).status_code == 200
+    assert [client.get(url, headers=bearer()).get_json()[k] for k in summary] == [1, 1, 100.0]
 
     # Only the latest version counts: a new version without the reference uncovers prod.
     assert policy(client, "enforce", "_schema: https://kosli.com/schemas/policy/environment/v1\n"
                                      "artifacts:\n  provenance:\n    required: true\n"
                   ).status_code == 200
-    assert client.get(url, headers=bearer()).get_json()["covered_count"] == 0
+    uncovering = client.get(url, headers=bearer()).get_json()
+    assert [uncovering[k] for k in ("covered_count", *summary)] == [0, 1, 0, 0]
     assert client.get(f"{BASE}/ctl-1", headers=bearer()).get_json()["policies_referencing"] == []
 
 
@@ -423,6 +433,18 @@ def test_control_service_over_grpc(client, settings: Settings):
     assert not decided.HasField("artifact_name") and not decided.HasField("artifact_flow_name")
     assert call("GetControlCoverage", pb.GetControlCoverageRequest(
         org="acme", identifier="ctl")).total_count == 0
+    assert policy(client, "enforce", for_control("ctl")).status_code == 201
+    for env in ("prod", "dev", "qa"):
+        client.put("/api/v2/environments/acme", headers=bearer(),
+                   json={"name": env, "type": "server", "description": ""})
+    client.post("/api/v2/environments/acme/prod/policies", headers=bearer(),
+                json={"policy_names": ["enforce"]})
+    coverage = call("GetControlCoverage", pb.GetControlCoverageRequest(
+        org="acme", identifier="ctl", search="PRO"))
+    assert isinstance(coverage, pb.ControlCoverage)
+    assert (coverage.total, coverage.covered, coverage.coverage_percent) == (3, 1, 33.33)
+    assert [(e.name, e.covered, list(e.policies)) for e in coverage.environments] == [
+        ("prod", True, ["enforce"])]
 
 
 def test_a_failed_write_changes_nothing(db):

@@ -36,6 +36,11 @@ def attestation(name: str, type_: str = "generic", compliant: bool = True,
             "target": "app" if fingerprint else None, "fingerprint": fingerprint}
 
 
+def decision(name: str, compliant: bool, control: str) -> dict[str, Any]:
+    """A decision about the artifact, as decisions_about finds them."""
+    return {"name": name, "is_compliant": compliant, "control": control}
+
+
 def outcomes(verdict, policy_index: int = 0) -> list[list[str]]:
     return [[r["type"] for r in e["resolutions"]]
             for e in verdict.policy_decisions[policy_index]["rule_evaluations"]]
@@ -78,16 +83,34 @@ def test_attestation_rules_match_name_type_control_and_compliance():
                "    - name: cov\n      type: custom:coverage\n      must_be_compliant: false\n"
                "    - name: approval\n      type: decision\n      for_control: C1\n")
     evidence = {1: [attestation("pr-1", "pull_request"), attestation("cov", "custom:coverage",
-                                                                     False),
-                    attestation("approval", "decision", True, control="C2")]}
-    verdict = decide([p], FP, None, [report(1)], evidence)
+                                                                     False)]}
+    decisions = [decision("approval", True, "C2")]
+    verdict = decide([p], FP, None, [report(1)], evidence, decisions)
     assert [o[0] for o in outcomes(verdict)[2:]] == [
         "rule_satisfied", "rule_satisfied", "missing_attestation"]
     assert verdict.policy_decisions[0]["rule_evaluations"][4]["resolutions"][0]["context"][
         "for_control"] == "C1"
-    evidence[1].append(attestation("approval", "decision", False, control="C1"))
-    assert [o[0] for o in outcomes(decide([p], FP, None, [report(1)], evidence))[2:]] == [
-        "rule_satisfied", "rule_satisfied", "non_compliant_attestation"]
+    decisions.append(decision("approval", False, "C1"))
+    assert [o[0] for o in outcomes(decide([p], FP, None, [report(1)], evidence, decisions))[2:]
+            ] == ["rule_satisfied", "rule_satisfied", "non_compliant_attestation"]
+
+
+def test_a_controls_most_recent_decision_about_the_artifact_decides_in_every_report():
+    """Decisions count wherever they were recorded (decisions_about finds them): the newest of
+    the rule's name for the control decides, alike for each report the rule applies to."""
+    p = policy("artifacts:\n  attestations:\n    - type: decision\n      for_control: C1\n"
+               "    - name: review\n      type: decision\n      for_control: C1\n")
+    reports = [report(1), report(2, flow="promotion")]
+    assert outcomes(decide([p], FP, None, reports, {}))[2:] == [
+        ["missing_attestation"] * 2] * 2
+    decisions = [decision("review", False, "C1"), decision("go-live", True, "C1")]
+    assert outcomes(decide([p], FP, None, reports, {}, decisions))[2:] == [
+        ["rule_satisfied"] * 2, ["non_compliant_attestation"] * 2]
+    decisions.append(decision("review", True, "C1"))
+    assert decide([p], FP, None, reports, {}, decisions).compliant is True
+    decisions.append(decision("go-live", False, "C1"))
+    assert outcomes(decide([p], FP, None, reports, {}, decisions))[2:] == [
+        ["non_compliant_attestation"] * 2, ["rule_satisfied"] * 2]
 
 
 def test_attestations_count_on_the_trail_and_on_any_of_its_artifacts():

@@ -325,7 +325,7 @@ class GetControlCoverageRequest(_message.Message):
     def __init__(self, org: _Optional[str] = ..., identifier: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., search: _Optional[str] = ..., covered: _Optional[bool] = ...) -> None: ...
 
 class ControlCoverage(_message.Message):
-    __slots__ = ("identifier", "environments", "covered_count", "uncovered_count", "page", "per_page", "total_pages", "total_count")
+    __slots__ = ("identifier", "environments", "covered_count", "uncovered_count", "page", "per_page", "total_pages", "total_count", "total", "covered", "coverage_percent")
     IDENTIFIER_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
     COVERED_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -334,6 +334,9 @@ class ControlCoverage(_message.Message):
     PER_PAGE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_PAGES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COVERED_FIELD_NUMBER: _ClassVar[int]
+    COVERAGE_PERCENT_FIELD_NUMBER: _ClassVar[int]
     identifier: str
     environments: _containers.RepeatedCompositeFieldContainer[CoveredEnvironment]
     covered_count: int
@@ -342,4 +345,7 @@ class ControlCoverage(_message.Message):
     per_page: int
     total_pages: int
     total_count: int
-    def __init__(self, identifier: _Optional[str] = ..., environments: _Optional[_Iterable[_Union[CoveredEnvironment, _Mapping]]] = ..., covered_count: _Optional[int] = ..., uncovered_count: _Optional[int] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., total_pages: _Optional[int] = ..., total_count: _Optional[int] = ...) -> None: ...
+    total: int
+    covered: int
+    coverage_percent: float
+    def __init__(self, identifier: _Optional[str] = ..., environments: _Optional[_Iterable[_Union[CoveredEnvironment, _Mapping]]] = ..., covered_count: _Optional[int] = ..., uncovered_count: _Optional[int] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., total_pages: _Optional[int] = ..., total_count: _Optional[int] = ..., total: _Optional[int] = ..., covered: _Optional[int] = ..., coverage_percent: _Optional[float] = ...) -> None: ...

@@ -186,7 +186,8 @@ class ControlServiceServicer:
 
     def GetControlCoverage(self, request, context):
         """The environments that enforce the control (an attached policy whose latest version
-        references it with `for_control`) and those that do not.
+        references it with `for_control`) and those that do not, with the summary over every
+        active environment (`total`, `covered`, `coverage_percent`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

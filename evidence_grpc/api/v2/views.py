@@ -807,6 +807,9 @@ ControlCoverage = TypedDict("ControlCoverage", {
     "per_page": "int",
     "total_pages": "int",
     "total_count": "int",
+    "total": "int",
+    "covered": "int",
+    "coverage_percent": "float",
 }, total=False)
 
 ControlDecision = TypedDict("ControlDecision", {

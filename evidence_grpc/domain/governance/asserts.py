@@ -16,7 +16,13 @@ from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
 from ..kernel.errors import missing, validation_error
 from ..runtime.environments import find_environment
-from ..runtime.policy_eval import LoadedPolicy, evaluate, latest_policies
+from ..runtime.policy_eval import (
+    NOT_APPLICABLE,
+    SATISFIED,
+    LoadedPolicy,
+    evaluate,
+    latest_policies,
+)
 
 
 def _policies(org: Organization, environment_name: str | None, policy_names: list[str]
@@ -60,6 +66,25 @@ def _flow(report: dict[str, Any], artifact: views.ArtifactStatus) -> views.Asser
                                   *artifact["attestations_statuses"]]}}
 
 
+def _listed_once(evaluation: views.RuleEvaluation) -> views.RuleEvaluation:
+    """A `for_control` rule is decided by the artifact's decisions wherever they were recorded,
+    so every report it applies to fails it alike: the CLI prints a line per failed resolution,
+    and the failure is listed once, at the first report failing it (where the artifact was
+    built, when the rule applies there)."""
+    definition = (evaluation.get("rule") or {}).get("definition") or {}
+    if not definition.get("for_control"):
+        return evaluation
+    failed: set[str] = set()
+    kept: list[views.RuleResolution] = []
+    for resolution in evaluation.get("resolutions", ()):
+        if resolution["type"] in (SATISFIED, NOT_APPLICABLE):
+            kept.append(resolution)
+        elif resolution["type"] not in failed:
+            failed.add(resolution["type"])
+            kept.append(resolution)
+    return {**evaluation, "resolutions": kept}
+
+
 def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
                     flow_name: str | None = None, environment_name: str | None = None,
                     policy_names: list[str] | None = None) -> views.AssertArtifactResponse:
@@ -92,7 +117,8 @@ def assert_artifact(org: Organization, fingerprint: str, html_base: str, *,
     answer["compliant"] = verdict.compliant
     answer["policy_evaluations"] = [  # the hosted shape, as the servicer reads it
         {"policy_name": d["policy_name"], "policy_version": d["policy_version"],
-         "status": d["status"], "rule_evaluations": d["rule_evaluations"]}
+         "status": d["status"], "rule_evaluations": [_listed_once(e)
+                                                     for e in d["rule_evaluations"]]}
         for d in verdict.policy_decisions]
     if scope == "environment":
         answer["environment"] = environment_name

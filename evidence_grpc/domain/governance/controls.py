@@ -397,24 +397,34 @@ def coverage(org: Organization, identifier: str, page: int | None = None,
              per_page: int | None = None, *, search: str | None = None,
              covered: bool | None = None) -> views.ControlCoverage:
     """Each (active) environment by name, covered when one of its policies references the
-    control in its latest version; `covered` keeps one kind; the counts ignore it."""
+    control in its latest version; `search` and `covered` keep some; `covered_count` and
+    `uncovered_count` ignore `covered`, the summary (`total`, `covered`, `coverage_percent`:
+    the docs' `N of M environments`) both."""
     find_control(org, identifier)
     paging = _paging(page, per_page)
     by_policy = policy_controls(org, [identifier])
-    query = (Environment.select(Environment.name, Environment.type, Environment.policies)
-             .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
-             .order_by(Environment.name))
-    if search:
-        query = query.where(peewee.fn.LOWER(Environment.name).contains(search.lower()))
-    rows: list[views.CoveredEnvironment] = []
-    for env in query:
-        enforcing = [p for p in env.policies or [] if identifier in by_policy.get(p, ())]
-        rows.append({"name": env.name, "type": env.type, "covered": bool(enforcing),
-                     "policies": enforcing})
-    covered_count = sum(1 for r in rows if r["covered"])
-    kept = rows if covered is None else [r for r in rows if r["covered"] == covered]
+    active = (Environment.select(Environment.name, Environment.type, Environment.policies)
+              .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
+              .order_by(Environment.name))
+
+    def rows(query: peewee.ModelSelect) -> list[views.CoveredEnvironment]:
+        found: list[views.CoveredEnvironment] = []
+        for env in query:
+            enforcing = [p for p in env.policies or [] if identifier in by_policy.get(p, ())]
+            found.append({"name": env.name, "type": env.type, "covered": bool(enforcing),
+                          "policies": enforcing})
+        return found
+
+    every = rows(active)
+    matching = rows(active.where(peewee.fn.LOWER(Environment.name).contains(search.lower()))
+                    ) if search else every
+    covered_count = sum(1 for r in matching if r["covered"])
+    kept = matching if covered is None else [r for r in matching if r["covered"] == covered]
     environments, pagination = paging.slice(kept)
+    total, covering = len(every), sum(1 for r in every if r["covered"])
     return {"identifier": identifier, "environments": environments,
-            "covered_count": covered_count, "uncovered_count": len(rows) - covered_count,
+            "covered_count": covered_count, "uncovered_count": len(matching) - covered_count,
             "page": pagination["page"], "per_page": pagination["per_page"],
-            "total_count": pagination["total_count"], "total_pages": pagination["total_pages"]}
+            "total_count": pagination["total_count"], "total_pages": pagination["total_pages"],
+            "total": total, "covered": covering,
+            "coverage_percent": round(100 * covering / total, 2) if total else 0.0}

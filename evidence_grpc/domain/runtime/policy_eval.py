@@ -9,10 +9,16 @@ ignored when no report makes it applicable; a policy is COMPLIANT when every rul
 ignore is satisfied. The decisions have the hosted shape (`policy_decisions`, and
 `applied_policies` with each policy's `policy_dump`).
 
+A decision counts wherever it was recorded (tutorials/working_with_controls: "no restrictions
+on which flow or trail a decision can be recorded on"): a `for_control` rule is decided by the
+artifact's decisions for the control, those recorded for its fingerprint on any trail of any
+flow and the trail-scoped ones of the trails it was reported to, the most recent one deciding
+("the most recent one is used when evaluating compliance").
+
 Everything about the artifacts is read in a few set-based queries for all of them: provenance
 (artifacts.provenance_of) and, when a policy requires attestations, the attestations of their
-trails; parsed policies are cached by their YAML text (a version never changes), in a cache
-bounded by the bytes of the texts it keeps.
+trails, and when one names a control, their decisions; parsed policies are cached by their
+YAML text (a version never changes), in a cache bounded by the bytes of the texts it keeps.
 
 What judging costs is bounded where policies are written and attached (policies.py: rules per
 policy, policies per environment) and where a snapshot is judged (`judged_resolutions`: each
@@ -31,7 +37,7 @@ from peewee import Tuple, fn
 from ...api.v2 import views
 from ...memo import bytes_lru
 from ...storage.db import in_chunks
-from ...storage.models import Attestation, Organization, Policy, PolicyVersion
+from ...storage.models import Artifact, Attestation, Organization, Policy, PolicyVersion
 from ..evidence.artifacts import provenance_of
 from ..evidence.compliance import COMPLIANT
 from ..kernel.errors import InvalidArgument
@@ -288,6 +294,44 @@ def _about(report: dict[str, Any], fingerprint: str,
     return newest
 
 
+def _decision(id_: int, name: str, compliant: bool, summary: Any) -> tuple[int, dict[str, Any]]:
+    control = summary.get("control") if isinstance(summary, dict) else None
+    return id_, {"name": name, "is_compliant": bool(compliant), "control": control}
+
+
+def decisions_about(org: Organization, provenance: dict[str, list[dict[str, Any]]]
+                    ) -> dict[str, list[dict[str, Any]]]:
+    """The decisions about each reported artifact, oldest first ({name, is_compliant,
+    control}): those recorded for its fingerprint on any trail of any flow (they name one of
+    its reports: attestations._target, or artifacts._bind_pending for one recorded about a
+    template name before the artifact was reported) and the trail-scoped ones of the trails
+    of its `provenance`. Two indexed queries (per IN chunk)."""
+    found: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for fingerprints in in_chunks(sorted(provenance)):
+        for id_, name, compliant, summary, fingerprint in (
+                Attestation.select(Attestation.id, Attestation.name, Attestation.is_compliant,
+                                   Attestation.summary, Artifact.fingerprint)
+                .join(Artifact, on=Attestation.artifact == Artifact.id)
+                .where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints)
+                       & (Attestation.type == "decision")).tuples()):
+            key, decision = _decision(id_, name, compliant, summary)
+            found[fingerprint][key] = decision
+    by_trail: dict[int, list[str]] = defaultdict(list)
+    for fingerprint, reports in provenance.items():
+        for r in reports:
+            by_trail[r["_trail_id"]].append(fingerprint)
+    for trails in in_chunks(sorted(by_trail)):
+        for id_, name, compliant, summary, trail_id in (
+                Attestation.select(Attestation.id, Attestation.name, Attestation.is_compliant,
+                                   Attestation.summary, Attestation.trail)
+                .where(Attestation.trail.in_(trails) & (Attestation.type == "decision")
+                       & Attestation.target_artifact.is_null()).tuples()):
+            key, decision = _decision(id_, name, compliant, summary)
+            for fingerprint in by_trail[trail_id]:
+                found[fingerprint][key] = decision
+    return {f: [d for _, d in sorted(by_id.items())] for f, by_id in found.items()}
+
+
 # ---- decisions ---------------------------------------------------------------------------------
 
 def _context(fingerprint: str, name: str | None, report: dict[str, Any] | None
@@ -310,15 +354,18 @@ class _Case:
     memo shared by a batch: artifacts built alike are judged once."""
 
     def __init__(self, fingerprint: str, name: str | None, report: dict[str, Any] | None,
-                 attestations: dict[tuple[str | None, str], dict[str, Any]], memo: Memo) -> None:
+                 attestations: dict[tuple[str | None, str], dict[str, Any]], memo: Memo,
+                 decisions: Sequence[dict[str, Any]] = ()) -> None:
         self.report = report
         self.context = _context(fingerprint, name, report)
         self.attestations = attestations
+        self.decisions = decisions  # the artifact's, wherever recorded (decisions_about)
         self.memo = memo
         self.flow_key = report["flow_name"] if report else ""
         self.key = (self.flow_key, report["compliance_state"] if report else None,
                     tuple(sorted((a["name"], a["type"], a["is_compliant"], a["control"])
-                                 for a in attestations.values())))
+                                 for a in attestations.values())),
+                    tuple((d["name"], d["is_compliant"], d["control"]) for d in decisions))
         self.values: dict[str, bool] = {}  # expressions reading artifact.*, by text
 
     def holds(self, expression: Expression) -> bool:
@@ -361,9 +408,10 @@ class _Case:
                 return NOT_APPLICABLE
             if report is None:
                 return MISSING_ATTESTATION
+            if rule.for_control is not None:
+                return self.decided(rule)
             found = [a for a in self.attestations.values()
-                     if rule.name in ("*", a["name"]) and rule.type in ("*", a["type"])
-                     and (rule.for_control is None or a["control"] == rule.for_control)]
+                     if rule.name in ("*", a["name"]) and rule.type in ("*", a["type"])]
             if not found:
                 return MISSING_ATTESTATION
             if rule.must_be_compliant and not all(a["is_compliant"] for a in found):
@@ -375,6 +423,17 @@ class _Case:
             return NO_PROVENANCE
         if rule.kind == TRAIL_COMPLIANCE and report["compliance_state"] != COMPLIANT:
             return NON_COMPLIANT_IN_TRAIL
+        return SATISFIED
+
+    def decided(self, rule: Rule) -> str:
+        """A `for_control` rule's outcome: its control's most recent decision about the
+        artifact (of the rule's name, unless '*') decides, wherever it was recorded."""
+        latest = next((d for d in reversed(self.decisions) if d["control"] == rule.for_control
+                       and rule.name in ("*", d["name"])), None)
+        if latest is None:
+            return MISSING_ATTESTATION
+        if rule.must_be_compliant and not latest["is_compliant"]:
+            return NON_COMPLIANT_ATTESTATION
         return SATISFIED
 
 
@@ -536,11 +595,13 @@ class Batch:
         self.alike: dict[tuple[Any, ...], Outcomes] = {}
 
     def decide(self, fingerprint: str, name: str | None, reports: list[dict[str, Any]],
-               attestations: dict[int, list[dict[str, Any]]]) -> ArtifactVerdict:
-        """The verdict of every policy on one artifact, given its reports (provenance) and the
-        attestations of their trails (by trail id)."""
+               attestations: dict[int, list[dict[str, Any]]],
+               decisions: Sequence[dict[str, Any]] = ()) -> ArtifactVerdict:
+        """The verdict of every policy on one artifact, given its reports (provenance), the
+        attestations of their trails (by trail id) and its decisions (decisions_about)."""
         cases = [_Case(fingerprint, name, r,
-                       _about(r, fingerprint, attestations.get(r["_trail_id"], [])), self.memo)
+                       _about(r, fingerprint, attestations.get(r["_trail_id"], [])), self.memo,
+                       decisions)
                  for r in reports] or [_Case(fingerprint, name, None, {}, self.memo)]
         alike = tuple((case.key, tuple(case.holds(e) for e in self.reading_artifact))
                       for case in cases)
@@ -551,14 +612,21 @@ class Batch:
 
 
 def decide(policies: list[LoadedPolicy], fingerprint: str, name: str | None,
-           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]]
-           ) -> ArtifactVerdict:
+           reports: list[dict[str, Any]], attestations: dict[int, list[dict[str, Any]]],
+           decisions: Sequence[dict[str, Any]] = ()) -> ArtifactVerdict:
     """The verdict of every policy on one artifact (a batch of one)."""
-    return Batch(policies).decide(fingerprint, name, reports, attestations)
+    return Batch(policies).decide(fingerprint, name, reports, attestations, decisions)
 
 
 def needs_attestations(policies: Iterable[LoadedPolicy]) -> bool:
-    return any(rule.kind == ATTESTATION for p in policies for rule in p.rules)
+    """Whether a rule reads the attestations of the artifacts' trails (a `for_control` rule
+    reads their decisions instead)."""
+    return any(rule.kind == ATTESTATION and rule.for_control is None
+               for p in policies for rule in p.rules)
+
+
+def needs_decisions(policies: Iterable[LoadedPolicy]) -> bool:
+    return any(rule.for_control is not None for p in policies for rule in p.rules)
 
 
 def attestations_for(provenance: dict[str, list[dict[str, Any]]],
@@ -588,9 +656,10 @@ def evaluate(org: Organization, fingerprints: Iterable[str], policies: list[Load
     if provenance is None:
         provenance = provenance_of(org, wanted, "")
     attestations = attestations_for(provenance, policies)
+    decisions = decisions_about(org, provenance) if needs_decisions(policies) else {}
     names, batch = names or {}, Batch(policies)
-    return {f: batch.decide(f, names.get(f), provenance.get(f, []), attestations)
-            for f in wanted}
+    return {f: batch.decide(f, names.get(f), provenance.get(f, []), attestations,
+                            decisions.get(f, ())) for f in wanted}
 
 
 def applied_policies(policies: list[LoadedPolicy]) -> list[dict[str, Any]]:
