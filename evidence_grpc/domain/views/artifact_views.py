@@ -41,21 +41,16 @@ def _commit_time(artifact: Artifact) -> float | None:
 
 def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
              ) -> list[views.ArtifactHistoryEvent]:
-    """What happened to the artifact, oldest first, each event with its time: its commit, its
-    report, every attestation about it, and every start and exit in an environment (as `kosli
-    get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
-    history: list[views.ArtifactHistoryEvent] = []
-    committed = _commit_time(artifact)
-    if artifact.git_commit and committed is not None:
-        author = (artifact.git_commit_info or {}).get("author")
-        author = f" by {author}" if isinstance(author, str) else ""
-        history.append({"event": f"Commit {artifact.git_commit[:7]} was made{author}",
-                        "timestamp": committed, "type": "commit"})
-    history.append({"event": "Artifact created", "timestamp": artifact.created_at,
-                    "type": "created"})
-    history += [{"event": f"Attestation '{a.name}' ({a.type}) was reported: "
-                          f"{'compliant' if a.is_compliant else 'non-compliant'}",
-                 "timestamp": a.created_at, "type": "attestation"} for a in attested]
+    """What happened to the artifact, oldest first, each event with its time, in the hosted
+    service's words as `kosli get artifact` and `kosli search` print them: each report about it
+    (its own, every attestation's) is "<the name it was reported under> reported" ("cli
+    reported"); each start and exit in an environment "Started running in prod#2 environment",
+    "No longer running in prod#3 environment"."""
+    history: list[views.ArtifactHistoryEvent] = [
+        {"event": f"{artifact.template_reference_name or artifact.name} reported",
+         "timestamp": artifact.created_at, "type": "created"}]
+    history += [{"event": f"{a.name} reported", "timestamp": a.created_at, "type": "attestation"}
+                for a in attested]
     seen = set()
     # A snapshot where the build stopped under one name and started under another (re-reported
     # under a new name): it kept running, neither started nor stopped there.
