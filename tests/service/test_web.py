@@ -171,6 +171,22 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     assert artifact["running"] == [{"environment_name": "prod", "snapshot_index": 2}]
     text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
     assert '/acme/environments/prod/snapshots/2">#2</a></td><td>running' in text
+    # one pod, two (as a sidecar starts: scaling alone makes no snapshot), then none in a
+    # cluster: its history says so as the hosted docs show it
+    world.put("/api/v2/environments/acme", headers=H,
+              json={"name": "k8s", "type": "K8S", "description": ""})
+    for pods in ({FP: 1}, {FP: 2, "e" * 64: 1}, {}):
+        assert world.put("/api/v2/environments/acme/k8s/report/K8S", headers=H, json={
+            "artifacts": [{"podName": f"{fp[:4]}-{n}", "namespace": "default",
+                           "digests": {fp[:4]: fp}, "creationTimestamp": 5}
+                          for fp, count in pods.items() for n in range(count)]}
+                         ).status_code in (200, 201)
+    artifact = world.get(f"/api/v2/artifacts/acme/payments/fingerprint/{FP}", headers=H).json
+    assert [e["event"] for e in artifact["history"] if "k8s#" in e["event"]] == [
+        "Started running in k8s#1 environment", "Scaled up from 1 to 2 in k8s#2 environment",
+        "No longer running in k8s#3 environment"]
+    text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
+    assert "<td>Scaled up from 1 to 2 in k8s#2 environment</td>" in text
 
 
 def test_the_artifact_page_lists_the_trail_it_was_reported_to_not_the_flows_others(world):

@@ -44,8 +44,9 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
     """What happened to the artifact, oldest first, each event with its time, in the hosted
     service's words as `kosli get artifact` and `kosli search` print them: each report about it
     (its own, every attestation's) is "<the name it was reported under> reported" ("cli
-    reported"); each start and exit in an environment "Started running in prod#2 environment",
-    "No longer running in prod#3 environment"."""
+    reported"); each start, change of instances and exit in an environment "Started running in
+    prod#2 environment", "Scaled up from 1 to 3 in prod#3 environment", "No longer running in
+    prod#4 environment" (querying_kosli.md)."""
     history: list[views.ArtifactHistoryEvent] = [
         {"event": f"{artifact.template_reference_name or artifact.name} reported",
          "timestamp": artifact.created_at, "type": "created"}]
@@ -54,7 +55,7 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
     seen = set()
     # A snapshot where the build stopped under one name and started under another (re-reported
     # under a new name): it kept running, neither started nor stopped there.
-    at: dict[str, set[tuple[str, int]]] = {"started": set(), "exited": set()}
+    at: dict[str, set[tuple[str, int]]] = {"started": set(), "exited": set(), "scaled": set()}
     for event in where["events"]:
         at[event["type"]].add((event["environment_name"], event["snapshot_index"]))
     renamed = at["started"] & at["exited"]
@@ -63,9 +64,11 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
         if key in seen or key[1:] in renamed:  # the same build under two names starts once
             continue
         seen.add(key)
-        verb = "Started running in" if event["type"] == "started" else "No longer running in"
-        history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
-                                 " environment",
+        was, now = event["was"], event["now"]
+        happened = {"started": "Started running in", "exited": "No longer running in",
+                    "scaled": f"Scaled {'up' if now > was else 'down'} from {was} to {now} in"}
+        history.append({"event": f"{happened[event['type']]} {event['environment_name']}#"
+                                 f"{event['snapshot_index']} environment",
                         "timestamp": event["timestamp"], "type": event["type"]})
     return sorted(history, key=lambda e: e["timestamp"] or 0.0)  # stable: ties keep this order
 
