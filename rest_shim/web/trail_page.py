@@ -182,6 +182,7 @@ def _commit_of(event: Any) -> str:
 
 
 def _compliance_of(event: Any) -> str:
+    """An attestation's verdict as the CLI's COMPLIANCE column shows it; '' for other events."""
     attestation = event.attestation if event.WhichOneof("detail") == "attestation" else None
     if attestation is None or not attestation.HasField("is_compliant"):
         return ""
