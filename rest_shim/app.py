@@ -126,7 +126,7 @@ def _view(route: Route, backend: Backend) -> View:
         try:
             response, answer_key = backend.call_keyed(route.method, message, metadata)
         except grpc.RpcError as error:
-            return rpc_error_response(error)
+            return rpc_error_response(error, request.path)
         return render(route, response, answer_key, request.accept_encodings["gzip"] > 0)
 
     return view

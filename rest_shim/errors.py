@@ -43,8 +43,10 @@ def error_response(status: int, message: str, errors: dict[str, str] | None = No
     return response
 
 
-def rpc_error_response(error: grpc.RpcError) -> Response:
-    """The HTTP answer for a failed call: its status, message and field violations."""
+def rpc_error_response(error: grpc.RpcError, path: str) -> Response:
+    """The HTTP answer for a failed call to `path`: its status, message and field violations.
+    A caller refused the organization it names (unknown, or not its own) is told as the hosted
+    service tells it over HTTP: "Access denied to <path>"."""
     code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
     message = error.details() if isinstance(error, grpc.Call) else str(error)
     errors: dict[str, str] = {}
@@ -61,6 +63,8 @@ def rpc_error_response(error: grpc.RpcError) -> Response:
                 detail.Unpack(info)
                 if info.reason == "PRIVILEGE_REQUIRED":  # which privilege, which fields
                     errors.update(info.metadata)
+                elif info.reason == "ORGANIZATION_ACCESS_DENIED":
+                    message = f"Access denied to {path}"
     if code == grpc.StatusCode.UNAVAILABLE:
         message = "The evidence service is unavailable"
     return error_response(HTTP_STATUS.get(code, 500), message or code.name, errors)

@@ -155,6 +155,7 @@ def register(app: Flask, backend: Backend, settings: Settings) -> None:
         code = error.code()
         if code == grpc.StatusCode.UNAUTHENTICATED:
             if "authorization" in request.headers and not _session_id():
+                g.key_refused = True
                 return _error_page(401, "The API key was not accepted.")
             _forget_session()
             return redirect(url_for("web.sign_in", next=request.full_path.rstrip("?")))
@@ -286,6 +287,12 @@ def _sign_in(web: Blueprint, pages: _Pages) -> None:
             pages.end_session(session_id)
         _forget_session()
         return redirect(url_for("web.sign_in"))
+
+
+def _signed_in_by_key() -> bool:
+    """Whether the page is read with an API key of the request's Authorization header (a script,
+    a proxy adding it) rather than a session: the header says so, not "Sign in"."""
+    return "authorization" in request.headers and not _session_id() and not g.get("key_refused")
 
 
 def _org_of(path: str | None) -> str:
@@ -602,3 +609,4 @@ def _filters(web: Blueprint) -> None:
     web.add_app_template_global(csrf_token, "csrf_token")
     web.add_app_template_global(
         lambda: request.cookies.get(ORG_COOKIE) if _session_id() else None, "signed_in_org")
+    web.add_app_template_global(_signed_in_by_key, "signed_in_by_key")

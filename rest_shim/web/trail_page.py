@@ -138,29 +138,52 @@ def _why(s: Any, missing: str, *, unexpected: bool = False) -> str:
     return "not in the template" if unexpected else ""
 
 
-def timeline(events: Any) -> list[tuple[str, str, str]]:
-    """(when, event type, detail) of each event, newest first."""
-    return [(when(e.timestamp), e.type, event_text(e)) for e in reversed(events)]
+def timeline(events: Any) -> list[tuple[str, str, str, str]]:
+    """(when, what happened, git commit, compliance) of each event, newest first: the columns and
+    the words of the events table `kosli get trail` prints."""
+    return [(when(e.timestamp), event_text(e), _commit_of(e), _compliance_of(e))
+            for e in reversed(events)]
 
 
 def event_text(event: Any) -> str:
-    """One line for a trail event, from the fields of its kind."""
+    """One line for a trail event, worded as `kosli get trail` words it ("trail started")."""
     kind = event.WhichOneof("detail")
-    if kind == "trail":
-        return f"by {event.trail.user}"
+    if event.type == "trail_reported":
+        return "trail started"
+    if event.type == "trail_updated":
+        return "trail updated"
     if kind == "artifact":
         a = event.artifact
-        return f"{a.artifact_name} ({a.fingerprint[:12]}) as {a.template_reference_name or '-'} by {a.user}"
+        return f"artifact '{a.artifact_name}' created for template name '{a.template_reference_name}'"
     if kind == "attestation":
         a = event.attestation
-        verdict = ("compliant" if a.is_compliant else "non-compliant") if a.HasField("is_compliant") else ""
-        about = f" about {a.target_artifact}" if a.HasField("target_artifact") else ""
-        return f"{a.template_reference_name} ({a.attestation_type}){about} {verdict} by {a.user}"
+        if a.HasField("target_artifact"):
+            return (f"'{a.attestation_type}' attestation reported for "
+                    f"{a.target_artifact}.{a.template_reference_name}")
+        return f"'{a.attestation_type}' attestation reported for {a.template_reference_name} on the trail"
     if kind == "running":
         r = event.running
-        name = r.template_reference_name or r.artifact_fingerprint[:12]
-        return f"{name} in {r.environment_name}#{r.snapshot_index}"
+        verb = "stopped" if event.type == "artifact_stopped_running" else "started"
+        return f"artifact '{r.template_reference_name}' {verb} running in '{r.environment_name}'"
     if kind == "approval":
         a = event.approval
-        return f"approval #{a.approval_number} {a.state}" + (f" by {a.reviewer}" if a.reviewer else "")
-    return ""
+        if a.state == "PENDING":
+            return f"approval #{a.approval_number} requested"
+        return f"approval #{a.approval_number} created by '{a.reviewer}'"
+    return event.type
+
+
+def _commit_of(event: Any) -> str:
+    """The short commit the event was reported with, if any."""
+    kind = event.WhichOneof("detail")
+    if kind not in ("trail", "artifact", "attestation"):
+        return ""
+    return getattr(event, kind).git_commit_info.sha1[:7]
+
+
+def _compliance_of(event: Any) -> str:
+    """An attestation's verdict as the CLI's COMPLIANCE column shows it; '' for other events."""
+    attestation = event.attestation if event.WhichOneof("detail") == "attestation" else None
+    if attestation is None or not attestation.HasField("is_compliant"):
+        return ""
+    return "compliant" if attestation.is_compliant else "non-compliant"

@@ -205,8 +205,7 @@ def test_search_follows_the_artifact_through_environments_as_the_tutorial_shows(
     history = history[:next((i for i, line in enumerate(history)
                              if line.strip() and not line.startswith(" ")), len(history))]
     events = [line.strip().split("  ")[0] for line in history if line.strip()]
-    assert events[0].startswith("Commit ")  # the commit it was built from, at its time
-    assert events[1:] == ["Artifact created", f"Started running in {beta}#1 environment",
+    assert events == ["backend reported", f"Started running in {beta}#1 environment",
                       f"Started running in {prod}#1 environment",
                       f"No longer running in {beta}#2 environment"]
     assert all(len(line.strip().split("  ")[-1].strip()) > 20  # its time, as a date

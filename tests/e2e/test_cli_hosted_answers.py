@@ -1,10 +1,12 @@
 """What the official kosli CLI prints where the hosted service answers an empty list, an error or
 a particular shape: attestations asked for by a name nothing was reported under, overrides of
 an attestation the template expects before it is reported, a diff of an environment without
-snapshots, the URL of an artifact, and a refused template at each door."""
+snapshots, the URL of an artifact and its history, a refused template at each door, and an
+organization refused to a key."""
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 import re
 
@@ -109,6 +111,45 @@ def test_an_artifact_url_names_the_report_it_shows(live: RunningServer, tmp_path
     asserted = live.kosli("assert", "artifact", "--fingerprint", FINGERPRINT, "--flow", flow,
                           check=False)
     assert f"See more details at {url}\n" in asserted.stdout + asserted.stderr
+
+
+def test_an_artifacts_history_reads_as_the_hosted_service_words_it(live: RunningServer,
+                                                                   tmp_path: pathlib.Path):
+    """get-artifact.txt of the CLI's own tests: an artifact reported under the template name
+    `cli` has one line, "cli reported" (none for its commit); what is reported about it and
+    where it runs follow, each at its time."""
+    flow, where = _trail_with_artifact(live, tmp_path)
+
+    def history(fingerprint: str) -> list[str]:
+        table = live.kosli("get", "artifact", f"{flow}@{fingerprint}").stdout
+        return [re.split(r"\s{2,}", line.strip())[0]
+                for line in table.split("History:\n", 1)[1].splitlines()]
+
+    assert history(FINGERPRINT) == ["cli reported"]
+    built = write(tmp_path / "app.bin", f"{flow} app")
+    fingerprint = hashlib.sha256(built.read_bytes()).hexdigest()
+    live.kosli("attest", "artifact", str(built), "--fingerprint", fingerprint, "--name", "cli",
+               "--build-url", "https://ci.example/2", "--commit-url", "https://git.example/c",
+               "--commit", "HEAD", "--repo-root", str(tmp_path / "repo"), *where)
+    live.kosli("attest", "generic", "--fingerprint", fingerprint, "--name", "foo", *where)
+    env = unique("hosted-env")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("snapshot", "server", env, "--paths", str(built))
+    live.kosli("snapshot", "server", env, "--paths", str(write(tmp_path / "other.bin", "x")))
+    assert history(fingerprint) == ["cli reported", "foo reported",
+                                    f"Started running in {env}#1 environment",
+                                    f"No longer running in {env}#2 environment"]
+
+
+def test_an_organization_refused_to_a_key_reads_as_the_hosted_service_words_it(
+        live: RunningServer):
+    """updateDefaultOrg_test.go: an organization the key's user is no member of, or one that
+    does not exist, is "Access denied to <the request's path>" over HTTP."""
+    for org in ("other", unique("no-such-org")):
+        refused = live.kosli("update", "default-org", org, check=False)
+        assert failure(refused).endswith(f"] Access denied to /api/v2/user/{org}\n")
+        refused = live.kosli("list", "flows", org=org, check=False)
+        assert failure(refused).endswith(f"] Access denied to /api/v2/flows/{org}\n")
 
 
 def test_a_refused_template_reads_as_each_door_words_it(live: RunningServer,

@@ -341,7 +341,7 @@ def test_split_grpc_server_and_shim_on_one_database(database_url: str, tmp_path:
         assert "Name:              t1" in table and "trail started" in table
         refused = server.kosli("get", "flow", "split", key=BOB_KEY, check=False)
         assert refused.returncode == 1
-        assert "You do not have access to organization 'acme'" in refused.stderr
+        assert "] Access denied to /api/v2/flows/acme/split\n" in refused.stderr
         missing = server.kosli("get", "flow", "absent", check=False)
         assert missing.returncode == 1 and "Flow named 'absent' does not exist" in missing.stderr
 

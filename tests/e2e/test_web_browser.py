@@ -100,6 +100,8 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "COMPLIANT" in body and "Attestations (2)" in body
     assert "unit-tests" in body and "ticket" in body and "app.tar" in body
+    # its timeline in the words `kosli get trail` prints
+    assert "trail started" in body and "'junit' attestation reported for app.unit-tests" in body
     _shot(browser, "trail")
 
     browser.get(f"{server.http_url}/acme/flows/shop")
@@ -107,7 +109,8 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     _shot(browser, "flow")
 
     browser.get(f"{server.http_url}/acme/flows/shop/artifacts/{fingerprint}")
-    assert "prod" in browser.find_element(By.TAG_NAME, "body").text
+    history = browser.find_element(By.XPATH, "//h2[.='History']/following-sibling::table").text
+    assert "app reported" in history and "Started running in prod#1 environment" in history
     _shot(browser, "artifact")
 
     browser.get(f"{server.http_url}/acme/environments/prod")

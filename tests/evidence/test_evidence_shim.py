@@ -466,9 +466,8 @@ def test_attestations_made_before_their_artifact_are_bound_by_template_name_and_
     got = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
     assert list(got["evidence"]) == ["unit-tests"]
     # its history has every event with its time, oldest first, the attestation included
-    assert [h["type"] for h in got["history"]] == ["commit", "attestation", "created"]
-    assert got["history"][1]["event"] == "Attestation 'unit-tests' (generic) was reported: " \
-                                         "compliant"
+    assert [(h["type"], h["event"]) for h in got["history"]] == [
+        ("attestation", "unit-tests reported"), ("created", "backend reported")]
 
 
 def test_attestations_bind_to_artifacts_by_target_or_fingerprint(trail):
@@ -920,9 +919,8 @@ def test_report_artifact_and_get_it_by_fingerprint_or_prefix(trail):
                                     f"{BACKEND_FP}?artifact_id={artifact['id']}")
     assert artifact["state"] == "INCOMPLETE"  # its scan is still missing
     assert (artifact["running"], artifact["exited"]) == ([], [])
-    assert [h["event"] for h in artifact["history"]] == [
-        f"Commit {COMMIT[:7]} was made by Alice <a@x>", "Artifact created"]
-    assert [h["timestamp"] for h in artifact["history"]][0] == 1700000000
+    # in the hosted service's words, as `kosli get artifact` prints them: no line for its commit
+    assert [h["event"] for h in artifact["history"]] == ["backend reported"]
 
     prefix = trail.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP[:5]}", headers=H)
     assert prefix.status_code == 200

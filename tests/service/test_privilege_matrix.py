@@ -16,7 +16,8 @@ What it proves, per RPC and what it declares (`(privilege)`, `(http_options).ano
   `(public_flow_read)` RPC too when the flow addressed is private; on a public flow, such an
   RPC answers it (and every other RPC naming that flow still answers 401);
 - a key of another organization (a member's, a service account's) is exactly 403 /
-  PERMISSION_DENIED "You do not have access to organization 'acme'" (no details) on every RPC
+  PERMISSION_DENIED "You do not have access to organization 'acme'" (no details; over REST,
+  as the hosted service words it, "Access denied to <the request's path>") on every RPC
   whose request names an organization, public flows included; an RPC that names none answers
   such a key as acting in its own organization (never refused);
 - an anonymous RPC answers every caller.
@@ -40,7 +41,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import grpc
 import pytest
@@ -171,8 +172,9 @@ def _cases(index: int, rpc: Rpc, callers: list[Caller]) -> list[Case]:
     return cases
 
 
-def _problem(rpc: Rpc, case: Case, answer: Answer) -> str | None:
-    """What is wrong with the answer to this case, or None."""
+def _problem(rpc: Rpc, case: Case, answer: Answer, foreign: str = FOREIGN) -> str | None:
+    """What is wrong with the answer to this case, or None (`foreign`: the refusal of a key of
+    another organization, as the door words it)."""
     if answer.status >= 500 or answer.code in FAILED_CODES:
         return "failed"
     refused = answer.status in (401, 403)
@@ -186,8 +188,8 @@ def _problem(rpc: Rpc, case: Case, answer: Answer) -> str | None:
     if case.caller in FOREIGN_CALLERS:
         if not rpc.names_org:  # nothing of acme's is addressed: the key acts as its own
             return "refused a call that names no organization" if refused else None
-        ok = (answer.status, answer.message, answer.errors) == (403, FOREIGN, {})
-        return None if ok else f"expected 403 {FOREIGN!r}"
+        ok = (answer.status, answer.message, answer.errors) == (403, foreign, {})
+        return None if ok else f"expected 403 {foreign!r}"
     if case.level < rpc.needed:
         detail = {"privilege": f"needs {ROLES[rpc.needed - 1]} privilege in organization "
                                f"'acme', the key has {ROLES[case.level - 1]}"}
@@ -338,7 +340,8 @@ def test_the_privilege_matrix_over_rest(seeded: FlaskClient, callers: list[Calle
                 response = seeded.open(url, method=rpc.route.http_method, headers=headers,
                                        **body)
                 calls += 1
-                problem = _problem(rpc, case, _rest_answer(response))
+                problem = _problem(rpc, case, _rest_answer(response),
+                                   foreign=f"Access denied to {unquote(url)}")
                 if problem:
                     failures.append(
                         f"{rpc.method.name} {rpc.route.http_method} {url}{body_label} as "

@@ -368,7 +368,8 @@ def test_artifacts_and_attestations_are_typed_over_grpc(channel):
     evidence = found.evidence["tests"]
     assert (evidence.evidence_type, evidence.is_compliant) == ("junit", False)
     assert (evidence.junit_results[0].name, evidence.junit_results[0].failures) == ("api", 1)
-    assert [event.type for event in found.history] == ["commit", "created", "attestation"]
+    assert [(event.type, event.event) for event in found.history] == [
+        ("created", "app.tgz reported"), ("attestation", "tests reported")]
 
     [tests] = attestations.GetArtifactAttestation(att_pb.GetArtifactAttestationRequest(
         org="acme", flow_name="app", fingerprint=fingerprint, attestation_name="tests"),

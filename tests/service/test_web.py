@@ -72,9 +72,15 @@ def test_sign_in_never_redirects_off_the_site(world, target: str):
 
 
 def test_an_authorization_header_is_accepted_without_a_session(world):
-    assert world.get("/acme", headers=H).status_code == 200
+    page = world.get("/acme", headers=H)
+    assert page.status_code == 200
+    # its header knows the reader signed in with that key: no "Sign in", no "Sign out"
+    header = page.get_data(as_text=True).split("</header>")[0]
+    assert "Signed in with an API key" in header and "Sign in" not in header
+    assert "Signed in with an API key" not in world.get("/sign-in").get_data(as_text=True)
     refused = world.get("/acme", headers={"Authorization": "Bearer wrong-key-0123456789012"})
     assert refused.status_code == 401 and "text/html" in refused.content_type
+    assert "Signed in with an API key" not in refused.get_data(as_text=True)
     other = world.get("/acme", headers=bearer(BOB_KEY))
     assert other.status_code == 403
 
@@ -115,7 +121,13 @@ def test_the_trail_page_shows_attestations_compliance_artifacts_and_timeline(wor
     assert "Attestations (2)" in text and "unit-tests" in text and "ticket" in text
     assert "&#34;total&#34;: 3" in text  # the junit results, as data
     assert "backend.tgz" in text and f"/acme/flows/payments/artifacts/{FP}" in text
-    assert "artifact_creation_reported" in text
+    # the timeline in the words and columns `kosli get trail` prints its events with
+    assert "<th>Time</th><th>Description</th><th>Git commit</th><th>Compliance</th>" in text
+    for said in ("trail started", "artifact &#39;backend.tgz&#39; created for template name "
+                 "&#39;backend&#39;", "&#39;junit&#39; attestation reported for backend.unit-tests",
+                 "&#39;generic&#39; attestation reported for ticket on the trail"):
+        assert f"<td>{said}</td>" in text, said
+    assert "artifact_creation_reported" not in text
     link = re.search(r'href="(/acme/flows/payments/trails/release-1/attestations/[^"]+/attachment)"',
                      text).group(1)
     download = world.get(link)
@@ -141,6 +153,10 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     text = page.get_data(as_text=True)
     assert "backend.tgz" in text and "release-1" in text and "unit-tests" in text
     assert "/acme/environments/prod/snapshots/1" in text
+    # its history: the same lines `kosli get artifact` prints
+    history = text.split("<h2>History</h2>")[1]
+    assert [cell for cell in re.findall(r"<td>([^<]*)</td></tr>", history)] == [
+        "backend reported", "unit-tests reported", "Started running in prod#1 environment"]
     trail = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
     assert ('href="/acme/environments/prod">prod</a> (since '
             '<a href="/acme/environments/prod/snapshots/1">#1</a>)') in trail  # from its events
@@ -155,6 +171,22 @@ def test_the_artifact_page_shows_where_it_runs_its_trails_and_evidence(world):
     assert artifact["running"] == [{"environment_name": "prod", "snapshot_index": 2}]
     text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
     assert '/acme/environments/prod/snapshots/2">#2</a></td><td>running' in text
+    # one pod, two (as a sidecar starts: scaling alone makes no snapshot), then none in a
+    # cluster: its history says so as the hosted docs show it
+    world.put("/api/v2/environments/acme", headers=H,
+              json={"name": "k8s", "type": "K8S", "description": ""})
+    for pods in ({FP: 1}, {FP: 2, "e" * 64: 1}, {}):
+        assert world.put("/api/v2/environments/acme/k8s/report/K8S", headers=H, json={
+            "artifacts": [{"podName": f"{fp[:4]}-{n}", "namespace": "default",
+                           "digests": {fp[:4]: fp}, "creationTimestamp": 5}
+                          for fp, count in pods.items() for n in range(count)]}
+                         ).status_code in (200, 201)
+    artifact = world.get(f"/api/v2/artifacts/acme/payments/fingerprint/{FP}", headers=H).json
+    assert [e["event"] for e in artifact["history"] if "k8s#" in e["event"]] == [
+        "Started running in k8s#1 environment", "Scaled up from 1 to 2 in k8s#2 environment",
+        "No longer running in k8s#3 environment"]
+    text = world.get(f"/acme/flows/payments/artifacts/{FP}").get_data(as_text=True)
+    assert "<td>Scaled up from 1 to 2 in k8s#2 environment</td>" in text
 
 
 def test_the_artifact_page_lists_the_trail_it_was_reported_to_not_the_flows_others(world):

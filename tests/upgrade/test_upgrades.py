@@ -31,6 +31,10 @@ ARTIFACT_IDS = [
     (r"GET /api/v2/artifacts/.*", r"^/body/(id|html_url)$", "an artifact's id and html URL"),
     (r"GET /api/v2/trails/.*", r"/artifacts_statuses/[^/]+/artifact_id$", "an artifact's id"),
 ]
+# After 2026-11-28c (issue 44): an artifact's history in the hosted service's words, as `kosli get
+# artifact` prints it ("cli reported"; no line for the commit). Its verdicts are not in it.
+HISTORY_WORDS = (r"GET /api/v2/artifacts/.*", r"^/body/history",
+                 "an artifact's history in the hosted service's words")
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
         *ARTIFACT_IDS,
@@ -41,9 +45,9 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
         (r"GET /api/v2/artifacts/.*", r"^/body/history",
          "an artifact's history dates every start and exit, as the published shapes (2026-11-24)"),
     ],
-    "2026-11-28": ARTIFACT_IDS,
-    "2026-11-28b": ARTIFACT_IDS,
-    "2026-11-28c": ARTIFACT_IDS,
+    "2026-11-28": [*ARTIFACT_IDS, HISTORY_WORDS],
+    "2026-11-28b": [*ARTIFACT_IDS, HISTORY_WORDS],
+    "2026-11-28c": [*ARTIFACT_IDS, HISTORY_WORDS],
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"

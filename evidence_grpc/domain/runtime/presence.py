@@ -23,9 +23,10 @@ _EVENTS_OF = Prepared(lambda org, fingerprints: (
 
 def presence(org: Organization, fingerprints: list[str]) -> dict[str, dict[str, list[Any]]]:
     """{fingerprint: {"running": [{environment_name, snapshot_index}], "exited": [...],
-    "events": [{type: started|exited, environment_name, snapshot_index, timestamp}]}}.
-    A running entry names the environment's latest snapshot, an exited one the snapshot in
-    which the artifact stopped running; `events` are every start and exit, in report order."""
+    "events": [{type: started|exited|scaled, environment_name, snapshot_index, timestamp, was,
+    now}]}}. A running entry names the environment's latest snapshot, an exited one the snapshot
+    in which the artifact stopped running; `events` are every start, exit and change of its
+    instances (from `was` to `now`), in report order."""
     out: dict[str, dict[str, list[Any]]] = {
         fp: {"running": [], "exited": [], "events": []} for fp in fingerprints}
     if not fingerprints:
@@ -38,10 +39,10 @@ def presence(org: Organization, fingerprints: list[str]) -> dict[str, dict[str, 
     last: dict[tuple[str, int, str], EnvironmentEvent] = {}
     for event in rows:
         last[(event.fingerprint, event.environment_id, event.artifact_name)] = event
-        if event.type in ("started", "exited"):
-            out[event.fingerprint]["events"].append({
-                "type": event.type, "environment_name": event.environment.name,
-                "snapshot_index": event.snapshot_index, "timestamp": event.reported_at})
+        out[event.fingerprint]["events"].append({
+            "type": event.type, "environment_name": event.environment.name,
+            "snapshot_index": event.snapshot_index, "timestamp": event.reported_at,
+            "was": event.was, "now": event.now})
     by_env: dict[tuple[str, int], list[EnvironmentEvent]] = {}
     for (fingerprint, env_id, _), event in last.items():
         by_env.setdefault((fingerprint, env_id), []).append(event)

@@ -41,25 +41,21 @@ def _commit_time(artifact: Artifact) -> float | None:
 
 def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
              ) -> list[views.ArtifactHistoryEvent]:
-    """What happened to the artifact, oldest first, each event with its time: its commit, its
-    report, every attestation about it, and every start and exit in an environment (as `kosli
-    get artifact` and `kosli search` print them: "Started running in prod#2 environment")."""
-    history: list[views.ArtifactHistoryEvent] = []
-    committed = _commit_time(artifact)
-    if artifact.git_commit and committed is not None:
-        author = (artifact.git_commit_info or {}).get("author")
-        author = f" by {author}" if isinstance(author, str) else ""
-        history.append({"event": f"Commit {artifact.git_commit[:7]} was made{author}",
-                        "timestamp": committed, "type": "commit"})
-    history.append({"event": "Artifact created", "timestamp": artifact.created_at,
-                    "type": "created"})
-    history += [{"event": f"Attestation '{a.name}' ({a.type}) was reported: "
-                          f"{'compliant' if a.is_compliant else 'non-compliant'}",
-                 "timestamp": a.created_at, "type": "attestation"} for a in attested]
+    """What happened to the artifact, oldest first, each event with its time, in the hosted
+    service's words as `kosli get artifact` and `kosli search` print them: each report about it
+    (its own, every attestation's) is "<the name it was reported under> reported" ("cli
+    reported"); each start, change of instances and exit in an environment "Started running in
+    prod#2 environment", "Scaled up from 1 to 3 in prod#3 environment", "No longer running in
+    prod#4 environment" (querying_kosli.md)."""
+    history: list[views.ArtifactHistoryEvent] = [
+        {"event": f"{artifact.template_reference_name or artifact.name} reported",
+         "timestamp": artifact.created_at, "type": "created"}]
+    history += [{"event": f"{a.name} reported", "timestamp": a.created_at, "type": "attestation"}
+                for a in attested]
     seen = set()
     # A snapshot where the build stopped under one name and started under another (re-reported
     # under a new name): it kept running, neither started nor stopped there.
-    at: dict[str, set[tuple[str, int]]] = {"started": set(), "exited": set()}
+    at: dict[str, set[tuple[str, int]]] = {"started": set(), "exited": set(), "scaled": set()}
     for event in where["events"]:
         at[event["type"]].add((event["environment_name"], event["snapshot_index"]))
     renamed = at["started"] & at["exited"]
@@ -68,9 +64,11 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
         if key in seen or key[1:] in renamed:  # the same build under two names starts once
             continue
         seen.add(key)
-        verb = "Started running in" if event["type"] == "started" else "No longer running in"
-        history.append({"event": f"{verb} {event['environment_name']}#{event['snapshot_index']}"
-                                 " environment",
+        was, now = event["was"], event["now"]
+        happened = {"started": "Started running in", "exited": "No longer running in",
+                    "scaled": f"Scaled {'up' if now > was else 'down'} from {was} to {now} in"}
+        history.append({"event": f"{happened[event['type']]} {event['environment_name']}#"
+                                 f"{event['snapshot_index']} environment",
                         "timestamp": event["timestamp"], "type": event["type"]})
     return sorted(history, key=lambda e: e["timestamp"] or 0.0)  # stable: ties keep this order
 
