@@ -60,6 +60,17 @@ def test_environment_settings_are_stored_and_answered_as_set(client):
     assert [e["include_scaling"] for e in client.get("/api/v2/environments/acme",
                                                      headers=H).json] == [False, False]
 
+    # What it means: with it set, a change of instance counts alone makes a snapshot.
+    def pods(count: int) -> dict:
+        return {"artifacts": [{"podName": f"p{i}", "namespace": "default",
+                               "digests": {"img": FP1}, "creationTimestamp": 1700000000}
+                              for i in range(count)]}
+    for name, scaling, snapshots in (("scaled", True, 2), ("unscaled", False, 1)):
+        create(client, name, "K8S", include_scaling=scaling)
+        for count in (1, 2):
+            assert report(client, name, "K8S", pods(count)).status_code in (200, 201)
+        assert len(client.get(f"/api/v2/snapshots/acme/{name}", headers=H).json) == snapshots
+
 
 def test_environment_bad_input(client):
     bad = create(client, env_type="bogus")
