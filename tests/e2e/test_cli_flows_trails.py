@@ -186,7 +186,8 @@ def test_archive_flow_renames_it_and_frees_its_name(live: RunningServer):
 
     # Renamed as the hosted service does; its former name is gone with it.
     gone = live.kosli("get", "flow", flow, check=False)
-    assert failure(gone) == f"Error: [kosli get flow] Flow named '{flow}' does not exist for organization 'acme'\n"
+    assert failure(gone) == (f"Error: [kosli get flow] Flow named '{flow}' does not exist for "
+                             f"organization 'acme'\n")
     [archived] = [found for seconds in range(before, after + 1)
                   for found in [live.kosli("get", "flow", f"{flow}-archived-at-{seconds}",
                                            "--output", "json", check=False)]
