@@ -2,18 +2,27 @@
 a particular shape: attestations asked for by a name nothing was reported under, overrides of
 an attestation the template expects before it is reported, a diff of an environment without
 snapshots, the URL of an artifact and its history, a refused template at each door, and an
-organization refused to a key."""
+organization refused to a key; and what the other official client, the Terraform provider, sends
+and reads (its calls replayed from tests/e2e/terraform_calls.py)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import http.client
+import json
 import pathlib
 import re
+import secrets
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import RunningServer
+from tests.conftest import ALICE_KEY, RunningServer
 from tests.e2e.cli import Repo, failure, unique, write
+from tests.e2e.terraform_calls import CALLS, Call, go_json
 
 pytestmark = pytest.mark.e2e
 
@@ -169,3 +178,118 @@ def test_a_refused_template_reads_as_each_door_words_it(live: RunningServer,
                      r"trail -> attestations -> 0 -> type\n  'not-supported' is not one of ",
                      begun, re.MULTILINE), begun
     assert live.kosli("get", "trail", "t1", "--flow", flow, check=False).returncode == 1
+
+
+# ---- the Terraform provider's calls ----------------------------------------------------------
+
+def _filled(value: Any, context: dict[str, Any]) -> Any:
+    """`value` with `{name}`s of `context` filled in (a string that is one `{name}` alone takes
+    the captured value as it is, a number stays a number)."""
+    if isinstance(value, str):
+        bare = re.fullmatch(r"\{(\w+)\}", value)
+        return context[bare.group(1)] if bare else value.format(**context)
+    if isinstance(value, dict):
+        return {_filled(k, context): _filled(v, context) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(v, context) for v in value]
+    return value
+
+
+def _multipart(fields: dict[str, Any], files: dict[str, tuple[str, str]]) -> tuple[bytes, str]:
+    """The body and Content-Type Go's mime/multipart Writer makes of WriteField parts (JSON,
+    as json.Marshal writes it) and CreateFormFile parts."""
+    boundary = secrets.token_hex(30)
+    parts = [f'Content-Disposition: form-data; name="{name}"\r\n\r\n'.encode() + go_json(value)
+             for name, value in fields.items()]
+    parts += [(f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+               f"Content-Type: application/octet-stream\r\n\r\n{content}").encode()
+              for name, (filename, content) in files.items()]
+    body = b"".join(f"--{boundary}\r\n".encode() + part + b"\r\n" for part in parts)
+    return body + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def _send(live: RunningServer, call: Call, context: dict[str, Any]) -> tuple[int, bytes]:
+    """The call as the provider's client.go doRequest (or its multipart twins) sends it: the
+    headers it sets, and Accept-Encoding: gzip as Go's transport adds and undoes."""
+    headers = {"Authorization": f"Bearer {ALICE_KEY}", "User-Agent": "terraform-provider-kosli/dev",
+               "Accept-Encoding": "gzip"}
+    body = None
+    if call.fields or call.files:
+        body, headers["Content-Type"] = _multipart(_filled(call.fields, context),
+                                                   _filled(call.files, context))
+    elif call.json is not None:
+        body, headers["Content-Type"] = go_json(_filled(call.json, context)), "application/json"
+    url = urlsplit(live.http_url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.request(call.method, "/api/v2" + _filled(call.path, context), body, headers)
+        answer = connection.getresponse()
+        data = answer.read()
+        if answer.getheader("Content-Encoding") == "gzip":
+            data = gzip.decompress(data)
+        return answer.status, data
+    finally:
+        connection.close()
+
+
+GO_TYPES: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float),
+                                         "bool": (bool,), "{str}": (dict,)}
+
+
+def _decode_errors(value: Any, shape: Any, where: str = "") -> list[str]:
+    """Where json.Unmarshal of `value` into the Go type `shape` fails (null is a zero value)."""
+    if value is None or shape in ("any", "raw"):
+        return []
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return [f"{where}: {value!r} is not an array"]
+        return [e for i, item in enumerate(value) for e in _decode_errors(item, shape[0],
+                                                                          f"{where}.{i}")]
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return [f"{where}: {value!r} is not an object"]
+        errors = []
+        for key, field_shape in shape.items():
+            name = key.rstrip("?")
+            if name not in value:
+                errors += [] if key.endswith("?") else [f"{where}.{name}: never answered"]
+            else:
+                errors += _decode_errors(value[name], field_shape, f"{where}.{name}")
+        return errors
+    wrong = not isinstance(value, GO_TYPES[shape]) or (isinstance(value, bool) and shape != "bool")
+    wrong = wrong or (shape == "int" and isinstance(value, float))
+    if shape == "{str}" and not wrong:
+        wrong = not all(isinstance(v, str) for v in value.values())
+    return [f"{where}: {value!r} does not decode into Go {shape}"] if wrong else []
+
+
+def _at(value: Any, path: str) -> Any:
+    for step in path.split("."):
+        if step == "#max":  # resource_policy.go latestPolicyVersion: the highest version
+            value = max(value, key=lambda v: v["version"])
+        else:
+            value = value[int(step)] if isinstance(value, list) else value[step]
+    return value
+
+
+def test_the_terraform_provider_calls_behave(live: RunningServer):
+    """Every call the Terraform provider's client makes in the lifecycle of one resource of each
+    kind (tests/e2e/terraform_calls.py), replayed as its Go code sends it and judged as its Go
+    code decodes and uses the answer."""
+    context: dict[str, Any] = {"org": "acme", "s": uuid.uuid4().hex[:8]}
+    for call in CALLS:
+        status, data = _send(live, call, context)
+        said = f"{call.source}: {call.method} {_filled(call.path, context)} -> {status} {data[:300]!r}"
+        if call.missing:
+            assert status == 404, said
+            continue
+        assert (status == call.status) if call.status else 200 <= status < 300, said
+        if call.decodes is None:
+            continue
+        answer = json.loads(data)
+        assert _decode_errors(answer, call.decodes) == [], said
+        if call.pick is not None:
+            [answer] = [item for item in answer if item["name"] == _filled(call.pick, context)]
+        for path, expected in _filled(call.reads, context).items():
+            assert _at(answer, path) == expected, f"{said}\n{path}"
+        context.update({name: _at(answer, path) for name, path in call.capture.items()})

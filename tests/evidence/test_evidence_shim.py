@@ -328,12 +328,14 @@ def test_custom_type_validates_and_judges_attestations(trail):
 def test_custom_type_versions_list_and_archive(client):
     assert create_type(client, rules=[".line_coverage >= 80"]).status_code == 201
     second = create_type(client, rules=[".line_coverage >= 90"])
-    assert second.status_code == 200
+    assert second.status_code == 201  # a new version is created (the Terraform provider needs 201)
     assert second.json == "custom attestation type 'coverage' was updated"
     assert create_type(client, name="review", schema=None).status_code == 201
 
     got = client.get("/api/v2/custom-attestation-types/acme/coverage", headers=H).json
-    assert [v["version"] for v in got["versions"]] == [1, 2]
+    # Newest first: the Terraform provider reads versions[0] as the latest.
+    assert [(v["version"], v["evaluator"]["rules"]) for v in got["versions"]] == [
+        (2, [".line_coverage >= 90"]), (1, [".line_coverage >= 80"])]
     first = client.get("/api/v2/custom-attestation-types/acme/coverage?version=1", headers=H).json
     assert [v["evaluator"]["rules"] for v in first["versions"]] == [[".line_coverage >= 80"]]
     assert client.get("/api/v2/custom-attestation-types/acme/coverage?version=9",

@@ -175,8 +175,13 @@ def test_the_type_view_leaves_out_what_is_empty_and_a_version_has_no_history(org
     assert list(one) == ["name", "org", "archived", "versions"]
     attestation_types.create_type(org, alice, {"name": "person", "description": "who"}, None)
     described = attestation_types.type_view(type_, "acme")
-    assert described["description"] == "who"
-    assert [v["version"] for v in described["versions"]] == [1, 2]
+    assert described["description"] == "who"  # the newest version's
+    assert [v["version"] for v in described["versions"]] == [2, 1]  # newest first
+    # Attestations are judged by the newest version, whatever order the view lists them in.
+    attestation_types.create_type(org, alice, {"name": "person", "evaluator": {
+        "content_type": "jq", "rules": [".age > 21"]}}, None)
+    assert attestation_types.judge(org, "person", {"age": 20}) == (
+        False, {"type_version": 3, "failed_rules": [".age > 21"]})
 
 
 # ---- repos several share a name ----------------------------------------------------------------

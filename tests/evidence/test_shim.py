@@ -205,9 +205,13 @@ def test_archive_and_rename_with_null_body(client):
     renamed_to = re.fullmatch(r"flow 'new' was archived as '(new-archived-at-\d+)'",
                               archived.get_json()).group(1)
     assert [f["name"] for f in get(client, "/api/v2/flows/acme").get_json()] == ["other"]
-    # The name resolves to the archived flow until a flow takes it; the old one does too.
-    for name in ("new", "old", renamed_to):
-        assert (get(client, f"/api/v2/flows/acme/{name}").get_json()["name"], name) == (renamed_to, name)
+    # An archived flow answers to the name archiving gave it only: its former names, the one
+    # it was archived under and the one it was renamed from, are gone with it.
+    assert get(client, f"/api/v2/flows/acme/{renamed_to}").get_json()["name"] == renamed_to
+    for name in ("new", "old"):
+        gone = get(client, f"/api/v2/flows/acme/{name}")
+        assert (gone.status_code, gone.get_json()) == (404, {
+            "message": f"Flow named '{name}' does not exist for organization 'acme'"}), name
     assert put_null(client, f"/api/v2/flows/acme/{renamed_to}/archive").get_json() == (
         f"flow '{renamed_to}' was archived")
     recreated = put_json(client, "/api/v2/flows/acme", {"name": "new", "description": "again"})

@@ -41,6 +41,37 @@ def test_environment_create_get_list(client):
     assert [e["name"] for e in paged["environments"]] == ["k"]
 
 
+def test_environment_settings_are_stored_and_answered_as_set(client):
+    """include_scaling and require_provenance are answered as the caller set them (the Terraform
+    provider reads both back and would see a permanent diff otherwise); unset, both are false."""
+    assert create(client, "plain").status_code == 201
+    plain = client.get("/api/v2/environments/acme/plain", headers=H).json
+    assert (plain["include_scaling"], plain["require_provenance"]) == (False, False)
+    assert create(client, include_scaling=True, require_provenance=True).status_code == 201
+    got = client.get("/api/v2/environments/acme/prod", headers=H).json
+    assert (got["include_scaling"], got["require_provenance"]) == (True, True)
+    patched = client.patch("/api/v2/environments/acme/prod", headers=H,
+                           json={"include_scaling": False})
+    assert patched.status_code == 200
+    assert (patched.json["include_scaling"], patched.json["require_provenance"]) == (False, True)
+    assert client.patch("/api/v2/environments/acme/prod", headers=H,
+                        json={"include_scaling": True}).json["include_scaling"] is True
+    assert create(client, include_scaling=False).status_code == 200
+    assert [e["include_scaling"] for e in client.get("/api/v2/environments/acme",
+                                                     headers=H).json] == [False, False]
+
+    # What it means: with it set, a change of instance counts alone makes a snapshot.
+    def pods(count: int) -> dict:
+        return {"artifacts": [{"podName": f"p{i}", "namespace": "default",
+                               "digests": {"img": FP1}, "creationTimestamp": 1700000000}
+                              for i in range(count)]}
+    for name, scaling, snapshots in (("scaled", True, 2), ("unscaled", False, 1)):
+        create(client, name, "K8S", include_scaling=scaling)
+        for count in (1, 2):
+            assert report(client, name, "K8S", pods(count)).status_code in (200, 201)
+        assert len(client.get(f"/api/v2/snapshots/acme/{name}", headers=H).json) == snapshots
+
+
 def test_environment_bad_input(client):
     bad = create(client, env_type="bogus")
     assert bad.status_code == 400 and "type" in bad.json["errors"]

@@ -295,10 +295,14 @@ def test_a_public_flow_is_readable_without_a_key(world):
     assert world.get("/acme").status_code == 302  # the organization itself stays private
 
 
-def test_an_archived_flows_page_answers_to_its_former_name_and_links_its_new_one(world):
-    assert world.put("/api/v2/flows/acme/payments/archive", headers=H, json=None).status_code == 200
-    page = world.get("/acme/flows/payments", headers=H).get_data(as_text=True)
-    archived = re.search(r"<h1>(payments-archived-at-\d+)</h1>", page).group(1)
+def test_an_archived_flows_page_is_at_the_name_archiving_gave_it(world):
+    done = world.put("/api/v2/flows/acme/payments/archive", headers=H, json=None)
+    archived = re.fullmatch(r"flow 'payments' was archived as '(payments-archived-at-\d+)'",
+                            done.get_json()).group(1)
+    gone = world.get("/acme/flows/payments", headers=H)  # its former name is gone with it
+    assert gone.status_code == 404 and "text/html" in gone.content_type
+    page = world.get(f"/acme/flows/{archived}", headers=H).get_data(as_text=True)
+    assert f"<h1>{archived}</h1>" in page
     assert '<p class="meta">archived · ' in page
     assert f'href="/acme/flows/{archived}/trails/release-1"' in page
     assert world.get(f"/acme/flows/{archived}/trails/release-1", headers=H).status_code == 200

@@ -64,7 +64,9 @@ class AttestationTypeServiceServicer:
     """
 
     def CreateAttestationType(self, request, context):
-        """Create a type or add a version (multipart data_json + optional type_schema).
+        """Create a type or add a version (multipart data_json + optional type_schema). Either way a
+        version is created: 201, as the published description answers and the Terraform provider
+        requires (`created` tells a new type from a new version of one).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Environment(_message.Message):
-    __slots__ = ("org", "name", "type", "description", "last_modified_at", "last_reported_at", "last_changed_at", "state", "include_scaling", "tags", "policies", "included_environments", "archived", "created_at")
+    __slots__ = ("org", "name", "type", "description", "last_modified_at", "last_reported_at", "last_changed_at", "state", "include_scaling", "tags", "policies", "included_environments", "archived", "created_at", "require_provenance")
     class TagsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -33,6 +33,7 @@ class Environment(_message.Message):
     INCLUDED_ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     org: str
     name: str
     type: str
@@ -47,7 +48,8 @@ class Environment(_message.Message):
     included_environments: _containers.RepeatedScalarFieldContainer[str]
     archived: bool
     created_at: float
-    def __init__(self, org: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[str] = ..., description: _Optional[str] = ..., last_modified_at: _Optional[float] = ..., last_reported_at: _Optional[float] = ..., last_changed_at: _Optional[float] = ..., state: _Optional[bool] = ..., include_scaling: _Optional[bool] = ..., tags: _Optional[_Mapping[str, str]] = ..., policies: _Optional[_Iterable[str]] = ..., included_environments: _Optional[_Iterable[str]] = ..., archived: _Optional[bool] = ..., created_at: _Optional[float] = ...) -> None: ...
+    require_provenance: bool
+    def __init__(self, org: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[str] = ..., description: _Optional[str] = ..., last_modified_at: _Optional[float] = ..., last_reported_at: _Optional[float] = ..., last_changed_at: _Optional[float] = ..., state: _Optional[bool] = ..., include_scaling: _Optional[bool] = ..., tags: _Optional[_Mapping[str, str]] = ..., policies: _Optional[_Iterable[str]] = ..., included_environments: _Optional[_Iterable[str]] = ..., archived: _Optional[bool] = ..., created_at: _Optional[float] = ..., require_provenance: _Optional[bool] = ...) -> None: ...
 
 class UpsertEnvironmentRequest(_message.Message):
     __slots__ = ("org", "name", "type", "description", "include_scaling", "require_provenance", "included_environments", "policies")

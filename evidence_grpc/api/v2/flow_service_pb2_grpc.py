@@ -86,7 +86,7 @@ class FlowServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetFlow(self, request, context):
-        """Get a flow, also by a former name after a rename.
+        """Get a flow, also by a former name after a rename (not once it is archived).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -100,8 +100,9 @@ class FlowServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ArchiveFlow(self, request, context):
-        """Archive a flow: it leaves the list and is renamed NAME-archived-at-<unix seconds>; creating
-        NAME creates a new flow, and until then NAME resolves to the archived one.
+        """Archive a flow: it leaves the list and is renamed NAME-archived-at-<unix seconds>, the only
+        name it then answers to (NAME and its other former names are not found); creating NAME
+        creates a new flow.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

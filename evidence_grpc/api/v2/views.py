@@ -1062,6 +1062,7 @@ Environment = TypedDict("Environment", {
     "included_environments": "Sequence[str]",
     "archived": "bool",
     "created_at": "float",
+    "require_provenance": "bool",
 }, total=False)
 
 EnvironmentDeploymentStatistics = TypedDict("EnvironmentDeploymentStatistics", {

@@ -104,8 +104,10 @@ def find_type(org: Organization, name: str) -> AttestationType:
 
 
 def _versions(type_: AttestationType) -> list[AttestationTypeVersion]:
+    """Newest first, as the hosted service answers (the Terraform provider reads the first as
+    the latest; the CLI counts them)."""
     return list(AttestationTypeVersion.select().where(AttestationTypeVersion.type == type_)
-                .order_by(AttestationTypeVersion.version))
+                .order_by(AttestationTypeVersion.version.desc()))
 
 
 def type_view(type_: AttestationType, org_name: str, version: int | None = None
@@ -119,7 +121,7 @@ def type_view(type_: AttestationType, org_name: str, version: int | None = None
             raise missing("attestation_type_version", attestation_type=type_.name,
                           version=version)
     view: views.AttestationType = {"name": type_.name}
-    description = versions[-1].description if versions else ""
+    description = versions[0].description if versions else ""
     if description:
         view["description"] = description
     view.update({"org": org_name, "archived": type_.archived})
@@ -167,7 +169,7 @@ def judge(org: Organization, name: str, attestation_data: Any) -> tuple[bool, di
             attestation_data = json.loads(attestation_data)
         except ValueError as exc:
             raise validation_error("attestation_data", f"Not valid JSON: {exc}") from None
-    latest = _versions(type_)[-1]
+    latest = _versions(type_)[0]
     # The type's schema and jq rules are the user's code: they run in the sandbox.
     errors, failed, values = sandbox.run(
         rules.evaluate, latest.type_schema, (latest.evaluator or {}).get("rules", []),

@@ -2,8 +2,10 @@
 rename.
 
 Archiving a flow renames it `NAME-archived-at-<unix seconds>`, as the hosted service does: the
-name is free for a new flow, and the archived one answers to it (a former name, FlowAlias) until
-a flow takes it. Trails, artifacts and attestations hold the flow by id, so they move with it.
+name is free for a new flow. A renamed flow answers to its former names (FlowAlias) until a flow
+takes them, but an archived one only to the name archiving gave it: its former names are gone
+with it (404), as a client managing flows by name (the Terraform provider) reads a flow archived
+behind its back. Trails, artifacts and attestations hold the flow by id, so they move with it.
 A flow archived before archiving renamed (it kept its name) keeps it until a flow is created
 with that name: then it is renamed as if archived at its last change (the archiving)."""
 
@@ -86,12 +88,13 @@ _FLOW_BY_NAME = Prepared(lambda org, name: Flow.select().where((Flow.organizatio
 
 
 def find_flow(org: Organization, name: str) -> Flow:
-    """The flow of that name, or the renamed flow that had it."""
+    """The flow of that name, or the renamed flow that had it unless it is archived."""
     found = _FLOW_BY_NAME.models(Flow, org=org.id, name=name)
     flow = found[0] if found else None
     if flow is None:
         alias = (FlowAlias.select(FlowAlias, Flow).join(Flow)
-                 .where((FlowAlias.organization == org) & (FlowAlias.name == name)).first())
+                 .where((FlowAlias.organization == org) & (FlowAlias.name == name)
+                        & (Flow.archived == False)).first())  # noqa: E712
         flow = alias.flow if alias else None
     if flow is None or not sees_flow(flow.visibility):
         if not sees_flow(None):  # no credentials: private and unknown flows answer alike
@@ -119,8 +122,8 @@ def list_flows(org: Organization, page: Page, search: str | None = None,
 
 
 def archive_flow(org: Organization, name: str) -> Flow:
-    """Archive the flow, renaming it `NAME-archived-at-<unix seconds>`; an archived flow is
-    left as it is."""
+    """Archive the flow, renaming it `NAME-archived-at-<unix seconds>`; an archived flow (found
+    by that name, or one archived before archiving renamed) is left as it is."""
     def write() -> Flow:
         with write_transaction():
             flow = locked(find_flow(org, name))

@@ -45,10 +45,9 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             settings: dict[str, Any] = {"description": data.get("description", "")}
             if included:
                 settings["included_environments"] = _physical_ids(org, included)
-            if data.get("require_provenance") is not None:
-                settings["require_provenance"] = bool(data["require_provenance"])
-            if data.get("include_scaling") is False:
-                settings["include_scaling"] = False  # can be turned off, no longer on
+            for flag in ("require_provenance", "include_scaling"):  # as set, answered back
+                if data.get(flag) is not None:
+                    settings[flag] = bool(data[flag])
             policies = None if data.get("policies") is None else known_policies(
                 org, list(data["policies"]))
             if not created:
@@ -134,8 +133,8 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
             change_privileges.require_to_change(f"environment '{name}'", ["policies"])
         if "description" in data:
             env.description = data["description"] or ""
-        if data.get("include_scaling") is False:
-            env.include_scaling = False
+        if data.get("include_scaling") is not None:
+            env.include_scaling = bool(data["include_scaling"])
         if policies is not None:
             set_policies(org, env, policies)
         if "included_environments" in data:

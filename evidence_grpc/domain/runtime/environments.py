@@ -182,6 +182,7 @@ def _view(env: Environment, org_name: str, state: bool | None, members: list[str
         "last_changed_at": env.last_changed_at,
         "state": state,
         "include_scaling": env.include_scaling,
+        "require_provenance": env.require_provenance,
         "tags": {k: str(v) for k, v in (env.tags or {}).items()},
         "policies": list(env.policies or []),
         "included_environments": members,
