@@ -136,3 +136,26 @@ def test_environment_mode_with_decisions_for_a_control(live: RunningServer,
     assert answer["policy_evaluations"][0]["status"] == "COMPLIANT"
     unknown = assert_artifact(live, fingerprint, "--environment", "nowhere", check=False)
     assert failure(unknown).endswith("Environment named 'nowhere' does not exist for organization 'acme'\n")
+
+
+def test_a_former_flow_name_is_asserted_and_old_snapshots_follow_their_flow(
+        live: RunningServer, tmp_path: pathlib.Path):
+    """After its flow is archived (renamed NAME-archived-at-<seconds>), an artifact is asserted
+    by the flow's former name, and a snapshot taken before shows the flow by its name now, as
+    the hosted docs' old snapshots do."""
+    flow, fingerprint = arrange(live, tmp_path)
+    env = unique("seen")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("snapshot", "path", env, "--path", str(tmp_path / "app.bin"), "--name", "app")
+    live.kosli("archive", "flow", flow)
+    archived = live.kosli_json("get", "flow", flow)["name"]
+    assert archived.startswith(f"{flow}-archived-at-")
+
+    asserted = assert_artifact(live, fingerprint, "--flow", flow, "--output", "json")
+    assert [f["flow"] for f in json.loads(asserted.stdout)["flows"]] == [archived]
+    shot = live.kosli_json("get", "snapshot", f"{env}#1")
+    assert (shot["artifacts"][0]["flow_name"], shot["artifacts"][0]["flows"][0]["flow_name"]) \
+        == (archived, archived)
+    assert archived in live.kosli("get", "snapshot", f"{env}#1").stdout
+    table = live.kosli("diff", "snapshots", env, env, "--show-unchanged").stdout
+    assert f"Flow:         {archived}" in table

@@ -186,6 +186,10 @@ def test_archive_flow_renames_it_and_frees_its_name(live: RunningServer):
     assert archived["archived"] is True
     assert archived["name"].startswith(f"{flow}-archived-at-")
     assert archived["name"].removeprefix(f"{flow}-archived-at-").isdigit()
+    # Named, by its former name or its own, an archived flow lists its trails.
+    for name in (flow, archived["name"]):
+        listed = live.kosli_json("list", "trails", "--flow", name)["data"]
+        assert [(t["name"], t["flow"]["name"]) for t in listed] == [("t1", archived["name"])]
 
     again = live.kosli("create", "flow", flow, "--use-empty-template", "--description", "second")
     assert again.stdout.strip() == f"flow '{flow}' was created"

@@ -379,6 +379,23 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
         for fingerprint, a in first.items()}
 
 
+_REPORT_NAMES = Prepared(lambda org, fingerprints: (
+    Artifact.select(Artifact.fingerprint, Trail.name, Flow.name).join(Flow).switch(Artifact)
+    .join(Trail).where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints))
+    .order_by(Artifact.id)), org=int, fingerprints=list[str])
+
+
+def report_names(org: Organization, fingerprints: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """(trail name, its flow's current name) of each report of these fingerprints, in report
+    order, as `provenance_of` lists them: reports are never deleted and never move, so the
+    reports a snapshot kept are the first ones here."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for chunk in in_chunks(sorted(set(fingerprints))):
+        for fingerprint, trail, flow in _REPORT_NAMES.rows(org=org.id, fingerprints=chunk):
+            found[fingerprint].append((trail, flow))
+    return dict(found)
+
+
 def provenance_of(org: Organization, wanted: list[str], html_base: str
                   ) -> dict[str, list[dict[str, Any]]]:
     """The reports of each fingerprint, in report order (the id sequence). Keys starting with

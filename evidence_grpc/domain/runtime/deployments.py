@@ -38,6 +38,7 @@ from ..evidence.repos import find_repo, repos_named
 from ..kernel.errors import missing, validation_error
 from ..kernel.numbers import as_whole_number
 from ..kernel.pages import Page, counted, page_of
+from ..kernel.references import ids_by_name
 from .environments import LOGICAL, find_environment
 
 DEFAULT_WINDOW_SECONDS = 28 * 86400
@@ -264,18 +265,17 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None
                          ) -> views.DeploymentFrequency:
     """Deployment times in the environment over the last 28 days, of artifacts reported to
-    one flow (by name or id) or of all."""
+    one flow (by its name, a former name or its id) or of all."""
     env = find_environment(org, env_name)
     start, end = window(None, None)
     query = (Deployment.select(Deployment.deployed_at)
              .where((Deployment.environment == env) & Deployment.deployed_at.between(start, end)))
     flow_name = None
     if flow_key:
-        named = Flow.name == flow_key
-        flow_id = as_whole_number(flow_key)
-        if flow_id is not None:
-            named |= Flow.id == flow_id
-        flow = Flow.get_or_none((Flow.organization == org) & named)
+        # by its name or a former one, else by its id
+        flow_id = ids_by_name(Flow, org, [flow_key]).get(flow_key, as_whole_number(flow_key))
+        flow = None if flow_id is None else Flow.get_or_none(
+            (Flow.organization == org) & (Flow.id == flow_id))
         if flow is None:
             raise missing("flow", organization=org.name, flow=flow_key)
         flow_name = flow.name

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ...api.v2 import views
@@ -44,7 +44,7 @@ from ...storage.models import (
     Organization,
     Snapshot,
 )
-from ..evidence.artifacts import provenance_of
+from ..evidence.artifacts import provenance_of, report_names
 from ..evidence.compliance import COMPLIANT
 from ..evidence.repos import built_from
 from ..evidence.trail_events import record_running
@@ -415,19 +415,66 @@ def _verdicts(governed: bool, judgement: Judgement, entries: list[dict[str, Any]
             "applied_policies": judgement.applied_policies}
 
 
-def verdicts_of(snapshot: Snapshot | None, html_base: str
+# A snapshot keeps the flows of its artifacts' reports by the names they had; answers show each
+# by the name it has now (DESIGN.md 12: names are labels; the hosted docs' old snapshots show a
+# flow archived since as NAME-archived-at-...). A kept flow is found by its report: the report
+# at its position among the fingerprint's reports (`report_names`) when it is of the same trail,
+# else the one report of the fingerprint in that trail; else it is shown as kept.
+Reports = dict[str, list[tuple[str, str]]]
+
+
+def reports_of(org: Organization, snapshots: Iterable[Snapshot | None]) -> Reports:
+    """The reports now (`report_names`) of the artifacts these snapshots kept flows for."""
+    return report_names(org, [v["fingerprint"] for s in snapshots if s is not None
+                              for v in s.verdicts if v["flows"]])
+
+
+def _flow_now(fingerprint: str, position: int, flow: dict[str, Any], reports: Reports) -> str:
+    """The current name of the flow a snapshot kept at `position` for the fingerprint."""
+    found = reports.get(fingerprint, [])
+    trail = flow["trail_name"]
+    if position < len(found) and found[position][0] == trail:
+        return found[position][1]
+    in_trail = [name for report_trail, name in found if report_trail == trail]
+    return in_trail[0] if len(in_trail) == 1 else flow["flow_name"]
+
+
+def renamed_flows(snapshots: Iterable[Snapshot | None], reports: Reports
+                  ) -> tuple[tuple[str, int, str], ...]:
+    """(fingerprint, position, current name) of each flow the snapshots kept by another name:
+    what, besides the snapshots, their answers show."""
+    return tuple(sorted({(v["fingerprint"], i, name)
+                         for s in snapshots if s is not None for v in s.verdicts
+                         for i, f in enumerate(v["flows"])
+                         if (name := _flow_now(v["fingerprint"], i, f, reports)) != f["flow_name"]}))
+
+
+def _shown_flow(flow: dict[str, Any], name: str, html_base: str) -> dict[str, Any]:
+    """A kept flow as shown: by its current name, its URLs (kept relative) absolute."""
+    kept, page, html = flow["flow_name"], flow["flow_html_url"], flow["html_url"]
+    if name != kept and page.endswith(f"/flows/{kept}"):
+        renamed = page[:len(page) - len(kept)] + name
+        if html.startswith(page + "/"):
+            html = renamed + html[len(page):]
+        page = renamed
+    return {**flow, "flow_name": name, "html_url": html_base + html,
+            "flow_html_url": html_base + page}
+
+
+def verdicts_of(snapshot: Snapshot | None, html_base: str, reports: Reports
                 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute; their
-    `policy_decisions` are rendered by `policy_decisions_of` when a view shows them."""
+    """A snapshot's kept verdicts by (name, fingerprint), their flows by current name
+    (`reports` from `reports_of`) and provenance URLs made absolute; their `policy_decisions`
+    are rendered by `policy_decisions_of` when a view shows them."""
     if snapshot is None:
         return {}
     applied = _AppliedPolicies(snapshot)
     found = {}
     for verdict in snapshot.verdicts:
-        flows = [{**f, "html_url": html_base + f["html_url"],
-                  "flow_html_url": html_base + f["flow_html_url"]} for f in verdict["flows"]]
-        found[(verdict["name"], verdict["fingerprint"])] = {**verdict, "flows": flows,
-                                                            "_applied": applied}
+        fingerprint = verdict["fingerprint"]
+        flows = [_shown_flow(f, _flow_now(fingerprint, i, f, reports), html_base)
+                 for i, f in enumerate(verdict["flows"])]
+        found[(verdict["name"], fingerprint)] = {**verdict, "flows": flows, "_applied": applied}
     return found
 
 
@@ -647,18 +694,24 @@ class SnapshotRead:
     following: Snapshot | None
     html_base: str
 
-    @property
-    def kept_key(self) -> tuple[int, str, str, str]:
-        """What `kept_view` depends on: the snapshot, and the names and base of its URLs."""
-        return self.snapshot.id, self.org.name, self.env.name, self.html_base
+    @functools.cached_property
+    def _reports(self) -> Reports:
+        return reports_of(self.org, (self.previous, self.snapshot))
+
+    @functools.cached_property
+    def kept_key(self) -> tuple[Any, ...]:
+        """What `kept_view` depends on: the snapshot, and the names and base of its URLs (the
+        flows it kept by another name among them)."""
+        return (self.snapshot.id, self.org.name, self.env.name, self.html_base,
+                renamed_flows((self.previous, self.snapshot), self._reports))
 
     def _artifacts(self) -> list[tuple[dict[str, Any], int, int, dict[str, Any]]]:
         """(entry, instances before, instances now, verdict) of each artifact of the answer,
         in its order: those running and those that stopped since the previous snapshot."""
         before, current = _by_artifact(self.previous), _by_artifact(self.snapshot)
         # An exited artifact shows the verdict of the snapshot it last ran in.
-        verdicts = {**verdicts_of(self.previous, self.html_base),
-                    **verdicts_of(self.snapshot, self.html_base)}
+        verdicts = {**verdicts_of(self.previous, self.html_base, self._reports),
+                    **verdicts_of(self.snapshot, self.html_base, self._reports)}
         return [(current.get(key) or before[key],
                  before[key]["instance_count"] if key in before else 0,
                  current[key]["instance_count"] if key in current else 0, verdicts[key])
@@ -825,7 +878,8 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
     _, snap2, id2 = _snappish(org, snappish2)
     side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
     keys = side1.keys() | side2.keys()
-    verdicts = {**verdicts_of(snap2, html_base), **verdicts_of(snap1, html_base)}
+    reports = reports_of(org, (snap1, snap2))
+    verdicts = {**verdicts_of(snap2, html_base, reports), **verdicts_of(snap1, html_base, reports)}
     found: dict[str, list[views.DiffArtifact]] = {
         "snappish1": [], "snappish2": [], "changed": [], "not_changed": []}
     for key in sorted(keys):
@@ -901,7 +955,8 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
     snapshots = {s.index: s for s in Snapshot.select(
         Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
         (Snapshot.environment == env) & (Snapshot.index.in_(wanted)))}
-    verdicts = {i: verdicts_of(s, html_base) for i, s in snapshots.items()}
+    reports = reports_of(org, snapshots.values())
+    verdicts = {i: verdicts_of(s, html_base, reports) for i, s in snapshots.items()}
     return [_event_view(env, e, verdicts.get(_judged_in(e), {}),
                         snapshots.get(e.snapshot_index)) for e in rows]
 
