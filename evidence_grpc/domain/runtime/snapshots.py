@@ -876,7 +876,7 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             raise validation_error(field, "Field cannot be empty")
     _, snap1, id1 = _snappish(org, snappish1)
     _, snap2, id2 = _snappish(org, snappish2)
-    side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
+    side1, side2 = _by_fingerprint(snap1), _by_fingerprint(snap2)
     keys = side1.keys() | side2.keys()
     reports = reports_of(org, (snap1, snap2))
     verdicts = {**verdicts_of(snap2, html_base, reports), **verdicts_of(snap1, html_base, reports)}
@@ -884,7 +884,8 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
         "snappish1": [], "snappish2": [], "changed": [], "not_changed": []}
     for key in sorted(keys):
         one, two = side1.get(key), side2.get(key)
-        view = _diff_artifact(one if one is not None else side2[key], one, two, verdicts[key]["flows"])
+        shown = one if one is not None else side2[key]
+        view = _diff_artifact(shown, one, two, verdicts[(shown["name"], key)]["flows"])
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
@@ -894,6 +895,22 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             "snappish2": {"snapshot_id": id2, "artifacts": found["snappish2"]},
             "changed": {"snapshot_id": None, "artifacts": found["changed"]},
             "not_changed": {"snapshot_id": None, "artifacts": found["not_changed"]}}
+
+
+def _by_fingerprint(snapshot: Snapshot) -> dict[str, dict[str, Any]]:
+    """A snapshot's running artifacts as a diff tells them apart: by fingerprint (the hosted
+    docs: Kosli identifies an artifact by its fingerprint, never by its name or tag, which
+    change), so a build that runs under another name is not changed. A build running under
+    several names in one snapshot is one artifact, its instances together, shown by the last
+    of its names in name order (the one the release of 2026-11-23 showed)."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in snapshot.artifacts:  # in (name, fingerprint) order
+        was = found.get(entry["fingerprint"])
+        found[entry["fingerprint"]] = entry if was is None else {
+            **entry, "instance_count": was["instance_count"] + entry["instance_count"],
+            "creationTimestamp": was["creationTimestamp"] + entry["creationTimestamp"],
+            "pods": None if entry["pods"] is None else (was["pods"] or []) + entry["pods"]}
+    return found
 
 
 def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[str, Any] | None,
