@@ -118,6 +118,19 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     return retry_on_conflict(write)
 
 
+def commit_timestamp(info: Any) -> float | None:
+    """The timestamp of a reported git_commit_info, if it has one."""
+    stamp = info.get("timestamp") if isinstance(info, dict) else None
+    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
+
+
+def commit_time(artifact: Artifact) -> float | None:
+    """When the artifact's commit was made, what its lead times count from: its
+    git_commit_info's timestamp, else its trail's (a trail begun with --commit)."""
+    own = commit_timestamp(artifact.git_commit_info)
+    return own if own is not None else commit_timestamp(artifact.trail.git_commit_info)
+
+
 def is_commit(text: str) -> bool:
     """Whether the text is a full git commit id: 40 lowercase hexadecimal characters."""
     return len(text) == COMMIT_LENGTH and HEX.fullmatch(text) is not None
@@ -414,7 +427,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
             "flow_html_url": flow_url,
             "compliance_state": states[a.id],
-            "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+            "commit_timestamp": commit_time(a),
             "_trail_id": a.trail_id, "_flow_tags": a.flow.tags or {}, "_artifact_name": a.name,
         })
     return dict(provenance)

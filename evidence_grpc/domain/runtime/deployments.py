@@ -33,6 +33,7 @@ from ...storage.models import (
     Repo,
     Trail,
 )
+from ..evidence.artifacts import commit_time
 from ..evidence.events import ArtifactRepoKnown
 from ..evidence.repos import find_repo, repos_named
 from ..kernel.errors import missing, validation_error
@@ -49,14 +50,13 @@ MAX_ENVIRONMENT_PAGE_SIZE = 100
 
 # ---- recording -----------------------------------------------------------------------------
 
-def _commit_time(artifact: Artifact) -> float | None:
-    info = artifact.git_commit_info or artifact.trail.git_commit_info or {}
-    stamp = info.get("timestamp") if isinstance(info, dict) else None
-    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
-
-
-def _lead_time(deployed_at: float, commit_time: float | None) -> float | None:
-    return None if commit_time is None else max(0.0, deployed_at - commit_time)
+def lead_time(started: float | None, committed: float | None) -> float | None:
+    """Seconds from a commit to a start of what was built from it, when both are known (a
+    time of 0 is none). Never negative: a start stamped before its commit (a clock behind, a
+    build of a commit made after it, a file modified before it was committed) counts as at
+    once. Every lead time answered is this: a deployment's `lead_time_seconds`, an
+    artifact's `commit_lead_times` and `build_lead_times`, a snapshot's `commit_lead_time`."""
+    return max(0.0, started - committed) if started and committed else None
 
 
 def first_reports(org: Organization, fingerprints: set[str]) -> dict[str, Artifact]:
@@ -82,7 +82,7 @@ def record(org: Organization, env: Environment, index: int, started: list[tuple[
         "organization": org, "environment": env, "snapshot_index": index, "artifact_name": name,
         "fingerprint": fp, "deployed_at": stamp,
         "repo": known[fp].repo_id if fp in known else None,
-        "lead_time_seconds": _lead_time(stamp, _commit_time(known[fp])) if fp in known else None,
+        "lead_time_seconds": lead_time(stamp, commit_time(known[fp])) if fp in known else None,
     } for name, fp in started]).execute()
     at_transaction_end("deployment series", repack, {
         (known[fp].repo_id, env.id, day_of(stamp)) for _, fp in started
@@ -114,7 +114,7 @@ def link_fingerprint(org: Organization, fingerprint: str, repo: Repo | None,
 def link_artifact(event: ArtifactRepoKnown) -> None:
     """Subscribed to ArtifactRepoKnown (evidence cannot call runtime)."""
     artifact = event.artifact
-    link_fingerprint(event.org, artifact.fingerprint, artifact.repo, _commit_time(artifact))
+    link_fingerprint(event.org, artifact.fingerprint, artifact.repo, commit_time(artifact))
 
 
 # ---- packed series -------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from ..outbound import actions
 from ..transparency import log
 from . import env_audit, leaves
 from .deployment_diffs import ArtifactDiffs, deployment_diffs
-from .deployments import record
+from .deployments import lead_time, record
 from .environments import (
     LOGICAL,
     find_environment,
@@ -845,17 +845,12 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "commit_url": first["commit_url"] if first else "",
         "html_url": first["html_url"] if first else "",
         "flow_html_url": first["flow_html_url"] if first else "",
-        "commit_lead_time": _lead_time(started, commit_ts),
+        "commit_lead_time": lead_time(started, commit_ts),
         "flows": [{**{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"},
                    "artifact_compliance_in_flow": f.get("compliance_state") == COMPLIANT,
-                   "commit_lead_time": _lead_time(started, f.get("commit_timestamp"))}
+                   "commit_lead_time": lead_time(started, f.get("commit_timestamp"))}
                   for f in flows],
     }
-
-
-def _lead_time(started: float | None, committed: float | None) -> float | None:
-    """Seconds from the commit to the first instance's start, when both are known."""
-    return started - committed if started and committed else None
 
 
 # ---- diff ----------------------------------------------------------------------------------
