@@ -420,39 +420,39 @@ def _verdicts(governed: bool, judgement: Judgement, entries: list[dict[str, Any]
 # flow archived since as NAME-archived-at-...). A kept flow is found by its report: the report
 # at its position among the fingerprint's reports (`report_names`) when it is of the same trail,
 # else the one report of the fingerprint in that trail; else it is shown as kept.
-Reports = dict[str, list[tuple[str, str]]]
+# (fingerprint, position among its kept flows, trail) -> the current name of a kept flow that
+# has another name now: empty unless a flow was renamed, so reads relabel nothing then.
+Renamed = dict[tuple[str, int, str], str]
 
 
-def reports_of(org: Organization, snapshots: Iterable[Snapshot | None]) -> Reports:
-    """The reports now (`report_names`) of the artifacts these snapshots kept flows for."""
-    return report_names(org, [v["fingerprint"] for s in snapshots if s is not None
-                              for v in s.verdicts if v["flows"]])
+def renamed_flows(org: Organization, snapshots: Iterable[Snapshot | None]) -> Renamed:
+    """The flows these snapshots kept that have another name now (one query)."""
+    kept = [(v["fingerprint"], v["flows"]) for s in snapshots if s is not None
+            for v in s.verdicts if v["flows"]]
+    reports = report_names(org, [fingerprint for fingerprint, _ in kept])
+    return {(fingerprint, i, f["trail_name"]): name for fingerprint, flows in kept
+            for i, f in enumerate(flows)
+            if (name := _flow_now(reports.get(fingerprint, []), i, f)) != f["flow_name"]}
 
 
-def _flow_now(fingerprint: str, position: int, flow: dict[str, Any], reports: Reports) -> str:
-    """The current name of the flow a snapshot kept at `position` for the fingerprint."""
-    found = reports.get(fingerprint, [])
+def _flow_now(reports: list[tuple[str, str]], position: int, flow: dict[str, Any]) -> str:
+    """The current name of the flow a snapshot kept at `position` among a fingerprint's
+    reports (trail name, current flow name), in report order."""
     trail = flow["trail_name"]
-    if position < len(found) and found[position][0] == trail:
-        return found[position][1]
-    in_trail = [name for report_trail, name in found if report_trail == trail]
+    if position < len(reports) and reports[position][0] == trail:
+        return reports[position][1]
+    in_trail = [name for report_trail, name in reports if report_trail == trail]
     return in_trail[0] if len(in_trail) == 1 else flow["flow_name"]
 
 
-def renamed_flows(snapshots: Iterable[Snapshot | None], reports: Reports
-                  ) -> tuple[tuple[str, int, str], ...]:
-    """(fingerprint, position, current name) of each flow the snapshots kept by another name:
-    what, besides the snapshots, their answers show."""
-    return tuple(sorted({(v["fingerprint"], i, name)
-                         for s in snapshots if s is not None for v in s.verdicts
-                         for i, f in enumerate(v["flows"])
-                         if (name := _flow_now(v["fingerprint"], i, f, reports)) != f["flow_name"]}))
-
-
-def _shown_flow(flow: dict[str, Any], name: str, html_base: str) -> dict[str, Any]:
-    """A kept flow as shown: by its current name, its URLs (kept relative) absolute."""
-    kept, page, html = flow["flow_name"], flow["flow_html_url"], flow["html_url"]
-    if name != kept and page.endswith(f"/flows/{kept}"):
+def _shown_flow(flow: dict[str, Any], name: str | None, html_base: str) -> dict[str, Any]:
+    """A kept flow as shown: its URLs (kept relative) absolute and, when it has another
+    `name` now, by that name."""
+    page, html = flow["flow_html_url"], flow["html_url"]
+    if name is None:
+        return {**flow, "html_url": html_base + html, "flow_html_url": html_base + page}
+    kept = flow["flow_name"]
+    if page.endswith(f"/flows/{kept}"):
         renamed = page[:len(page) - len(kept)] + name
         if html.startswith(page + "/"):
             html = renamed + html[len(page):]
@@ -461,19 +461,19 @@ def _shown_flow(flow: dict[str, Any], name: str, html_base: str) -> dict[str, An
             "flow_html_url": html_base + page}
 
 
-def verdicts_of(snapshot: Snapshot | None, html_base: str, reports: Reports
+def verdicts_of(snapshot: Snapshot | None, html_base: str, renamed: Renamed
                 ) -> dict[tuple[str, str], dict[str, Any]]:
     """A snapshot's kept verdicts by (name, fingerprint), their flows by current name
-    (`reports` from `reports_of`) and provenance URLs made absolute; their `policy_decisions`
-    are rendered by `policy_decisions_of` when a view shows them."""
+    (`renamed` from `renamed_flows`) and provenance URLs made absolute; their
+    `policy_decisions` are rendered by `policy_decisions_of` when a view shows them."""
     if snapshot is None:
         return {}
     applied = _AppliedPolicies(snapshot)
     found = {}
     for verdict in snapshot.verdicts:
         fingerprint = verdict["fingerprint"]
-        flows = [_shown_flow(f, _flow_now(fingerprint, i, f, reports), html_base)
-                 for i, f in enumerate(verdict["flows"])]
+        flows = [_shown_flow(f, renamed.get((fingerprint, i, f["trail_name"])) if renamed
+                             else None, html_base) for i, f in enumerate(verdict["flows"])]
         found[(verdict["name"], fingerprint)] = {**verdict, "flows": flows, "_applied": applied}
     return found
 
@@ -695,23 +695,23 @@ class SnapshotRead:
     html_base: str
 
     @functools.cached_property
-    def _reports(self) -> Reports:
-        return reports_of(self.org, (self.previous, self.snapshot))
+    def _renamed(self) -> Renamed:
+        return renamed_flows(self.org, (self.previous, self.snapshot))
 
     @functools.cached_property
     def kept_key(self) -> tuple[Any, ...]:
         """What `kept_view` depends on: the snapshot, and the names and base of its URLs (the
         flows it kept by another name among them)."""
         return (self.snapshot.id, self.org.name, self.env.name, self.html_base,
-                renamed_flows((self.previous, self.snapshot), self._reports))
+                tuple(sorted(self._renamed.items())))
 
     def _artifacts(self) -> list[tuple[dict[str, Any], int, int, dict[str, Any]]]:
         """(entry, instances before, instances now, verdict) of each artifact of the answer,
         in its order: those running and those that stopped since the previous snapshot."""
         before, current = _by_artifact(self.previous), _by_artifact(self.snapshot)
         # An exited artifact shows the verdict of the snapshot it last ran in.
-        verdicts = {**verdicts_of(self.previous, self.html_base, self._reports),
-                    **verdicts_of(self.snapshot, self.html_base, self._reports)}
+        verdicts = {**verdicts_of(self.previous, self.html_base, self._renamed),
+                    **verdicts_of(self.snapshot, self.html_base, self._renamed)}
         return [(current.get(key) or before[key],
                  before[key]["instance_count"] if key in before else 0,
                  current[key]["instance_count"] if key in current else 0, verdicts[key])
@@ -873,8 +873,8 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
     _, snap2, id2 = _snappish(org, snappish2)
     side1, side2 = _by_fingerprint(snap1), _by_fingerprint(snap2)
     keys = side1.keys() | side2.keys()
-    reports = reports_of(org, (snap1, snap2))
-    verdicts = {**verdicts_of(snap2, html_base, reports), **verdicts_of(snap1, html_base, reports)}
+    renamed = renamed_flows(org, (snap1, snap2))
+    verdicts = {**verdicts_of(snap2, html_base, renamed), **verdicts_of(snap1, html_base, renamed)}
     found: dict[str, list[views.DiffArtifact]] = {
         "snappish1": [], "snappish2": [], "changed": [], "not_changed": []}
     for key in sorted(keys):
@@ -967,8 +967,8 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
     snapshots = {s.index: s for s in Snapshot.select(
         Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
         (Snapshot.environment == env) & (Snapshot.index.in_(wanted)))}
-    reports = reports_of(org, snapshots.values())
-    verdicts = {i: verdicts_of(s, html_base, reports) for i, s in snapshots.items()}
+    renamed = renamed_flows(org, snapshots.values())
+    verdicts = {i: verdicts_of(s, html_base, renamed) for i, s in snapshots.items()}
     return [_event_view(env, e, verdicts.get(_judged_in(e), {}),
                         snapshots.get(e.snapshot_index)) for e in rows]
 
