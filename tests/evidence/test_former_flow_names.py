@@ -16,6 +16,10 @@ from typing import Any
 
 from google.protobuf import descriptor, json_format
 
+from evidence_grpc.api.v2 import control_service_pb2 as control_pb
+from evidence_grpc.api.v2 import control_service_pb2_grpc as control_grpc
+from evidence_grpc.api.v2 import deployment_service_pb2 as deployment_pb
+from evidence_grpc.api.v2 import deployment_service_pb2_grpc as deployment_grpc
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.services import service_descriptors
@@ -33,6 +37,7 @@ from tests.helpers import (
 )
 
 H = bearer()
+AUTH = (("authorization", f"Bearer {ALICE_KEY}"),)
 OLD, NEW = "checkout", "checkout-v2"
 Probe = Callable[[Any], None]
 
@@ -259,8 +264,9 @@ def _arrange(client) -> None:
     assert renamed.status_code == 200, renamed.get_json()
 
 
-def test_every_route_resolves_a_former_flow_name(client):
+def test_every_route_resolves_a_former_flow_name(client, database_url: str):
     _arrange(client)
+    _by_grpc(database_url)
     failed = {}
     for route, decided in [*DECIDED.items(),
                            (("AttestationService.GetAttestationEvidence", "flow_name"),
@@ -272,6 +278,19 @@ def test_every_route_resolves_a_former_flow_name(client):
         except AssertionError as error:
             failed[route] = str(error)[:300]
     assert sorted(failed) == [], failed
+
+
+def _by_grpc(database_url: str) -> None:
+    """The filters that took a flow by its current name alone, through gRPC."""
+    with grpc_channel(database_url) as channel:
+        frequency = deployment_grpc.DeploymentServiceStub(channel).GetDeploymentFrequency(
+            deployment_pb.GetDeploymentFrequencyRequest(org="acme", env_name="prod",
+                                                         flow_id=OLD), metadata=AUTH, timeout=10)
+        assert (frequency.flow_name, frequency.count) == (NEW, 1)
+        decisions = control_grpc.ControlServiceStub(channel).ListControlDecisions(
+            control_pb.ListControlDecisionsRequest(org="acme", identifier="ctl", flow_id=[OLD]),
+            metadata=AUTH, timeout=10).decisions
+        assert [d.flow_name for d in decisions] == [NEW]
 
 
 # ---- old snapshots follow their flows -------------------------------------------------------
@@ -318,7 +337,7 @@ def test_an_old_snapshot_shows_its_flows_by_their_current_names(client, database
         def by_grpc() -> list[tuple[str, str, str, str]]:
             answer = stub.GetSnapshot(snapshot_pb.GetSnapshotRequest(
                 org="acme", env_name="prod", snapshot_expression="1"),
-                metadata=(("authorization", f"Bearer {ALICE_KEY}"),), timeout=10)
+                metadata=AUTH, timeout=10)
             return _flows_shown(json_format.MessageToDict(answer,
                                                           preserving_proto_field_name=True))
 
