@@ -8,6 +8,7 @@ import hashlib
 import json
 import pathlib
 import re
+import time
 
 from tests.conftest import RunningServer
 from tests.e2e.cli import Repo, failure, unique
@@ -268,3 +269,32 @@ def test_lab_5_the_running_image_counts_the_unit_tests_of_the_jar_of_its_trail(
                "--trail", commit, "--results-dir", str(tmp_path / "results"))
     refused = assert_artifact(live, image, "--policy", rules, check=False)
     assert "attestation 'unit-tests' is non-compliant in trail" in refused.stdout
+
+
+def test_a_former_flow_name_is_asserted_and_old_snapshots_follow_their_flow(
+        live: RunningServer, tmp_path: pathlib.Path):
+    """After its flow is renamed, an artifact is asserted by the flow's former name; after the
+    flow is archived (renamed NAME-archived-at-<seconds>), by that name only, and a snapshot
+    taken before shows the flow by its name now, as the hosted docs' old snapshots do."""
+    flow, fingerprint = arrange(live, tmp_path)
+    env, renamed = unique("seen"), unique("renamed")
+    live.kosli("create", "environment", env, "--type", "server")
+    live.kosli("snapshot", "path", env, "--path", str(tmp_path / "app.bin"), "--name", "app")
+    live.kosli("rename", "flow", flow, renamed)
+    asserted = assert_artifact(live, fingerprint, "--flow", flow, "--output", "json")
+    assert [f["flow"] for f in json.loads(asserted.stdout)["flows"]] == [renamed]
+
+    before = int(time.time())
+    live.kosli("archive", "flow", renamed)
+    assert live.kosli("get", "flow", renamed, check=False).returncode != 0
+    [archived] = [name for seconds in range(before, int(time.time()) + 1)
+                  for name in [f"{renamed}-archived-at-{seconds}"]
+                  if live.kosli("get", "flow", name, check=False).returncode == 0]
+    asserted = assert_artifact(live, fingerprint, "--flow", archived, "--output", "json")
+    assert [f["flow"] for f in json.loads(asserted.stdout)["flows"]] == [archived]
+    shot = live.kosli_json("get", "snapshot", f"{env}#1")
+    assert (shot["artifacts"][0]["flow_name"], shot["artifacts"][0]["flows"][0]["flow_name"]) \
+        == (archived, archived)
+    assert archived in live.kosli("get", "snapshot", f"{env}#1").stdout
+    table = live.kosli("diff", "snapshots", env, env, "--show-unchanged").stdout
+    assert f"Flow:         {archived}" in table

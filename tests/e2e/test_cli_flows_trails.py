@@ -195,6 +195,10 @@ def test_archive_flow_renames_it_and_frees_its_name(live: RunningServer):
                   if found.returncode == 0]
     archived = json.loads(archived.stdout)
     assert archived["archived"] is True
+    assert archived["name"].removeprefix(f"{flow}-archived-at-").isdigit()
+    # Named by its own name, an archived flow lists its trails; its former name is gone with it.
+    listed = live.kosli_json("list", "trails", "--flow", archived["name"])["data"]
+    assert [(t["name"], t["flow"]["name"]) for t in listed] == [("t1", archived["name"])]
 
     again = live.kosli("create", "flow", flow, "--use-empty-template", "--description", "second")
     assert again.stdout.strip() == f"flow '{flow}' was created"

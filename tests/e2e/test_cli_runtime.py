@@ -116,6 +116,24 @@ def test_snapshots_from_the_filesystem(live: RunningServer, tmp_path: pathlib.Pa
     assert live.kosli_json("log", "environment", env, "--start-ts", "1", "--end-ts", "2") == []
 
 
+def test_diff_snapshots_tells_artifacts_apart_by_fingerprint(live: RunningServer,
+                                                             tmp_path: pathlib.Path) -> None:
+    """One build reported as `app` in #1 and as `app1` in #2 is not changed (docs/api.md)."""
+    env = unique("renamed-build")
+    build = tmp_path / "build.bin"
+    build.write_bytes(b"one build")
+    live.kosli("create", "environment", env, "--type", "server")
+    for name in ("app", "app1"):
+        live.kosli("snapshot", "path", env, "--path", str(build), "--name", name)
+    diff = live.kosli_json("diff", "snapshots", f"{env}#1", f"{env}#2")
+    assert diff["snappish1"]["artifacts"] == diff["snappish2"]["artifacts"] == []
+    assert [(a["name"], a["fingerprint"]) for a in diff["not-changed"]["artifacts"]] == [
+        ("app", sha256_of(build))]
+    table = live.kosli("diff", "snapshots", f"{env}#1", f"{env}#2", "--show-unchanged").stdout
+    assert "Only present in" not in table
+    assert "Not changed in both snapshots" in table
+
+
 def test_allowlist_and_assert_snapshot(live: RunningServer, tmp_path: pathlib.Path) -> None:
     env, policy = unique("edge"), unique("rules")
     tool = tmp_path / "tool.bin"

@@ -12,6 +12,7 @@ import pytest
 
 from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import repo_service_pb2_grpc as repo_grpc
+from evidence_grpc.domain.runtime import deployments
 from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, grpc_channel
 from tests.helpers import (
     DAY,
@@ -374,3 +375,34 @@ def test_attaching_or_detaching_policies_judges_what_runs_in_a_new_snapshot(clie
     assert client.post("/api/v2/environments/acme/prod/policies", headers=H,
                        json={"policy_names": ["house-rules"]}).status_code == 200
     assert get(client, "snapshots/acme/prod/-1")["index"] == 4
+
+
+def test_lead_times_are_never_negative_and_agree(client, clock: Clock):
+    """A build of a commit of T0 whose instances are stamped 22 s before it, running in
+    staging from T0 + 20 (before it was reported, at T0 + 50) and in prod from T1: every lead
+    time answered counts from the same commit, and none is negative (`lead_time`)."""
+    create_flow(client, "ci", REVIEWED)
+    stamped = {"artifacts": [{"digests": {"app": FP_A}, "creationTimestamp": int(T0) - 22}]}
+    for moment, env in ((T0 + 20, "staging"), (T0 + 50, None), (T1, "prod")):
+        clock.at(moment)
+        if env is None:
+            build(client, "a", FP_A, T0, REPO)
+            continue
+        environment(client, env)
+        answer = client.put(f"/api/v2/environments/acme/{env}/report/server", headers=H,
+                            json=stamped)
+        assert answer.status_code == 200, answer.json
+
+    shown = get(client, "snapshots/acme/prod/1")["artifacts"][0]
+    assert shown["commit_lead_time"] == 0.0  # not -22.0
+    assert [f["commit_lead_time"] for f in shown["flows"]] == [0.0]
+    artifact = get(client, f"artifacts/acme/ci/fingerprint/{FP_A}")
+    deployed = {d["environment_name"]: d["lead_time_seconds"] for d in get(
+        client, "deployments/acme?start_ts=0")["deployments"]}
+    # From the commit to the snapshot that saw it start: one figure in both answers.
+    assert artifact["commit_lead_times"] == deployed == {"staging": 20.0, "prod": T1 - T0}
+    # Running in staging before it was reported: at once, not -30.
+    assert artifact["build_lead_times"] == {"staging": 0.0, "prod": T1 - T0 - 50}
+    for moment, committed, lead in ((T0 + 10, T0, 10.0), (T0 - 10, T0, 0.0), (None, T0, None),
+                                    (T1, None, None), (T1, T0, T1 - T0)):
+        assert deployments.lead_time(moment, committed) == lead

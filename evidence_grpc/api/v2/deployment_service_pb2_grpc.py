@@ -88,7 +88,7 @@ class DeploymentServiceServicer:
 
     def GetDeploymentFrequency(self, request, context):
         """Deployment times in an environment over the last 28 days, of one flow's artifacts
-        (`flow_id`: the flow's name or id) or of all.
+        (`flow_id`: the flow's name, a former name or its id) or of all.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

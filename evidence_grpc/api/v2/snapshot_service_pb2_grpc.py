@@ -72,7 +72,8 @@ class SnapshotServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DiffSnapshots(self, request, context):
-        """Compare two snapshots named as `env`, `env#N`, `env~N` or `env@{...}` (an environment without snapshots: 404).
+        """Compare two snapshots named as `env`, `env#N`, `env~N` or `env@{...}` (an environment without snapshots: 404);
+        artifacts are told apart by fingerprint, so one renamed is not changed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -118,6 +118,19 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
     return retry_on_conflict(write)
 
 
+def commit_timestamp(info: Any) -> float | None:
+    """The timestamp of a reported git_commit_info, if it has one."""
+    stamp = info.get("timestamp") if isinstance(info, dict) else None
+    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
+
+
+def commit_time(artifact: Artifact) -> float | None:
+    """When the artifact's commit was made, what its lead times count from: its
+    git_commit_info's timestamp, else its trail's (a trail begun with --commit)."""
+    own = commit_timestamp(artifact.git_commit_info)
+    return own if own is not None else commit_timestamp(artifact.trail.git_commit_info)
+
+
 def is_commit(text: str) -> bool:
     """Whether the text is a full git commit id: 40 lowercase hexadecimal characters."""
     return len(text) == COMMIT_LENGTH and HEX.fullmatch(text) is not None
@@ -408,6 +421,23 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
         for fingerprint, a in first.items()}
 
 
+_REPORT_NAMES = Prepared(lambda org, fingerprints: (
+    Artifact.select(Artifact.fingerprint, Trail.name, Flow.name).join(Flow).switch(Artifact)
+    .join(Trail).where((Artifact.organization == org) & Artifact.fingerprint.in_(fingerprints))
+    .order_by(Artifact.id)), org=int, fingerprints=list[str])
+
+
+def report_names(org: Organization, fingerprints: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """(trail name, its flow's current name) of each report of these fingerprints, in report
+    order, as `provenance_of` lists them: reports are never deleted and never move, so the
+    reports a snapshot kept are the first ones here."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for chunk in in_chunks(sorted(set(fingerprints))):
+        for fingerprint, trail, flow in _REPORT_NAMES.rows(org=org.id, fingerprints=chunk):
+            found[fingerprint].append((trail, flow))
+    return dict(found)
+
+
 def provenance_of(org: Organization, wanted: list[str], html_base: str
                   ) -> dict[str, list[dict[str, Any]]]:
     """The reports of each fingerprint, in report order (the id sequence). Keys starting with
@@ -427,7 +457,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
             "flow_html_url": flow_url,
             "compliance_state": artifact_state(compliance[a.trail_id], a.template_reference_name),
-            "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
+            "commit_timestamp": commit_time(a),
             "_trail_id": a.trail_id, "_flow_tags": a.flow.tags or {}, "_artifact_name": a.name,
             "_compliance": compliance[a.trail_id],
         })

@@ -24,6 +24,7 @@ from ..kernel.errors import (
 )
 from ..kernel.names import check_name
 from ..kernel.pages import Page
+from ..kernel.references import former_flow_names
 from ..kernel.urls import check_reported_urls
 from .templates import EMPTY_TEMPLATE_YAML, check_template, served_template
 
@@ -92,10 +93,8 @@ def find_flow(org: Organization, name: str) -> Flow:
     found = _FLOW_BY_NAME.models(Flow, org=org.id, name=name)
     flow = found[0] if found else None
     if flow is None:
-        alias = (FlowAlias.select(FlowAlias, Flow).join(Flow)
-                 .where((FlowAlias.organization == org) & (FlowAlias.name == name)
-                        & (Flow.archived == False)).first())  # noqa: E712
-        flow = alias.flow if alias else None
+        former = former_flow_names(org, [name])
+        flow = Flow.get_or_none(Flow.id == former[name]) if former else None
     if flow is None or not sees_flow(flow.visibility):
         if not sees_flow(None):  # no credentials: private and unknown flows answer alike
             raise authentication_required()

@@ -203,9 +203,11 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     """The organization's trails, newest first: of one flow, of flows with all these tags,
     and (`fingerprint`) those an artifact of that fingerprint was reported to."""
     active = Flow.archived == False  # noqa: E712
-    # One flow's trails are picked by their own column, which the planner walks by index.
-    scope = active & ((Trail.flow == find_flow(org, flow_name).id) if flow_name
-                      else (Flow.organization == org))
+    # One flow's trails are picked by their own column, which the planner walks by index; a
+    # flow named (by its name or a former one) answers its trails archived or not, as
+    # `trails/{org}/{flow}` does.
+    scope = ((Trail.flow == find_flow(org, flow_name).id) if flow_name
+             else (Flow.organization == org) & active)
     if flow_tags:  # tags are JSON: the flows that have them are found in Python
         wanted = [tag.partition("=") for tag in flow_tags]
         tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)

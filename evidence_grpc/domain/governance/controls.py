@@ -38,6 +38,7 @@ from ..kernel.errors import (
 )
 from ..kernel.names import CONTROL_CHARACTERS, check_name
 from ..kernel.pages import MAX_PER_PAGE, Page, counted, in_time_range, page_of
+from ..kernel.references import ids_by_name
 from ..kernel.tag_filters import has_tag
 from .policies import policy_controls
 
@@ -325,7 +326,7 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
                    flows: list[str] | None = None, sort_direction: str | None = None
                    ) -> tuple[list[Attestation], dict[str, int]]:
     """Decisions for the control, newest first (or oldest with sort_direction=asc); `flows`
-    keeps those of the flows of these names."""
+    keeps those of the flows of these names (or former names)."""
     find_control(org, identifier)
     paging = _paging(page, per_page)
     direction = _sort_direction(sort_direction, "desc")
@@ -334,7 +335,7 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
         query = query.where(Attestation.is_compliant == is_compliant)
     query = in_time_range(query, Attestation.created_at, from_timestamp, to_timestamp)
     if flows:
-        query = query.where(Flow.name.in_(flows))
+        query = query.where(Flow.id.in_(list(ids_by_name(Flow, org, flows).values())))
     return _page(paging, query.order_by(
         *((Attestation.created_at, Attestation.id) if direction == "asc"
           else (Attestation.created_at.desc(), Attestation.id.desc()))))

@@ -16,6 +16,7 @@ from ...api.v2 import views
 from ...storage.db import Prepared, database, in_chunks
 from ...storage.models import Artifact, Deployment, Environment, Flow, Organization, Trail
 from ..evidence.artifacts import states_of
+from ..kernel.references import ids_by_name
 
 # (fingerprint, flow name, template reference name) of an artifact's report to one flow
 Report = tuple[str, str, str]
@@ -26,12 +27,12 @@ _PREVIOUS = Prepared(lambda org, env, before, flow, template, fingerprint: (
     .join(Deployment, on=(Deployment.organization == Artifact.organization)
           & (Deployment.fingerprint == Artifact.fingerprint))
     .where((Artifact.organization == org) & (Deployment.environment == env)
-           & (Deployment.deployed_at < before) & (Flow.name == flow)
+           & (Deployment.deployed_at < before) & (Artifact.flow == flow)
            & (Artifact.template_reference_name == template)
            & (Artifact.fingerprint != fingerprint))
     .order_by(Deployment.deployed_at.desc(), Deployment.id.desc(), Artifact.id)
     .limit(1)),
-    org=int, env=int, before=float, flow=str, template=str, fingerprint=str)
+    org=int, env=int, before=float, flow=int, template=str, fingerprint=str)
 
 
 def _starts(env: Environment, index: int, fingerprints: list[str]) -> dict[str, float]:
@@ -48,15 +49,17 @@ def _starts(env: Environment, index: int, fingerprints: list[str]) -> dict[str, 
 
 def previous_versions(org: Organization, env: Environment, index: int,
                       reports: set[Report]) -> dict[Report, Artifact]:
-    """The previous version of each report that has one (with its flow and trail loaded)."""
+    """The previous version of each report that has one (with its flow and trail loaded); a
+    report's flow is named as a snapshot kept it, found by a current or a former name."""
     starts = _starts(env, index, sorted({fingerprint for fingerprint, _, _ in reports}))
+    flows = ids_by_name(Flow, org, sorted({flow_name for _, flow_name, _ in reports}))
     found = {}
     for report in sorted(reports):
         fingerprint, flow_name, template = report
-        if fingerprint not in starts:
+        if fingerprint not in starts or flow_name not in flows:
             continue
         rows = _PREVIOUS.models(Artifact, org=org.id, env=env.id, before=starts[fingerprint],
-                                flow=flow_name, template=template, fingerprint=fingerprint)
+                                flow=flows[flow_name], template=template, fingerprint=fingerprint)
         if rows:
             found[report] = rows[0]
     return found

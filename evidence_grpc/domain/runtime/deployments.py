@@ -33,11 +33,13 @@ from ...storage.models import (
     Repo,
     Trail,
 )
+from ..evidence.artifacts import commit_time
 from ..evidence.events import ArtifactRepoKnown
 from ..evidence.repos import find_repo, repos_named
 from ..kernel.errors import missing, validation_error
 from ..kernel.numbers import as_whole_number
 from ..kernel.pages import Page, counted, page_of
+from ..kernel.references import ids_by_name
 from .environments import LOGICAL, find_environment
 
 DEFAULT_WINDOW_SECONDS = 28 * 86400
@@ -48,14 +50,13 @@ MAX_ENVIRONMENT_PAGE_SIZE = 100
 
 # ---- recording -----------------------------------------------------------------------------
 
-def _commit_time(artifact: Artifact) -> float | None:
-    info = artifact.git_commit_info or artifact.trail.git_commit_info or {}
-    stamp = info.get("timestamp") if isinstance(info, dict) else None
-    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
-
-
-def _lead_time(deployed_at: float, commit_time: float | None) -> float | None:
-    return None if commit_time is None else max(0.0, deployed_at - commit_time)
+def lead_time(started: float | None, committed: float | None) -> float | None:
+    """Seconds from a commit to a start of what was built from it, when both are known (a
+    time of 0 is none). Never negative: a start stamped before its commit (a clock behind, a
+    build of a commit made after it, a file modified before it was committed) counts as at
+    once. Every lead time answered is this: a deployment's `lead_time_seconds`, an
+    artifact's `commit_lead_times` and `build_lead_times`, a snapshot's `commit_lead_time`."""
+    return max(0.0, started - committed) if started and committed else None
 
 
 def first_reports(org: Organization, fingerprints: set[str]) -> dict[str, Artifact]:
@@ -81,7 +82,7 @@ def record(org: Organization, env: Environment, index: int, started: list[tuple[
         "organization": org, "environment": env, "snapshot_index": index, "artifact_name": name,
         "fingerprint": fp, "deployed_at": stamp,
         "repo": known[fp].repo_id if fp in known else None,
-        "lead_time_seconds": _lead_time(stamp, _commit_time(known[fp])) if fp in known else None,
+        "lead_time_seconds": lead_time(stamp, commit_time(known[fp])) if fp in known else None,
     } for name, fp in started]).execute()
     at_transaction_end("deployment series", repack, {
         (known[fp].repo_id, env.id, day_of(stamp)) for _, fp in started
@@ -113,7 +114,7 @@ def link_fingerprint(org: Organization, fingerprint: str, repo: Repo | None,
 def link_artifact(event: ArtifactRepoKnown) -> None:
     """Subscribed to ArtifactRepoKnown (evidence cannot call runtime)."""
     artifact = event.artifact
-    link_fingerprint(event.org, artifact.fingerprint, artifact.repo, _commit_time(artifact))
+    link_fingerprint(event.org, artifact.fingerprint, artifact.repo, commit_time(artifact))
 
 
 # ---- packed series -------------------------------------------------------------------------
@@ -264,18 +265,17 @@ def deployment_statistics(org: Organization, repo_key: str, envs: list[str] | No
 def deployment_frequency(org: Organization, env_name: str, flow_key: str | None = None
                          ) -> views.DeploymentFrequency:
     """Deployment times in the environment over the last 28 days, of artifacts reported to
-    one flow (by name or id) or of all."""
+    one flow (by its name, a former name or its id) or of all."""
     env = find_environment(org, env_name)
     start, end = window(None, None)
     query = (Deployment.select(Deployment.deployed_at)
              .where((Deployment.environment == env) & Deployment.deployed_at.between(start, end)))
     flow_name = None
     if flow_key:
-        named = Flow.name == flow_key
-        flow_id = as_whole_number(flow_key)
-        if flow_id is not None:
-            named |= Flow.id == flow_id
-        flow = Flow.get_or_none((Flow.organization == org) & named)
+        # by its name or a former one, else by its id
+        flow_id = ids_by_name(Flow, org, [flow_key]).get(flow_key, as_whole_number(flow_key))
+        flow = None if flow_id is None else Flow.get_or_none(
+            (Flow.organization == org) & (Flow.id == flow_id))
         if flow is None:
             raise missing("flow", organization=org.name, flow=flow_key)
         flow_name = flow.name

@@ -18,6 +18,7 @@ from ...storage.models import Artifact, Environment, EnvironmentAuditEvent, Flow
 from ..identity.callers import current_actor_type, current_caller
 from ..kernel.errors import Unauthenticated, validation_error
 from ..kernel.pages import in_time_range
+from ..kernel.references import ids_by_name
 
 EVENT_TYPES = ("environment_created", "environment_updated", "environment_archived",
                "environment_renamed", "environment_joined", "policies_changed",
@@ -96,6 +97,16 @@ def _provenance(org: Organization, fingerprints: set[str]
     return flows, repos
 
 
+def _current_names(org: Organization, names: list[str]) -> set[str] | None:
+    """The current names of the flows named (by a current or a former name); None when none
+    is named (no filter)."""
+    if not names:
+        return None
+    ids = sorted(set(ids_by_name(Flow, org, names).values()))
+    return {name for chunk in in_chunks(ids)
+            for (name,) in Flow.select(Flow.name).where(Flow.id.in_(chunk)).tuples()}
+
+
 def _cell(value: Any) -> str:
     """A CSV cell a spreadsheet shows as text, never runs as a formula."""
     text = "" if value is None else str(value)
@@ -107,14 +118,14 @@ def audit_log_csv(org: Organization, env: Environment, *, from_timestamp: float 
                   flow_names: list[str] | None = None, repo_names: list[str] | None = None
                   ) -> str:
     """The environment's audit log, oldest first. `flow_names` / `repo_names` keep the artifact
-    events of artifacts built in those flows / repos."""
+    events of artifacts built in those flows (named by a current or former name) / repos."""
     start, end = _time(from_timestamp, "from_timestamp"), _time(to_timestamp, "to_timestamp")
     kinds = _names(event_types or [], "event_types")
     unknown = [k for k in kinds if k not in EVENT_TYPES]
     if unknown:
         raise validation_error("event_types", f"Unknown event type '{unknown[0]}': use "
                                               f"{', '.join(EVENT_TYPES)}")
-    wanted_flows = set(_names(flow_names or [], "flow_names"))
+    wanted_flows = _current_names(org, _names(flow_names or [], "flow_names"))
     wanted_repos = set(_names(repo_names or [], "repo_names"))
     query = EnvironmentAuditEvent.select().where(EnvironmentAuditEvent.environment == env)
     query = in_time_range(query, EnvironmentAuditEvent.timestamp, start, end)
@@ -129,7 +140,7 @@ def audit_log_csv(org: Organization, env: Environment, *, from_timestamp: float 
     for row in rows:
         row_flows = sorted(flows.get(row.fingerprint or "", ()))
         row_repos = sorted(repos.get(row.fingerprint or "", ()))
-        if wanted_flows and not wanted_flows.intersection(row_flows):
+        if wanted_flows is not None and wanted_flows.isdisjoint(row_flows):
             continue
         if wanted_repos and not wanted_repos.intersection(row_repos):
             continue

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ...api.v2 import views
@@ -44,7 +44,7 @@ from ...storage.models import (
     Organization,
     Snapshot,
 )
-from ..evidence.artifacts import provenance_of
+from ..evidence.artifacts import provenance_of, report_names
 from ..evidence.compliance import COMPLIANT
 from ..evidence.repos import built_from
 from ..evidence.trail_events import record_running
@@ -55,7 +55,7 @@ from ..outbound import actions
 from ..transparency import log
 from . import env_audit, leaves
 from .deployment_diffs import ArtifactDiffs, deployment_diffs
-from .deployments import record
+from .deployments import lead_time, record
 from .environments import (
     LOGICAL,
     find_environment,
@@ -415,19 +415,66 @@ def _verdicts(governed: bool, judgement: Judgement, entries: list[dict[str, Any]
             "applied_policies": judgement.applied_policies}
 
 
-def verdicts_of(snapshot: Snapshot | None, html_base: str
+# A snapshot keeps the flows of its artifacts' reports by the names they had; answers show each
+# by the name it has now (DESIGN.md 12: names are labels; the hosted docs' old snapshots show a
+# flow archived since as NAME-archived-at-...). A kept flow is found by its report: the report
+# at its position among the fingerprint's reports (`report_names`) when it is of the same trail,
+# else the one report of the fingerprint in that trail; else it is shown as kept.
+# (fingerprint, position among its kept flows, trail) -> the current name of a kept flow that
+# has another name now: empty unless a flow was renamed, so reads relabel nothing then.
+Renamed = dict[tuple[str, int, str], str]
+
+
+def renamed_flows(org: Organization, snapshots: Iterable[Snapshot | None]) -> Renamed:
+    """The flows these snapshots kept that have another name now (one query)."""
+    kept = [(v["fingerprint"], v["flows"]) for s in snapshots if s is not None
+            for v in s.verdicts if v["flows"]]
+    reports = report_names(org, [fingerprint for fingerprint, _ in kept])
+    return {(fingerprint, i, f["trail_name"]): name for fingerprint, flows in kept
+            for i, f in enumerate(flows)
+            if (name := _flow_now(reports.get(fingerprint, []), i, f)) != f["flow_name"]}
+
+
+def _flow_now(reports: list[tuple[str, str]], position: int, flow: dict[str, Any]) -> str:
+    """The current name of the flow a snapshot kept at `position` among a fingerprint's
+    reports (trail name, current flow name), in report order."""
+    trail = flow["trail_name"]
+    if position < len(reports) and reports[position][0] == trail:
+        return reports[position][1]
+    in_trail = [name for report_trail, name in reports if report_trail == trail]
+    return in_trail[0] if len(in_trail) == 1 else flow["flow_name"]
+
+
+def _shown_flow(flow: dict[str, Any], name: str | None, html_base: str) -> dict[str, Any]:
+    """A kept flow as shown: its URLs (kept relative) absolute and, when it has another
+    `name` now, by that name."""
+    page, html = flow["flow_html_url"], flow["html_url"]
+    if name is None:
+        return {**flow, "html_url": html_base + html, "flow_html_url": html_base + page}
+    kept = flow["flow_name"]
+    if page.endswith(f"/flows/{kept}"):
+        renamed = page[:len(page) - len(kept)] + name
+        if html.startswith(page + "/"):
+            html = renamed + html[len(page):]
+        page = renamed
+    return {**flow, "flow_name": name, "html_url": html_base + html,
+            "flow_html_url": html_base + page}
+
+
+def verdicts_of(snapshot: Snapshot | None, html_base: str, renamed: Renamed
                 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """A snapshot's kept verdicts by (name, fingerprint), provenance URLs made absolute; their
+    """A snapshot's kept verdicts by (name, fingerprint), their flows by current name
+    (`renamed` from `renamed_flows`) and provenance URLs made absolute; their
     `policy_decisions` are rendered by `policy_decisions_of` when a view shows them."""
     if snapshot is None:
         return {}
     applied = _AppliedPolicies(snapshot)
     found = {}
     for verdict in snapshot.verdicts:
-        flows = [{**f, "html_url": html_base + f["html_url"],
-                  "flow_html_url": html_base + f["flow_html_url"]} for f in verdict["flows"]]
-        found[(verdict["name"], verdict["fingerprint"])] = {**verdict, "flows": flows,
-                                                            "_applied": applied}
+        fingerprint = verdict["fingerprint"]
+        flows = [_shown_flow(f, renamed.get((fingerprint, i, f["trail_name"])) if renamed
+                             else None, html_base) for i, f in enumerate(verdict["flows"])]
+        found[(verdict["name"], fingerprint)] = {**verdict, "flows": flows, "_applied": applied}
     return found
 
 
@@ -647,18 +694,24 @@ class SnapshotRead:
     following: Snapshot | None
     html_base: str
 
-    @property
-    def kept_key(self) -> tuple[int, str, str, str]:
-        """What `kept_view` depends on: the snapshot, and the names and base of its URLs."""
-        return self.snapshot.id, self.org.name, self.env.name, self.html_base
+    @functools.cached_property
+    def _renamed(self) -> Renamed:
+        return renamed_flows(self.org, (self.previous, self.snapshot))
+
+    @functools.cached_property
+    def kept_key(self) -> tuple[Any, ...]:
+        """What `kept_view` depends on: the snapshot, and the names and base of its URLs (the
+        flows it kept by another name among them)."""
+        return (self.snapshot.id, self.org.name, self.env.name, self.html_base,
+                tuple(sorted(self._renamed.items())))
 
     def _artifacts(self) -> list[tuple[dict[str, Any], int, int, dict[str, Any]]]:
         """(entry, instances before, instances now, verdict) of each artifact of the answer,
         in its order: those running and those that stopped since the previous snapshot."""
         before, current = _by_artifact(self.previous), _by_artifact(self.snapshot)
         # An exited artifact shows the verdict of the snapshot it last ran in.
-        verdicts = {**verdicts_of(self.previous, self.html_base),
-                    **verdicts_of(self.snapshot, self.html_base)}
+        verdicts = {**verdicts_of(self.previous, self.html_base, self._renamed),
+                    **verdicts_of(self.snapshot, self.html_base, self._renamed)}
         return [(current.get(key) or before[key],
                  before[key]["instance_count"] if key in before else 0,
                  current[key]["instance_count"] if key in current else 0, verdicts[key])
@@ -792,17 +845,12 @@ def _artifact_view(entry: dict[str, Any], was: int, count: int, verdict: dict[st
         "commit_url": first["commit_url"] if first else "",
         "html_url": first["html_url"] if first else "",
         "flow_html_url": first["flow_html_url"] if first else "",
-        "commit_lead_time": _lead_time(started, commit_ts),
+        "commit_lead_time": lead_time(started, commit_ts),
         "flows": [{**{k: v for k, v in f.items() if k != "commit_timestamp" and k[0] != "_"},
                    "artifact_compliance_in_flow": f.get("compliance_state") == COMPLIANT,
-                   "commit_lead_time": _lead_time(started, f.get("commit_timestamp"))}
+                   "commit_lead_time": lead_time(started, f.get("commit_timestamp"))}
                   for f in flows],
     }
-
-
-def _lead_time(started: float | None, committed: float | None) -> float | None:
-    """Seconds from the commit to the first instance's start, when both are known."""
-    return started - committed if started and committed else None
 
 
 # ---- diff ----------------------------------------------------------------------------------
@@ -823,14 +871,16 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             raise validation_error(field, "Field cannot be empty")
     _, snap1, id1 = _snappish(org, snappish1)
     _, snap2, id2 = _snappish(org, snappish2)
-    side1, side2 = _by_artifact(snap1), _by_artifact(snap2)
+    side1, side2 = _by_fingerprint(snap1), _by_fingerprint(snap2)
     keys = side1.keys() | side2.keys()
-    verdicts = {**verdicts_of(snap2, html_base), **verdicts_of(snap1, html_base)}
+    renamed = renamed_flows(org, (snap1, snap2))
+    verdicts = {**verdicts_of(snap2, html_base, renamed), **verdicts_of(snap1, html_base, renamed)}
     found: dict[str, list[views.DiffArtifact]] = {
         "snappish1": [], "snappish2": [], "changed": [], "not_changed": []}
     for key in sorted(keys):
         one, two = side1.get(key), side2.get(key)
-        view = _diff_artifact(one if one is not None else side2[key], one, two, verdicts[key]["flows"])
+        shown = one if one is not None else side2[key]
+        view = _diff_artifact(shown, one, two, verdicts[(shown["name"], key)]["flows"])
         if one and two:
             target = "not_changed" if one["instance_count"] == two["instance_count"] else "changed"
         else:
@@ -840,6 +890,22 @@ def diff_snapshots(org: Organization, snappish1: str, snappish2: str, html_base:
             "snappish2": {"snapshot_id": id2, "artifacts": found["snappish2"]},
             "changed": {"snapshot_id": None, "artifacts": found["changed"]},
             "not_changed": {"snapshot_id": None, "artifacts": found["not_changed"]}}
+
+
+def _by_fingerprint(snapshot: Snapshot) -> dict[str, dict[str, Any]]:
+    """A snapshot's running artifacts as a diff tells them apart: by fingerprint (the hosted
+    docs: Kosli identifies an artifact by its fingerprint, never by its name or tag, which
+    change), so a build that runs under another name is not changed. A build running under
+    several names in one snapshot is one artifact, its instances together, shown by the last
+    of its names in name order (the one the release of 2026-11-23 showed)."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in snapshot.artifacts:  # in (name, fingerprint) order
+        was = found.get(entry["fingerprint"])
+        found[entry["fingerprint"]] = entry if was is None else {
+            **entry, "instance_count": was["instance_count"] + entry["instance_count"],
+            "creationTimestamp": was["creationTimestamp"] + entry["creationTimestamp"],
+            "pods": None if entry["pods"] is None else (was["pods"] or []) + entry["pods"]}
+    return found
 
 
 def _diff_artifact(entry: dict[str, Any], one: dict[str, Any] | None, two: dict[str, Any] | None,
@@ -901,7 +967,8 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
     snapshots = {s.index: s for s in Snapshot.select(
         Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
         (Snapshot.environment == env) & (Snapshot.index.in_(wanted)))}
-    verdicts = {i: verdicts_of(s, html_base) for i, s in snapshots.items()}
+    renamed = renamed_flows(org, snapshots.values())
+    verdicts = {i: verdicts_of(s, html_base, renamed) for i, s in snapshots.items()}
     return [_event_view(env, e, verdicts.get(_judged_in(e), {}),
                         snapshots.get(e.snapshot_index)) for e in rows]
 

@@ -19,6 +19,7 @@ from ..evidence.artifacts import (
     MIN_PREFIX,
     attestations_about,
     check_prefix,
+    commit_time,
     evidence_of,
     matching_commits,
     matching_fingerprints,
@@ -29,14 +30,8 @@ from ..governance.approvals import approval_numbers
 from ..kernel.artifact_links import artifact_api_url, artifact_html_url, artifact_id
 from ..kernel.errors import not_found
 from ..kernel.numbers import timestamp_text
+from ..runtime.deployments import lead_time
 from ..runtime.presence import presence
-
-
-def _commit_time(artifact: Artifact) -> float | None:
-    """When the artifact's commit was made (git_commit_info.timestamp), if it was reported."""
-    committed = (artifact.git_commit_info or {}).get("timestamp")
-    ok = isinstance(committed, int | float) and not isinstance(committed, bool)
-    return committed if ok else None
 
 
 def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Attestation]
@@ -75,16 +70,20 @@ def _history(artifact: Artifact, where: dict[str, list[Any]], attested: list[Att
 
 def _lead_times(artifact: Artifact, where: dict[str, list[Any]]
                 ) -> tuple[dict[str, float], dict[str, float]]:
-    """(commit lead times, build lead times): per environment, seconds from the commit (its
-    timestamp) and from the build (the report) until the artifact first started there."""
+    """(commit lead times, build lead times): per environment, seconds from the commit
+    (`commit_time`) and from the build (the report) until the artifact first started there,
+    as the snapshot that saw it start (its deployment) dates it (`deployments.lead_time`)."""
     first: dict[str, float] = {}
     for event in where["events"]:
         if event["type"] == "started":
             first[event["environment_name"]] = min(event["timestamp"],
                                                    first.get(event["environment_name"], math.inf))
-    committed = _commit_time(artifact)
-    commit = {env: at - committed for env, at in first.items()} if committed is not None else {}
-    return commit, {env: at - artifact.created_at for env, at in first.items()}
+    committed = commit_time(artifact)
+    commit = {env: lead for env, at in first.items()
+              if (lead := lead_time(at, committed)) is not None}
+    build = {env: lead for env, at in first.items()
+             if (lead := lead_time(at, artifact.created_at)) is not None}
+    return commit, build
 
 
 def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
