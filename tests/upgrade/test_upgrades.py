@@ -31,9 +31,11 @@ ARTIFACT_IDS = [
     (r"GET /api/v2/artifacts/.*", r"^/body/(id|html_url)$", "an artifact's id and html URL"),
     (r"GET /api/v2/trails/.*", r"/artifacts_statuses/[^/]+/artifact_id$", "an artifact's id"),
 ]
+# After 2026-12-02: a trail names the template it is judged by (issue 44), null before.
+TEMPLATE_IDS = [(r"GET /api/v2/trails/.*", r"/flow_template_id$", "the template judging a trail")]
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
-        *ARTIFACT_IDS,
+        *ARTIFACT_IDS, *TEMPLATE_IDS,
         (r"GET /api/v2/snapshots/.*", r"/deployment_diff$",
          "deployment diffs (2026-11-25): absent where an artifact replaced nothing"),
         (r"GET /api/v2/artifacts/.*", r"^/body/(created_at|last_modified_at)$",
@@ -41,9 +43,9 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
         (r"GET /api/v2/artifacts/.*", r"^/body/history",
          "an artifact's history dates every start and exit, as the published shapes (2026-11-24)"),
     ],
-    "2026-11-28": ARTIFACT_IDS,
-    "2026-11-28b": ARTIFACT_IDS,
-    "2026-11-28c": ARTIFACT_IDS,
+    "2026-11-28": ARTIFACT_IDS + TEMPLATE_IDS,
+    "2026-11-28b": ARTIFACT_IDS + TEMPLATE_IDS,
+    "2026-11-28c": ARTIFACT_IDS + TEMPLATE_IDS,
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"

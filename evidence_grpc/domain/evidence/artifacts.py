@@ -15,6 +15,7 @@ from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, 
 from ..kernel import contract, events
 from ..kernel.artifact_links import artifact_html_url
 from ..kernel.errors import InvalidArgument, missing, validation_error
+from ..kernel.ids import hosted_id
 from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
@@ -88,7 +89,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
             if artifact is None:
-                artifact = Artifact(organization=org, flow=flow, trail=trail,
+                artifact = Artifact(uid=hosted_id(), organization=org, flow=flow, trail=trail,
                                     fingerprint=fingerprint, created_at=stamp, created_by=user.name)
             artifact.name = data["filename"]
             artifact.template_reference_name = template_name
@@ -374,7 +375,7 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
                 first.setdefault(artifact.fingerprint, artifact)
     states = states_of(list(first.values()))
     return {fingerprint: notifications.Reported(
-        row_id=a.id, flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
+        uid=a.uid, flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
         commit_url=a.commit_url or None, build_url=a.build_url or None)
         for fingerprint, a in first.items()}
 
@@ -394,7 +395,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "template_reference_name": a.template_reference_name,
             "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
             "git_commit_info": a.git_commit_info,
-            "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
+            "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.uid),
             "flow_html_url": flow_url,
             "compliance_state": states[a.id],
             "commit_timestamp": (a.git_commit_info or {}).get("timestamp"),
