@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from tests.conftest import POSTGRES_URL, kosli_binary, start_server, stop_server
 from tests.upgrade.make_fixture import FIXTURES, postgres_copy
-from tests.upgrade.scenario import PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
+from tests.upgrade.scenario import EVOLVING, KEY, PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
 
 RELEASES = list(WRITERS)
 # Changes of a fact by design, by release: (read, fact path) patterns and why.
@@ -46,6 +47,7 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-28": ARTIFACT_IDS + TEMPLATE_IDS,
     "2026-11-28b": ARTIFACT_IDS + TEMPLATE_IDS,
     "2026-11-28c": ARTIFACT_IDS + TEMPLATE_IDS,
+    "2026-12-02": TEMPLATE_IDS,  # artifacts keep their ids (migration 0025)
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -160,3 +162,29 @@ def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cl
                               for read, path, _ in BY_DESIGN[release])}
     assert unexplained == {}, "\n".join(f"{read} {path}: {was!r} -> {now!r}" for (read, path), (
         was, now) in sorted(unexplained.items()))
+
+
+@pytest.mark.parametrize("upgraded", ["2026-12-02"], indirect=True)
+def test_upgraded_trails_keep_the_template_of_the_upgrade_when_the_flow_changes_it(
+        upgraded: tuple[str, Cli]) -> None:
+    """Trails begun before the upgrade are pinned to their flow's template as of the upgrade
+    (e1, e2) or their own (e3): changing the flow's template afterwards leaves them, their
+    artifacts' asserts and their ids as they were, and judges the trails begun after it."""
+    _, cli = upgraded
+    trail = f"{cli.host}/api/v2/trails/acme/evolving"
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {KEY}"
+    before = {name: session.get(f"{trail}/{name}", timeout=30).json() for name in ("e1", "e2", "e3")}
+    pinned = {name: answer["compliance_status"]["flow_template_id"] for name, answer in before.items()}
+    assert pinned["e1"] == pinned["e2"] != pinned["e3"] and None not in pinned.values()
+
+    (cli.work / "evolving-1.yml").write_text(EVOLVING["evolving-1.yml"])
+    cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-1.yml"))
+    cli.run("begin", "trail", "e4", "--flow", "evolving")
+
+    assert {name: session.get(f"{trail}/{name}", timeout=30).json() for name in before} == before
+    assert cli.run("assert", "artifact", cli.file("app-6"), "--artifact-type", "file", "--flow",
+                   "evolving", check=False).returncode == 1  # its answer before the upgrade
+    after = session.get(f"{trail}/e4", timeout=30).json()
+    assert after["compliance_status"]["flow_template_id"] not in pinned.values()
+    assert after["template"]["content"] == EVOLVING["evolving-1.yml"]
