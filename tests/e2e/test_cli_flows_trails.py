@@ -350,6 +350,15 @@ def test_a_trail_keeps_the_template_it_was_begun_with(live: RunningServer, tmp_p
     assert answered.compliance_status.flow_template_id == kept
     assert answered.compliance_status.artifacts_statuses["backend"].flow_template_id == kept
 
+    # the artifact's id: random, in the hosted shape, and it finds its report
+    made = before["compliance_status"]["artifacts_statuses"]["backend"]["artifact_id"]
+    assert re.fullmatch(HOSTED_ID, made)
+    report = f"{live.http_url}/api/v2/artifacts/acme/{flow}/fingerprint/{fingerprint}"
+    assert requests.get(report, params={"artifact_id": made}, headers=bearer(),
+                        timeout=10).json()["id"] == made
+    unknown = requests.get(report, params={"artifact_id": made[::-1]}, headers=bearer(), timeout=10)
+    assert unknown.status_code == 404 and made[::-1] in unknown.json()["message"]
+
 
 def test_list_trails_of_a_flow(live: RunningServer):
     flow, other_flow = unique("listing"), unique("listing")

@@ -22,7 +22,16 @@ import requests
 
 from tests.conftest import POSTGRES_URL, kosli_binary, start_server, stop_server
 from tests.upgrade.make_fixture import FIXTURES, postgres_copy
-from tests.upgrade.scenario import EVOLVING, KEY, PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
+from tests.upgrade.scenario import (
+    EVOLVING,
+    KEY,
+    PUBLIC_URL,
+    SNAPSHOTS,
+    WRITERS,
+    Cli,
+    fingerprint,
+    reads,
+)
 
 RELEASES = list(WRITERS)
 # Changes of a fact by design, by release: (read, fact path) patterns and why.
@@ -188,3 +197,13 @@ def test_upgraded_trails_keep_the_template_of_the_upgrade_when_the_flow_changes_
     after = session.get(f"{trail}/e4", timeout=30).json()
     assert after["compliance_status"]["flow_template_id"] not in pinned.values()
     assert after["template"]["content"] == EVOLVING["evolving-1.yml"]
+
+    # An id answered before the upgrade still finds its report, by the API and the web page its
+    # html_url names.
+    held = before["e1"]["compliance_status"]["artifacts_statuses"]["app"]["artifact_id"]
+    assert held == "00000000-0000-0000-0000-00000007"
+    report = f"{cli.host}/api/v2/artifacts/acme/evolving/fingerprint/{fingerprint('app-6')}"
+    found = session.get(report, params={"artifact_id": held}, timeout=30)
+    assert (found.status_code, found.json()["id"], found.json()["trail_name"]) == (200, held, "e1")
+    page = session.get(found.json()["html_url"].replace(PUBLIC_URL, cli.host), timeout=30)
+    assert page.status_code == 200 and "e1" in page.text

@@ -14,7 +14,7 @@ from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflic
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
 from ..kernel import contract, events
 from ..kernel.artifact_links import artifact_html_url
-from ..kernel.errors import InvalidArgument, missing, validation_error
+from ..kernel.errors import InvalidArgument, missing, not_found, validation_error
 from ..kernel.ids import hosted_id
 from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
@@ -228,8 +228,9 @@ def _in_one_read(flow: Flow, fingerprint: str) -> list[Artifact] | None:
 
 
 def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
-                        trail_name: str | None = None) -> Artifact:
-    """The newest artifact of the flow with that fingerprint (in that trail, if given)."""
+                        trail_name: str | None = None, uid: str | None = None) -> Artifact:
+    """The newest artifact of the flow with that fingerprint (in that trail, if given; the
+    report of that id, if given: ids are kept, so an id answered once finds its report)."""
     flow = find_flow(org, flow_name)
     found = None if trail_name else _in_one_read(flow, fingerprint)
     if found is None:
@@ -239,7 +240,12 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
                                                           **in_trail)
     # Few rows share a fingerprint; sorting them here keeps the planner on the
     # (flow, fingerprint) index instead of walking the flow by creation time.
-    artifact = max(found, key=lambda a: a.id, default=None)
+    artifact = max((a for a in found if uid in (None, a.uid)), key=lambda a: a.id, default=None)
+    if artifact is None and uid is not None:
+        raise not_found("artifact", f"Artifact with id '{uid}' and fingerprint {fingerprint} "
+                        f"does not exist in flow '{flow.name}' belonging to organization "
+                        f"'{org.name}'", organization=org.name, flow=flow.name,
+                        fingerprint=fingerprint, artifact_id=uid)
     if artifact is None:
         raise missing("artifact_in_trail", organization=org.name, flow=flow.name,
                       trail=trail_name, fingerprint=fingerprint)
