@@ -304,6 +304,8 @@ def test_a_trail_keeps_the_template_it_was_begun_with(live: RunningServer, tmp_p
     """Changing a flow's template judges the trails begun after it; a trail begun before keeps
     its verdict (and `kosli assert artifact` its exit code), a trail given its own template
     keeps that, and every answer (REST, gRPC) names the template it was judged by."""
+    from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+    from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_grpc
     from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
     from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 
@@ -343,15 +345,21 @@ def test_a_trail_keeps_the_template_it_was_begun_with(live: RunningServer, tmp_p
                          timeout=10).json()
     assert given["template"]["content"] == "version: 1\n"
     assert len({kept, changed, given["compliance_status"]["flow_template_id"]}) == 3
+    made = before["compliance_status"]["artifacts_statuses"]["backend"]["artifact_id"]
+    metadata = (("authorization", bearer()["Authorization"]),)
     with grpc.insecure_channel(live.grpc_target) as channel:
         answered = trail_grpc.TrailServiceStub(channel).GetTrail(
             trail_pb.GetTrailRequest(org="acme", flow_name=flow, trail_name="t1"),
-            metadata=(("authorization", bearer()["Authorization"]),), timeout=10)
+            metadata=metadata, timeout=10)
+        found = artifact_grpc.ArtifactServiceStub(channel).GetArtifactByFingerprint(
+            artifact_pb.GetArtifactByFingerprintRequest(
+                org="acme", flow_name=flow, fingerprint=fingerprint, artifact_id=made),
+            metadata=metadata, timeout=10)
     assert answered.compliance_status.flow_template_id == kept
     assert answered.compliance_status.artifacts_statuses["backend"].flow_template_id == kept
+    assert (found.id, found.trail_name) == (made, "t1")
 
     # the artifact's id: random, in the hosted shape, and it finds its report
-    made = before["compliance_status"]["artifacts_statuses"]["backend"]["artifact_id"]
     assert re.fullmatch(HOSTED_ID, made)
     report = f"{live.http_url}/api/v2/artifacts/acme/{flow}/fingerprint/{fingerprint}"
     assert requests.get(report, params={"artifact_id": made}, headers=bearer(),
