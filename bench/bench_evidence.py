@@ -413,6 +413,7 @@ def seed_artifacts(server: Server, count: int, trails: int, samples: int, analyz
     hold what the product itself writes. Returns `samples` random seeded artifacts."""
     import peewee
 
+    from evidence_grpc.domain.kernel.ids import hosted_id
     from evidence_grpc.storage.db import database, init_database, migrate
     from evidence_grpc.storage.models import Artifact, Flow, Organization, Trail
 
@@ -477,6 +478,7 @@ def seed_artifacts(server: Server, count: int, trails: int, samples: int, analyz
                         fp = f"{rng.getrandbits(256):064x}"
                         commit = f"{rng.getrandbits(160):040x}"
                         row = list(template)
+                        row[position["uid"]] = hosted_id()
                         row[position["fingerprint"]] = fp
                         row[position["git_commit"]] = commit
                         row[position["trail"]] = trail_ids[i * trails // count]

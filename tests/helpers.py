@@ -25,6 +25,7 @@ from grpc_status import rpc_status
 from evidence_grpc import delivery
 from evidence_grpc.domain.evidence import artifacts
 from evidence_grpc.domain.identity.callers import reset_current_caller, set_current_caller
+from evidence_grpc.domain.kernel.ids import hosted_id
 from evidence_grpc.domain.runtime import deployments, snapshots
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage import db as storage
@@ -37,6 +38,7 @@ from evidence_grpc.storage.models import (
     Environment,
     EnvironmentEvent,
     Flow,
+    FlowTemplate,
     Organization,
     Repo,
     Snapshot,
@@ -495,20 +497,28 @@ def populate() -> None:
         other = Flow.get(Flow.name == OTHER_FLOW)
         repo = Repo.create(organization=org, repo_id="42", name=SIZES_REPO, url="https://git.test/app",
                            provider="github", created_at=stamp, last_seen_at=stamp)
+        # the empty template of each flow with trails, which judges its trails
+        versions = {f.id: hosted_id() for f in (flow, other)}
+        _insert(FlowTemplate, [{"id": uid, "flow": flow_id, "created_at": stamp}
+                               for flow_id, uid in versions.items()])
+        for flow_id, uid in versions.items():
+            Flow.update(template=uid).where(Flow.id == flow_id).execute()
         _insert(Trail, [{"flow": flow.id, "name": f"trail-{i:04d}", "created_at": stamp + i,
-                         "last_modified_at": stamp + i} for i in range(N)])
+                         "last_modified_at": stamp + i, "flow_template": versions[flow.id]}
+                        for i in range(N)])
         _insert(Trail, [{"flow": other.id, "name": "old", "created_at": stamp,
-                         "last_modified_at": stamp}])
+                         "last_modified_at": stamp, "flow_template": versions[other.id]}])
         trails = {t.name: t.id for t in Trail.select().where(Trail.flow == flow)}
         old_trail = Trail.get(Trail.flow == other).id
-        _insert(Artifact, [{"organization": org.id, "flow": flow.id,
+        _insert(Artifact, [{"uid": hosted_id(), "organization": org.id, "flow": flow.id,
                             "trail": trails[f"trail-{i:04d}"], "fingerprint": fingerprint(i),
                             "name": f"app-{i}", "git_commit": commit(i), "repo": repo.id,
                             "git_commit_info": {"sha1": commit(i),
                                                 "branch": "release" if i == 0 else "main"},
                             "created_at": stamp + i, "last_modified_at": stamp + i}
                            for i in range(N)])
-        _insert(Artifact, [{"organization": org.id, "flow": other.id, "trail": old_trail,
+        _insert(Artifact, [{"uid": hosted_id(), "organization": org.id, "flow": other.id,
+                            "trail": old_trail,
                             "fingerprint": fingerprint(N + i), "name": f"lib-{i}",
                             "git_commit": SHARED_COMMIT, "created_at": stamp,
                             "last_modified_at": stamp} for i in range(SHARING)])

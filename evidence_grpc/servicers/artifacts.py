@@ -39,7 +39,7 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
         org = current_caller().org
         artifact = artifacts.find_by_fingerprint(
             org, request.flow_name, request.fingerprint,
-            optional(request, "trail"))
+            optional(request, "trail"), optional(request, "artifact_id"))
         view = artifact_views.artifact_views(org, [artifact], self.html_base)[0]
         return to_message(view, pb.Artifact)
 

@@ -76,12 +76,16 @@ class ApiKey(BaseModel):
 
 
 class Flow(BaseModel):
+    """`template_yaml` or `legacy_template` is the flow's current template, which is also its
+    newest FlowTemplate, `template` (that one's id): what a trail begun now is judged by."""
+
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     name = peewee.CharField()
     description = peewee.TextField(default="")
     visibility = peewee.CharField(default="private")
     template_yaml = peewee.TextField(null=True)
     legacy_template = JSONField(null=True)
+    template = peewee.CharField(null=True)  # FlowTemplate.id (not a key: the two point at each other)
     repo_url = peewee.TextField(null=True)
     tags = JSONField(default=dict)
     archived = peewee.BooleanField(default=False)
@@ -91,6 +95,20 @@ class Flow(BaseModel):
 
     class Meta:
         indexes = ((("organization", "name"), True),)
+
+
+class FlowTemplate(BaseModel):
+    """A template a flow had, or a trail of it was given (`trail`): appended, never changed, so
+    that a trail is judged by the template it was begun with. Its id is random, in the hosted
+    service's shape (`kernel.ids`); answers name it `flow_template_id`. Neither text nor list:
+    the empty template."""
+
+    id = peewee.CharField(primary_key=True)
+    flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
+    template_yaml = peewee.TextField(null=True)
+    legacy_template = JSONField(null=True)
+    for_trail = peewee.BooleanField(default=False)
+    created_at = peewee.DoubleField()
 
 
 class FlowAlias(BaseModel):
@@ -135,7 +153,9 @@ class Trail(BaseModel):
     origin_url = peewee.TextField(null=True)
     external_urls = JSONField(default=dict)
     user_data = JSONField(null=True)
-    template_yaml = peewee.TextField(null=True)
+    template_yaml = peewee.TextField(null=True)  # its own template, as given (also flow_template)
+    # what it is judged by; every trail has one since migration 0025
+    flow_template = peewee.ForeignKeyField(FlowTemplate, null=True, on_delete="CASCADE")
     created_by = peewee.CharField(default="")
     created_at = peewee.DoubleField()
     last_modified_at = peewee.DoubleField()
@@ -176,8 +196,10 @@ class BlobChunk(BaseModel):
 
 
 class Artifact(BaseModel):
-    """A build output of a trail, identified by the SHA-256 of its content."""
+    """A build output of a trail, identified by the SHA-256 of its content. `uid` is its id in
+    answers (kernel.ids)."""
 
+    uid = peewee.CharField(null=True, unique=True)  # every artifact has one since migration 0025
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE")
@@ -214,7 +236,7 @@ class Attestation(BaseModel):
     """One piece of evidence reported to a trail, optionally about one of its artifacts.
     An override is a new row that re-judges an earlier one; both are kept."""
 
-    uid = peewee.CharField(unique=True)
+    uid = peewee.CharField(null=True, unique=True)  # every artifact has one since migration 0025
     organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
     flow = peewee.ForeignKeyField(Flow, on_delete="CASCADE")
     trail = peewee.ForeignKeyField(Trail, on_delete="CASCADE")
@@ -381,7 +403,8 @@ class AllowlistEntry(BaseModel):
         indexes = ((("environment", "fingerprint"), True),)
 
 
-ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowAlias, Repo, Trail, TrailEvent, Blob,
+ALL_MODELS = [Organization, User, Membership, ApiKey, Flow, FlowTemplate, FlowAlias, Repo, Trail,
+              TrailEvent, Blob,
               BlobChunk,
               Artifact, Attestation, AttestationType, AttestationTypeVersion,
               Environment, Snapshot, EnvironmentEvent, Deployment, AllowlistEntry]

@@ -405,9 +405,11 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
 
     @web.get("/<org>/flows/<flow>/artifacts/<fingerprint>")
     def artifact(org: str, flow: str, fingerprint: str) -> str:
+        # `?artifact_id=`: the report an artifact's html_url names
         found = call("ArtifactService.GetArtifactByFingerprint",
                      artifact_pb.GetArtifactByFingerprintRequest(
-                         org=org, flow_name=flow, fingerprint=fingerprint))
+                         org=org, flow_name=flow, fingerprint=fingerprint,
+                         artifact_id=request.args.get("artifact_id")))
         # its own trail (a public read); not ListTrails, which answers the flow's trails
         # whatever fingerprint it is given
         own = pages.optional("TrailService.GetTrail", trail_pb.GetTrailRequest(

@@ -6,12 +6,14 @@ works on flows and trails of its own names and restores the settings it changes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import re
 import subprocess
 import time
 
+import grpc
 import pytest
 import requests
 
@@ -20,7 +22,7 @@ from tests.conftest import (
     RunningServer,
     bearer,
 )
-from tests.e2e.cli import failure, unique
+from tests.e2e.cli import failure, unique, write
 
 pytestmark = pytest.mark.e2e
 
@@ -301,6 +303,81 @@ def test_begin_trail_with_template_file_and_markdown(live: RunningServer,
     assert "Git commit" not in table and "trail started" in table
     markdown = live.kosli("get", "trail", trail, "--flow", flow, "-o", "markdown").stdout
     assert "### Git commit" not in markdown and "trail started" in markdown
+
+
+# A flow's templates: the first wants a scan of the artifact `backend`; the second an sbom too.
+PINNED = ("version: 1\ntrail:\n  artifacts:\n    - name: backend\n      attestations:\n"
+          "        - name: scan\n          type: generic\n")
+HOSTED_ID = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{8}"
+
+
+def test_a_trail_keeps_the_template_it_was_begun_with(live: RunningServer, tmp_path: pathlib.Path,
+                                                      git_repo: tuple[pathlib.Path, str]):
+    """Changing a flow's template judges the trails begun after it; a trail begun before keeps
+    its verdict (and `kosli assert artifact` its exit code), a trail given its own template
+    keeps that, and every answer (REST, gRPC) names the template it was judged by."""
+    from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
+    from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_grpc
+    from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+    from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
+
+    repo, sha = git_repo
+    flow = unique("pinned")
+    first, second, own = (write(tmp_path / name, text) for name, text in (
+        ("first.yml", PINNED), ("second.yml", PINNED + "        - name: sbom\n          type: generic\n"),
+        ("own.yml", "version: 1\n")))
+    artifact = write(tmp_path / "backend.tar", b"pinned backend\n")
+    fingerprint = hashlib.sha256(b"pinned backend\n").hexdigest()
+    live.kosli("create", "flow", flow, "--template-file", str(first))
+    live.kosli("begin", "trail", "t1", "--flow", flow)
+    live.kosli("attest", "artifact", str(artifact), "--artifact-type", "file", "--flow", flow,
+               "--trail", "t1", "--name", "backend", "--commit", sha, "--repo-root", str(repo),
+               "--build-url", "https://ci.example/1", "--commit-url", "https://git.example/1")
+    live.kosli("attest", "generic", "--name", "scan", "--flow", flow, "--trail", "t1",
+               "--fingerprint", fingerprint, "--compliant=true")
+    asserted = ("assert", "artifact", str(artifact), "--artifact-type", "file", "--flow", flow)
+    live.kosli(*asserted)
+    before = live.kosli_json("get", "trail", "t1", "--flow", flow)
+    assert before["compliance_status"]["status"] == "COMPLIANT"
+
+    live.kosli("create", "flow", flow, "--template-file", str(second))
+    live.kosli("begin", "trail", "t2", "--flow", flow)
+    live.kosli("begin", "trail", "t3", "--flow", flow, "--template-file", str(own))
+
+    assert live.kosli_json("get", "trail", "t1", "--flow", flow) == before
+    assert live.kosli(*asserted, check=False).returncode == 0
+    kept = before["compliance_status"]["flow_template_id"]
+    assert re.fullmatch(HOSTED_ID, kept)
+    assert before["compliance_status"]["artifacts_statuses"]["backend"]["flow_template_id"] == kept
+    later = live.kosli_json("get", "trail", "t2", "--flow", flow)
+    assert later["template"]["content"] == second.read_text()
+    assert later["compliance_status"]["status"] == "INCOMPLETE"  # no backend yet
+    changed = later["compliance_status"]["flow_template_id"]
+    given = requests.get(f"{live.http_url}/api/v2/trails/acme/{flow}/t3", headers=bearer(),
+                         timeout=10).json()
+    assert given["template"]["content"] == "version: 1\n"
+    assert len({kept, changed, given["compliance_status"]["flow_template_id"]}) == 3
+    made = before["compliance_status"]["artifacts_statuses"]["backend"]["artifact_id"]
+    metadata = (("authorization", bearer()["Authorization"]),)
+    with grpc.insecure_channel(live.grpc_target) as channel:
+        answered = trail_grpc.TrailServiceStub(channel).GetTrail(
+            trail_pb.GetTrailRequest(org="acme", flow_name=flow, trail_name="t1"),
+            metadata=metadata, timeout=10)
+        found = artifact_grpc.ArtifactServiceStub(channel).GetArtifactByFingerprint(
+            artifact_pb.GetArtifactByFingerprintRequest(
+                org="acme", flow_name=flow, fingerprint=fingerprint, artifact_id=made),
+            metadata=metadata, timeout=10)
+    assert answered.compliance_status.flow_template_id == kept
+    assert answered.compliance_status.artifacts_statuses["backend"].flow_template_id == kept
+    assert (found.id, found.trail_name) == (made, "t1")
+
+    # the artifact's id: random, in the hosted shape, and it finds its report
+    assert re.fullmatch(HOSTED_ID, made)
+    report = f"{live.http_url}/api/v2/artifacts/acme/{flow}/fingerprint/{fingerprint}"
+    assert requests.get(report, params={"artifact_id": made}, headers=bearer(),
+                        timeout=10).json()["id"] == made
+    unknown = requests.get(report, params={"artifact_id": made[::-1]}, headers=bearer(), timeout=10)
+    assert unknown.status_code == 404 and made[::-1] in unknown.json()["message"]
 
 
 def test_list_trails_of_a_flow(live: RunningServer):

@@ -5,6 +5,7 @@ about something that is there but has nothing to show answers an empty list."""
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator
 
@@ -17,8 +18,9 @@ from evidence_grpc.api.v2 import policy_service_pb2 as policy_pb
 from evidence_grpc.api.v2 import policy_service_pb2_grpc as policy_grpc
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
-from evidence_grpc.domain.kernel.artifact_links import artifact_html_url, artifact_id
+from evidence_grpc.domain.kernel.artifact_links import artifact_html_url
 from evidence_grpc.domain.kernel.errors import NOT_FOUND_WORDINGS, NotFound, missing
+from evidence_grpc.domain.kernel.ids import hosted_id
 from tests.conftest import ALICE_KEY, grpc_channel
 from tests.helpers import begin_trail, create_flow, details_of
 
@@ -45,12 +47,16 @@ def test_the_hosted_wordings():
     assert missing("repo", repo="acme/x").message == "Repo 'acme/x' not found"
 
 
-def test_an_artifact_id_has_the_hosted_shape_and_names_its_report_in_the_url():
-    assert artifact_id(1) == "00000000-0000-0000-0000-00000001"
-    assert artifact_id(2**40) == "00000000-0000-0000-0100-00000000"
-    assert artifact_html_url("https://e.example", "acme", "ci", "f" * 64, 26) == (
-        f"https://e.example/acme/flows/ci/artifacts/{'f' * 64}"
-        "?artifact_id=00000000-0000-0000-0000-0000001a")
+def test_an_id_is_a_random_uuid4_in_the_hosted_shape_and_an_artifacts_names_its_report():
+    """As the live answers' ids (`c5d209a3-9139-4f5b-a553-c6351091`): 8-4-4-4-8 hex digits of
+    a version 4 UUID, random (no count of anything in them)."""
+    made = [hosted_id() for _ in range(200)]
+    assert len(set(made)) == 200
+    for made_id in made:
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{8}",
+                            made_id), made_id
+    assert artifact_html_url("https://e.example", "acme", "ci", "f" * 64, made[0]) == (
+        f"https://e.example/acme/flows/ci/artifacts/{'f' * 64}?artifact_id={made[0]}")
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 (artifacts, attestations, attestation types, search, snapshots with policy decisions, trail
 events), pinned before their messages become typed (issue 12), on both engines.
 
-Times, uuids and durations change from run to run and are replaced by placeholders; everything
+Times, uuids, random ids and durations change from run to run and are replaced by placeholders; everything
 else must equal `tests/data/golden/<name>.json` as a JSON value. After an intended change
 of an answer, write the files again with `EVIDENCE_UPDATE_GOLDEN=1 python -m pytest -q
 tests/service/test_golden_answers.py` and review the diff."""
@@ -43,6 +43,8 @@ TIMES = {"created_at", "last_modified_at", "timestamp", "evaluated_at", "reporte
          "commit_timestamp", "from", "to"}
 DURATIONS = {"commit_lead_times", "build_lead_times"}
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# A random id in the hosted service's shape (kernel.ids): an artifact's, a flow template's.
+HOSTED_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{8}(?![0-9a-f])")
 
 
 def normalized(value: Any, key: str = "") -> Any:
@@ -56,7 +58,7 @@ def normalized(value: Any, key: str = "") -> Any:
     if isinstance(value, list):
         return [normalized(v, key) for v in value]
     if isinstance(value, str):
-        return UUID.sub("<uuid>", value)
+        return HOSTED_ID.sub("<id>", UUID.sub("<uuid>", value))
     return value
 
 

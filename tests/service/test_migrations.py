@@ -1,9 +1,9 @@
 """Schema migrations on a database holding rows of the schema before them: 0006 learns the
 repos of existing evidence and links artifacts and deployments to them; 0015, 0017; 0019 turns
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
-adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries (both
-engines). 0011 and 0018, the verdicts of old snapshots, are tested in
-tests/upgrade/test_legacy_verdicts.py."""
+adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
+pins trails to their templates and keeps artifacts' ids (both engines). 0011 and 0018, the
+verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
 
@@ -273,4 +273,46 @@ def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(empt
         assert log.size_and_root(acme) == (70, store.root())
         assert merkle.inclusion_proof(9, 70, store.hash_at) == log.inclusion_proof(acme, 9, 70)
         assert log.verify_log(acme) == ["entry 5: stored hash (level 1, index 2) is missing"]
+    _close_shared_database()
+
+
+def test_0025_pins_each_trail_to_what_judged_it_and_keeps_the_ids_of_artifacts(
+        empty_database: str):
+    """Trails begun before 0025 are judged as they were: by their own template, or their flow's
+    as of the upgrade (a legacy flow's list included), which a later change of the flow's
+    template leaves them; artifacts keep the ids they were answered with (their row ids)."""
+    from evidence_grpc.domain.evidence import flows, templates, trails
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", **times).execute()
+        ci = Flow.insert(organization=org, name="ci", template_yaml="version: 1\n", **times).execute()
+        old = Flow.insert(organization=org, name="old", legacy_template=["artifact", "tests"],
+                          **times).execute()
+        begun = {name: Trail.insert(flow=flow, name=name, template_yaml=own, **times).execute()
+                 for name, flow, own in (("t1", ci, None), ("t2", ci, "version: 2\n"),
+                                         ("t3", old, None))}
+        made = [Artifact.insert(organization=org, flow=old, trail=begun["t3"],
+                                fingerprint=f"{n}" * 64, name="app", **times).execute()
+                for n in (1, 2)]
+
+        assert "0025_flow_templates_and_artifact_uids" in storage.migrate()
+
+        assert [a.uid for a in Artifact.select().order_by(Artifact.id)] == [
+            f"00000000-0000-0000-0000-{row:08x}" for row in made]
+        pinned = {t.name: templates.version(t.flow_template_id) for t in Trail.select()}
+        assert pinned == {"t1": ("version: 1\n", None), "t2": ("version: 2\n", None),
+                          "t3": (None, ["artifact", "tests"])}
+        current = {f.name: f.template for f in Flow.select()}
+        assert Trail.get_by_id(begun["t1"]).flow_template_id == current["ci"]
+        assert Trail.get_by_id(begun["t3"]).flow_template_id == current["old"]
+
+        flows.upsert_flow(Organization.get_by_id(org), "ci", "", template_yaml="version: 1\n# new\n")
+        changed = Flow.get_by_id(ci).template
+        assert changed != current["ci"] and templates.version(changed).template_yaml.endswith("new\n")
+        t1 = Trail.select(Trail, Flow).join(Flow).where(Trail.id == begun["t1"]).get()
+        template, compliance = trails.compliance_of(t1, ([], []))
+        assert (template["content"], compliance["flow_template_id"]) == ("version: 1\n", current["ci"])
     _close_shared_database()

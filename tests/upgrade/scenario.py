@@ -42,7 +42,7 @@ trail:
 # name: file content; a file's fingerprint is the SHA-256 of its content.
 FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
          "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n",
-         "app-5": b"app 5.0\n"}
+         "app-5": b"app 5.0\n", "app-6": b"app 6.0\n", "app-7": b"app 7.0\n"}
 
 
 def fingerprint(name: str) -> str:
@@ -250,20 +250,60 @@ def write_2026_11_28c(cli: Cli) -> None:
     cli.snapshot("prod", "app-4", "app-5")  # #6 Unknown
 
 
+# The flow `evolving`'s templates: the first, and the one that replaced it after trail e1 was
+# begun, which also wants an `sbom` of the artifact `app`; trail e3's own.
+EVOLVING = {"evolving-1.yml": TEMPLATE,
+            "evolving-2.yml": TEMPLATE + "        - name: sbom\n          type: generic\n",
+            "own.yml": "version: 1\ntrail:\n  attestations:\n    - name: sign-off\n"
+                       "      type: generic\n"}
+
+
+def write_2026_12_02(cli: Cli) -> None:
+    """On top of the 2026-11-28c evidence, upgraded: what the release before issue 44 (1a75db8,
+    schema up to 0024) judged a trail by, its flow's template as it is when read, and artifact
+    ids made of their row ids. Flow `evolving`: trail e1 begun, its artifact app-6 reported and
+    attested (`kosli assert artifact` passes) before the flow's template changed to want an
+    sbom of it too; e2 begun after (app-7), e3 with a template of its own. That release answers
+    e1 by the new template (INCOMPLETE, the assert fails): upgraded, every trail answers as it
+    did, pinned to the template of the upgrade."""
+    for name, text in EVOLVING.items():
+        (cli.work / name).write_text(text)
+    cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-1.yml"))
+    cli.run("begin", "trail", "e1", "--flow", "evolving")
+    cli.artifact("app-6", "evolving", "e1")
+    cli.generic("review", "evolving", "e1", True)
+    cli.generic("scan", "evolving", "e1", True, artifact="app-6")
+    cli.run("assert", "artifact", cli.file("app-6"), "--artifact-type", "file", "--flow",
+            "evolving")  # passes: checked
+    cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-2.yml"))
+    cli.run("begin", "trail", "e2", "--flow", "evolving")
+    cli.artifact("app-7", "evolving", "e2")
+    cli.generic("review", "evolving", "e2", True)
+    cli.generic("scan", "evolving", "e2", True, artifact="app-7")
+    cli.generic("sbom", "evolving", "e2", True, artifact="app-7")
+    cli.run("begin", "trail", "e3", "--flow", "evolving", "--template-file", cli.file("own.yml"))
+    cli.generic("sign-off", "evolving", "e3", True)
+    cli.snapshot("prod", "app-6", "app-7")  # #7 Unknown
+
+
 # Each release's evidence, in order: a fixture holds the evidence of its release and of every
 # release before it, each written by its own code.
 WRITERS: dict[str, Callable[[Cli], None]] = {
     "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28,
-    "2026-11-28b": write_2026_11_28b, "2026-11-28c": write_2026_11_28c}
+    "2026-11-28b": write_2026_11_28b, "2026-11-28c": write_2026_11_28c,
+    "2026-12-02": write_2026_12_02}
 # What the reads cover: environments and how many snapshots each has, flows and their trails.
 SNAPSHOTS = {"2026-11-23": {"prod": 3, "edge": 2},
              "2026-11-28": {"prod": 4, "edge": 2, "governed": 3},
              "2026-11-28b": {"prod": 5, "edge": 2, "governed": 4, "staging": 2, "everywhere": 0},
-             "2026-11-28c": {"prod": 6, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0}}
+             "2026-11-28c": {"prod": 6, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0},
+             "2026-12-02": {"prod": 7, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0}}
 TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
           "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]},
           "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]},
-          "2026-11-28c": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"]}}
+          "2026-11-28c": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"]},
+          "2026-12-02": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"],
+                         "evolving": ["e1", "e2", "e3"]}}
 # Reads of what a release added, from that release on.
 LATER_READS = {"2026-11-28b": [
     f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-4')}",
@@ -282,7 +322,12 @@ LATER_READS = {"2026-11-28b": [
         f"/api/v2/attestations/{ORG}/shop/trail/r5/review",
         f"/api/v2/attestations/{ORG}/shop/artifact/{fingerprint('app-5')}/scan",
         f"/api/v2/attestations/{ORG}?flow=shop&per_page=50",
-        f"/api/v2/transparency/{ORG}/public-key", f"/api/v2/transparency/{ORG}/checkpoint"]}
+        f"/api/v2/transparency/{ORG}/public-key", f"/api/v2/transparency/{ORG}/checkpoint"],
+    "2026-12-02": [
+        f"/api/v2/flows/{ORG}/evolving",
+        *(f"/api/v2/artifacts/{ORG}/evolving/fingerprint/{fingerprint(name)}"
+          for name in ("app-6", "app-7")),
+        f"/api/v2/trails/{ORG}/evolving"]}
 # The transparency log's reads, from the release that began it: every entry, its inclusion
 # proof in the whole log, the consistency proof of every earlier size, and the tiles.
 LOGGED_FROM = "2026-11-28c"
@@ -333,6 +378,11 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
     for later in releases[1:releases.index(release) + 1]:
         for path in LATER_READS.get(later, []):
             get(path)
+    if releases.index(release) >= releases.index("2026-12-02"):
+        for name in ("app-6", "app-7"):
+            found[f"kosli assert artifact {name}"] = cli.run(
+                "assert", "artifact", cli.file(name), "--artifact-type", "file", "--flow",
+                "evolving", check=False).returncode
     if releases.index(release) >= releases.index(LOGGED_FROM):
         log = f"/api/v2/transparency/{ORG}"
         size = int(get(f"{log}/checkpoint").split("\n")[1])

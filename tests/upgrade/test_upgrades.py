@@ -14,14 +14,24 @@ import json
 import pathlib
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from tests.conftest import POSTGRES_URL, kosli_binary, start_server, stop_server
 from tests.upgrade.make_fixture import FIXTURES, postgres_copy
-from tests.upgrade.scenario import PUBLIC_URL, SNAPSHOTS, WRITERS, Cli, reads
+from tests.upgrade.scenario import (
+    EVOLVING,
+    KEY,
+    PUBLIC_URL,
+    SNAPSHOTS,
+    WRITERS,
+    Cli,
+    fingerprint,
+    reads,
+)
 
 RELEASES = list(WRITERS)
 # Changes of a fact by design, by release: (read, fact path) patterns and why.
@@ -35,9 +45,11 @@ ARTIFACT_IDS = [
 # artifact` prints it ("cli reported"; no line for the commit). Its verdicts are not in it.
 HISTORY_WORDS = (r"GET /api/v2/artifacts/.*", r"^/body/history",
                  "an artifact's history in the hosted service's words")
+# After 2026-12-02: a trail names the template it is judged by (issue 44), null before.
+TEMPLATE_IDS = [(r"GET /api/v2/trails/.*", r"/flow_template_id$", "the template judging a trail")]
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
-        *ARTIFACT_IDS,
+        *ARTIFACT_IDS, *TEMPLATE_IDS,
         (r"GET /api/v2/snapshots/.*", r"/deployment_diff$",
          "deployment diffs (2026-11-25): absent where an artifact replaced nothing"),
         (r"GET /api/v2/artifacts/.*", r"^/body/(created_at|last_modified_at)$",
@@ -45,9 +57,10 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
         (r"GET /api/v2/artifacts/.*", r"^/body/history",
          "an artifact's history dates every start and exit, as the published shapes (2026-11-24)"),
     ],
-    "2026-11-28": [*ARTIFACT_IDS, HISTORY_WORDS],
-    "2026-11-28b": [*ARTIFACT_IDS, HISTORY_WORDS],
-    "2026-11-28c": [*ARTIFACT_IDS, HISTORY_WORDS],
+    "2026-11-28": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
+    "2026-11-28b": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
+    "2026-11-28c": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
+    "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS],  # artifacts keep their ids (migration 0025)
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -137,6 +150,44 @@ def _changed(expected: dict[tuple[str, str], Any], got: dict[tuple[str, str], An
             if got.get(fact, "<absent>") != value}
 
 
+def _templates_kept(cli: Cli) -> None:
+    """Trails begun before the upgrade are pinned to their flow's template as of the upgrade
+    (e1, e2) or their own (e3): changing the flow's template afterwards leaves them, their
+    artifacts' asserts and their ids as they were, and judges the trails begun after it."""
+    trail = f"{cli.host}/api/v2/trails/acme/evolving"
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {KEY}"
+    before = {name: session.get(f"{trail}/{name}", timeout=30).json() for name in ("e1", "e2", "e3")}
+    pinned = {name: answer["compliance_status"]["flow_template_id"] for name, answer in before.items()}
+    assert pinned["e1"] == pinned["e2"] != pinned["e3"] and None not in pinned.values()
+
+    (cli.work / "evolving-1.yml").write_text(EVOLVING["evolving-1.yml"])
+    cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-1.yml"))
+    cli.run("begin", "trail", "e4", "--flow", "evolving")
+
+    assert {name: session.get(f"{trail}/{name}", timeout=30).json() for name in before} == before
+    assert cli.run("assert", "artifact", cli.file("app-6"), "--artifact-type", "file", "--flow",
+                   "evolving", check=False).returncode == 1  # its answer before the upgrade
+    after = session.get(f"{trail}/e4", timeout=30).json()
+    assert after["compliance_status"]["flow_template_id"] not in pinned.values()
+    assert after["template"]["content"] == EVOLVING["evolving-1.yml"]
+
+    # An id answered before the upgrade still finds its report, by the API and the web page its
+    # html_url names.
+    held = before["e1"]["compliance_status"]["artifacts_statuses"]["app"]["artifact_id"]
+    assert held == "00000000-0000-0000-0000-00000007"
+    report = f"{cli.host}/api/v2/artifacts/acme/evolving/fingerprint/{fingerprint('app-6')}"
+    found = session.get(report, params={"artifact_id": held}, timeout=30)
+    assert (found.status_code, found.json()["id"], found.json()["trail_name"]) == (200, held, "e1")
+    page = session.get(found.json()["html_url"].replace(PUBLIC_URL, cli.host), timeout=30)
+    assert page.status_code == 200 and "e1" in page.text
+
+
+# What a release's change promises of the data it upgrades: checked by the test below once its
+# reads are done, as it changes the data (each upgrade costs a server start).
+PROMISES: dict[str, Callable[[Cli], None]] = {"2026-12-02": _templates_kept}
+
+
 @pytest.mark.parametrize("upgraded", RELEASES, indirect=True)
 def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cli], engine: str
                                                          ) -> None:
@@ -162,3 +213,5 @@ def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cl
                               for read, path, _ in BY_DESIGN[release])}
     assert unexplained == {}, "\n".join(f"{read} {path}: {was!r} -> {now!r}" for (read, path), (
         was, now) in sorted(unexplained.items()))
+    if release in PROMISES:
+        PROMISES[release](cli)

@@ -107,18 +107,20 @@ class ReportArtifactResponse(_message.Message):
     def __init__(self, message: _Optional[str] = ..., fingerprint: _Optional[str] = ...) -> None: ...
 
 class GetArtifactByFingerprintRequest(_message.Message):
-    __slots__ = ("org", "flow_name", "fingerprint", "trail", "attestation_id")
+    __slots__ = ("org", "flow_name", "fingerprint", "trail", "attestation_id", "artifact_id")
     ORG_FIELD_NUMBER: _ClassVar[int]
     FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
     FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     TRAIL_FIELD_NUMBER: _ClassVar[int]
     ATTESTATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_ID_FIELD_NUMBER: _ClassVar[int]
     org: str
     flow_name: str
     fingerprint: str
     trail: str
     attestation_id: str
-    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., trail: _Optional[str] = ..., attestation_id: _Optional[str] = ...) -> None: ...
+    artifact_id: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., fingerprint: _Optional[str] = ..., trail: _Optional[str] = ..., attestation_id: _Optional[str] = ..., artifact_id: _Optional[str] = ...) -> None: ...
 
 class GetArtifactsByCommitRequest(_message.Message):
     __slots__ = ("org", "flow_name", "commit_sha", "trail")

@@ -87,7 +87,8 @@ class ArtifactServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetArtifactByFingerprint(self, request, context):
-        """Get an artifact by fingerprint or a 5-64 character prefix (`?trail=`).
+        """Get an artifact by fingerprint or a 5-64 character prefix (`?trail=`; `?artifact_id=`: the
+        report of that id, which an artifact's html_url names).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1162,6 +1162,7 @@ GetArtifactByFingerprintRequest = TypedDict("GetArtifactByFingerprintRequest", {
     "fingerprint": "str",
     "trail": "str | None",
     "attestation_id": "str | None",
+    "artifact_id": "str | None",
 }, total=False)
 
 GetArtifactsByCommitRequest = TypedDict("GetArtifactsByCommitRequest", {

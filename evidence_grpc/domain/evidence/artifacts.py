@@ -14,7 +14,8 @@ from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflic
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
 from ..kernel import contract, events
 from ..kernel.artifact_links import artifact_html_url
-from ..kernel.errors import InvalidArgument, missing, validation_error
+from ..kernel.errors import InvalidArgument, missing, not_found, validation_error
+from ..kernel.ids import hosted_id
 from ..kernel.names import check_name
 from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
@@ -88,7 +89,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
             if artifact is None:
-                artifact = Artifact(organization=org, flow=flow, trail=trail,
+                artifact = Artifact(uid=hosted_id(), organization=org, flow=flow, trail=trail,
                                     fingerprint=fingerprint, created_at=stamp, created_by=user.name)
             artifact.name = data["filename"]
             artifact.template_reference_name = template_name
@@ -240,8 +241,9 @@ def _in_one_read(flow: Flow, fingerprint: str) -> list[Artifact] | None:
 
 
 def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
-                        trail_name: str | None = None) -> Artifact:
-    """The newest artifact of the flow with that fingerprint (in that trail, if given)."""
+                        trail_name: str | None = None, uid: str | None = None) -> Artifact:
+    """The newest artifact of the flow with that fingerprint (in that trail, if given; the
+    report of that id, if given: ids are kept, so an id answered once finds its report)."""
     flow = find_flow(org, flow_name)
     found = None if trail_name else _in_one_read(flow, fingerprint)
     if found is None:
@@ -251,7 +253,12 @@ def find_by_fingerprint(org: Organization, flow_name: str, fingerprint: str,
                                                           **in_trail)
     # Few rows share a fingerprint; sorting them here keeps the planner on the
     # (flow, fingerprint) index instead of walking the flow by creation time.
-    artifact = max(found, key=lambda a: a.id, default=None)
+    artifact = max((a for a in found if uid in (None, a.uid)), key=lambda a: a.id, default=None)
+    if artifact is None and uid is not None:
+        raise not_found("artifact", f"Artifact with id '{uid}' and fingerprint {fingerprint} "
+                        f"does not exist in flow '{flow.name}' belonging to organization "
+                        f"'{org.name}'", organization=org.name, flow=flow.name,
+                        fingerprint=fingerprint, artifact_id=uid)
     if artifact is None:
         raise missing("artifact_in_trail", organization=org.name, flow=flow.name,
                       trail=trail_name, fingerprint=fingerprint)
@@ -416,7 +423,7 @@ def first_reports(org: Organization, fingerprints: list[str], flow_id: int | Non
                 first.setdefault(artifact.fingerprint, artifact)
     states = states_of(list(first.values()))
     return {fingerprint: notifications.Reported(
-        row_id=a.id, flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
+        uid=a.uid, flow=a.flow.name, state=states[a.id], commit=a.git_commit or None,
         commit_url=a.commit_url or None, build_url=a.build_url or None)
         for fingerprint, a in first.items()}
 
@@ -454,7 +461,7 @@ def provenance_of(org: Organization, wanted: list[str], html_base: str
             "template_reference_name": a.template_reference_name,
             "git_commit": a.git_commit or "", "commit_url": a.commit_url or "",
             "git_commit_info": a.git_commit_info,
-            "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.id),
+            "html_url": artifact_html_url(html_base, org.name, a.flow.name, a.fingerprint, a.uid),
             "flow_html_url": flow_url,
             "compliance_state": artifact_state(compliance[a.trail_id], a.template_reference_name),
             "commit_timestamp": commit_time(a),

@@ -36,7 +36,7 @@ from . import attestation_types, blobs, leaves, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
-from .templates import parse_template
+from .templates import parse_template, version
 from .trails import find_trail, trail_to_report_to
 
 Judgement = tuple[str, bool, dict[str, Any]]  # (attestation type, is_compliant, summary)
@@ -278,8 +278,8 @@ def override_attestation(org: Organization, user: User, flow_name: str, trail_na
 def _expected_type(trail: Trail, name: str, target: str | None, wanted: str) -> str | None:
     """The type of attestation the trail's template expects by that name about the artifact
     `target` (the trail itself when None), `wanted` where it takes any type; None when it
-    expects none there."""
-    text = trail.template_yaml or trail.flow.template_yaml
+    expects none there (or the trail is of a legacy flow)."""
+    text = version(trail.flow_template_id).template_yaml  # the template it was begun with
     if text is None:
         return None
     required = parse_template(text)["trail"]

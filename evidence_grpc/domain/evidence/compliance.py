@@ -74,8 +74,10 @@ def _overall(entries: Sequence[Mapping[str, Any]]) -> str:
 
 def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
                    attestations: list[dict[str, Any]] | None = None,
-                   artifacts: list[dict[str, Any]] | None = None) -> views.ComplianceStatus:
-    """The compliance_status object of a trail.
+                   artifacts: list[dict[str, Any]] | None = None,
+                   flow_template_id: str | None = None) -> views.ComplianceStatus:
+    """The compliance_status object of a trail judged by `template` (the kept template of id
+    `flow_template_id`, templates.version).
 
     attestations: {id, name, type, is_compliant, seq (report order: the newest has the highest),
     target (template name of the artifact it is about, or None), overrides}; artifacts: {id,
@@ -102,7 +104,7 @@ def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
             "attestations_statuses": entries,
             "unexpected": name not in required,
             "evaluated_at": evaluated_at,
-            "flow_template_id": None,
+            "flow_template_id": flow_template_id,
         }
 
     # An artifact missing evidence (MISSING or INCOMPLETE) leaves the trail incomplete; only a
@@ -117,7 +119,7 @@ def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
         "attestations_statuses": trail_entries,
         "artifacts_statuses": artifact_entries,
         "evaluated_at": evaluated_at,
-        "flow_template_id": None,
+        "flow_template_id": flow_template_id,
     }
 
 

@@ -22,11 +22,12 @@ from ..kernel.errors import (
     missing,
     validation_error,
 )
+from ..kernel.ids import hosted_id
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.references import former_flow_names
 from ..kernel.urls import check_reported_urls
-from .templates import EMPTY_TEMPLATE_YAML, check_template, served_template
+from .templates import EMPTY_TEMPLATE_YAML, check_template, new_version, served_template
 
 VISIBILITIES = ("private", "public")
 
@@ -60,7 +61,7 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
             if flow is not None and flow.archived:
                 _rename(flow, _archived_name(org, name, flow.last_modified_at), stamp)
                 flow = None
-            created = flow is None
+            created, changed = flow is None, False
             if created:
                 # A flow taking a name ends that name's life as an alias of a renamed flow.
                 FlowAlias.delete().where((FlowAlias.organization == org)
@@ -70,14 +71,20 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
             if visibility is not None or created:
                 flow.visibility = visibility or "private"
             if template_yaml is not None or legacy_template is not None or created:
+                kept = (flow.template_yaml, flow.legacy_template)
                 flow.template_yaml = template_yaml if legacy_template is None else None
                 flow.legacy_template = legacy_template
                 if flow.template_yaml is None and legacy_template is None:
                     flow.template_yaml = EMPTY_TEMPLATE_YAML
+                if created or (flow.template_yaml, flow.legacy_template) != kept:
+                    flow.template = hosted_id()  # the new version, kept once the flow is
+                    changed = True
             if repo_url is not None:
                 flow.repo_url = repo_url
             flow.last_modified_at = stamp
             flow.save()
+            if changed:  # trails begun from now on are judged by it
+                new_version(flow, flow.template_yaml, flow.legacy_template, stamp, uid=flow.template)
             return flow, created
 
     return retry_on_conflict(write)

@@ -1,16 +1,25 @@
-"""Flow templates: YAML documents saying which attestations a trail and its artifacts need."""
+"""Flow templates: YAML documents saying which attestations a trail and its artifacts need.
+
+Templates are kept as versions (FlowTemplate), appended, never changed: each template a flow
+has had, and each one a trail was given of its own. A trail is judged by the version it was
+begun with (`Trail.flow_template`), so a flow's new template judges the trails begun after it,
+never one already begun (history is immutable); a trail given a template of its own keeps
+that. Answers name a trail's version `flow_template_id`."""
 
 from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import yaml
 
 from ...api.v2 import views
 from ...memo import BytesLru, bytes_lru
+from ...storage.db import Prepared
+from ...storage.models import Flow, FlowTemplate
 from ..kernel.errors import InvalidArgument, validation_error
+from ..kernel.ids import hosted_id
 from ..kernel.yaml_documents import (
     MAX_DOCUMENT_BYTES,
     load_mapping,
@@ -142,3 +151,45 @@ def _legacy_parsed(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> di
 def _legacy_yaml(names: tuple[str, ...], artifact_keys: tuple[str, ...]) -> str:
     """The YAML of a legacy template; emitting it costs more than the rest of a get trail."""
     return yaml.safe_dump(_legacy_parsed(names, artifact_keys), sort_keys=False)
+
+
+class Version(NamedTuple):
+    """A kept template: its text, or a legacy flow's list (neither: the empty template)."""
+
+    template_yaml: str | None
+    legacy_template: list[str] | None
+
+
+def new_version(flow: Flow, template_yaml: str | None, legacy_template: list[str] | None,
+                stamp: float, *, for_trail: bool = False, uid: str | None = None) -> str:
+    """Keep a template of the flow (or of one of its trails), with id `uid` or a new one: the
+    version's id. Call inside the write transaction that points at it."""
+    made = FlowTemplate.create(id=uid or hosted_id(), flow=flow, template_yaml=template_yaml,
+                               legacy_template=legacy_template, for_trail=for_trail,
+                               created_at=stamp).id
+    _keep(made, Version(template_yaml, legacy_template))  # (if rolled back, never asked for)
+    return made
+
+
+_VERSION = Prepared(lambda uid: FlowTemplate.select(
+    FlowTemplate.template_yaml, FlowTemplate.legacy_template).where(FlowTemplate.id == uid),
+    uid=str)
+# Versions by id: never changed, and their ids random (never reused), so a process keeps them:
+# a trail's answer reads its version once per process.
+_VERSIONS = BytesLru(CACHE_BYTES // 4)
+
+
+def _keep(uid: str, kept: Version) -> None:
+    size = 64 + len(uid) + len(kept.template_yaml or "") + sum(
+        len(name) + 8 for name in kept.legacy_template or [])
+    _VERSIONS.put(uid, kept, size)
+
+
+def version(uid: str) -> Version:
+    """The kept template of that id."""
+    found = _VERSIONS.get(uid)
+    if found is None:
+        [(text, legacy)] = _VERSION.rows(uid=uid)
+        found = Version(text, FlowTemplate.legacy_template.python_value(legacy))
+        _keep(uid, found)
+    return found

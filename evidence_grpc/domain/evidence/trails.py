@@ -22,7 +22,6 @@ from ...storage.db import (
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from ..identity.callers import sees_flow
 from ..kernel import events
-from ..kernel.artifact_links import artifact_id
 from ..kernel.errors import missing
 from ..kernel.names import check_name
 from ..kernel.pages import Page
@@ -33,7 +32,7 @@ from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
 from .repos import check_repo_info, remember
-from .templates import check_template, legacy_template_view, template_view
+from .templates import check_template, legacy_template_view, new_version, template_view, version
 
 # Fields of the begin-trail data that are stored as given; absent ones are left as they were.
 TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "external_urls",
@@ -43,7 +42,9 @@ TRAIL_FIELDS = ("description", "git_commit_info", "repo_info", "origin_url", "ex
 def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: User,
                 template_yaml: str | None = None) -> tuple[Trail, bool]:
     """Create the trail or update the given fields of an existing one. Returns (trail, created).
-    Concurrent begins of one trail race on the (flow, name) key; the loser retries as an update."""
+    A trail is judged by the template it is begun with: its flow's then, or `template_yaml`,
+    its own (templates.py). Concurrent begins of one trail race on the (flow, name) key; the
+    loser retries as an update."""
     name = check_name("name", data.get("name", ""))
     check_reported_urls(data)
     check_repo_info(data.get("repo_info"))
@@ -57,14 +58,15 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
             trail = for_update(Trail.select().where((Trail.flow == flow)
                                                     & (Trail.name == name))).first()
             created = trail is None
-            if created:
+            if created:  # judged by its flow's template of now, whatever the flow's later
                 trail = Trail(flow=flow, name=name, created_by=user.name, created_at=stamp,
-                              external_urls={})
+                              external_urls={}, flow_template=flow.template)
             for field in TRAIL_FIELDS:
                 if field in data:
                     setattr(trail, field, data[field])
-            if template_yaml is not None:
-                trail.template_yaml = template_yaml
+            if template_yaml is not None and (created or template_yaml != trail.template_yaml):
+                trail.template_yaml = template_yaml  # a template of its own: kept as a version
+                trail.flow_template = new_version(flow, template_yaml, None, stamp, for_trail=True)
             trail.last_modified_at = stamp
             trail.save()
             if "repo_info" in data:
@@ -230,15 +232,15 @@ ATTESTATION, ARTIFACT = 0, 1  # the kinds of evidence rows
 
 def _evidence_query(trails: list[int]) -> peewee.SelectBase:
     """The trails' attestations (kind, trail, seq, uid, name, type, is_compliant, target,
-    overrides) and artifacts (kind, trail, id, fingerprint, template_reference_name and four
-    NULLs) in one statement, each kind in the order of its ids."""
+    overrides) and artifacts (kind, trail, id, fingerprint, template_reference_name, uid and
+    three NULLs) in one statement, each kind in the order of its ids."""
     attestations = Attestation.select(
         peewee.SQL(str(ATTESTATION)), Attestation.trail, Attestation.id, Attestation.uid,
         Attestation.name, Attestation.type, Attestation.is_compliant, Attestation.target_artifact,
         Attestation.overrides).where(Attestation.trail.in_(trails))
     artifacts = Artifact.select(
         peewee.SQL(str(ARTIFACT)), Artifact.trail, Artifact.id, Artifact.fingerprint,
-        Artifact.template_reference_name, *[peewee.SQL("NULL")] * 4).where(
+        Artifact.template_reference_name, Artifact.uid, *[peewee.SQL("NULL")] * 3).where(
         Artifact.trail.in_(trails))
     return attestations.union_all(artifacts).order_by(peewee.SQL("1"), peewee.SQL("3"))
 
@@ -327,7 +329,8 @@ Evidence = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 class EvidenceRows(NamedTuple):
     """A trail's attestations (seq, uid, name, type, is_compliant, target, overrides) and
-    artifacts (id, fingerprint, template_reference_name) as read: hashable, like `Event`."""
+    artifacts (row id, fingerprint, template_reference_name, uid) as read: hashable, like
+    `Event`."""
 
     attestations: tuple[tuple, ...]
     artifacts: tuple[tuple, ...]
@@ -337,9 +340,8 @@ class EvidenceRows(NamedTuple):
         return ([{"id": uid, "name": name, "type": type_, "is_compliant": bool(compliant),
                   "seq": seq, "target": target, "overrides": overrides}
                  for seq, uid, name, type_, compliant, target, overrides in self.attestations],
-                [{"id": artifact_id(row_id), "fingerprint": fingerprint,
-                  "template_reference_name": template_name}
-                 for row_id, fingerprint, template_name in self.artifacts])
+                [{"id": uid, "fingerprint": fingerprint, "template_reference_name": template_name}
+                 for _, fingerprint, template_name, uid in self.artifacts])
 
 
 def evidence_rows_of(trails: list[Trail]) -> dict[int, EvidenceRows]:
@@ -352,7 +354,7 @@ def evidence_rows_of(trails: list[Trail]) -> dict[int, EvidenceRows]:
             if kind == ATTESTATION:
                 attestations[trail_id].append(tuple(values))
             else:
-                artifacts[trail_id].append(tuple(values[:3]))
+                artifacts[trail_id].append(tuple(values[:4]))
     return defaultdict(lambda: EvidenceRows((), ()), {
         i: EvidenceRows(tuple(attestations[i]), tuple(artifacts[i])) for i in ids})
 
@@ -366,16 +368,18 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
 def compliance_of(trail: Trail, evidence: Evidence) -> tuple[views.Template, views.ComplianceStatus]:
     """(template view, compliance_status) of a trail whose `flow` is loaded."""
     attestations, artifacts = evidence
-    legacy = trail.flow.legacy_template
-    if trail.template_yaml is None and legacy is not None:
+    judged_by = version(trail.flow_template_id)  # the template it was begun with
+    legacy = judged_by.legacy_template
+    if legacy is not None:
         # artifacts reported without a template name are required by their fingerprint, as
         # attestations about them name it
         artifacts = [{**a, "template_reference_name": a["template_reference_name"]
                       or a["fingerprint"]} for a in artifacts]
         template = legacy_template_view(legacy, [a["template_reference_name"] for a in artifacts])
     else:
-        template = template_view(trail.template_yaml or trail.flow.template_yaml)
-    return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts)
+        template = template_view(judged_by.template_yaml)
+    return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts,
+                                    flow_template_id=trail.flow_template_id)
 
 
 def trail_view(trail: Trail, org_name: str, html_base: str, evidence: Evidence) -> views.Trail:

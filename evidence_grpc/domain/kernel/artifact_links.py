@@ -1,23 +1,17 @@
-"""How answers name an artifact (one report of a fingerprint to a flow): its id and its html and
-api URLs, the same in every answer that shows them. The hosted service's ids are UUID-shaped
-(`c6ff1415-5cd1-48d0-a0df-cbcbcc5e`: 8-4-4-4-8 hex digits) and its html URL of an artifact
-names the report it means (`…/artifacts/<fingerprint>?artifact_id=<id>`, as the published
-snapshot answers show); ours spells the report's row id in that shape."""
+"""How answers name an artifact (one report of a fingerprint to a flow): its html and api URLs,
+the same in every answer that shows them. Its id is the artifact's `uid` (kernel.ids: random
+since issue 44; artifacts reported before keep the id they were answered with, their row id in
+the same 8-4-4-4-8 shape). The hosted service's html URL of an artifact names the report it
+means (`…/artifacts/<fingerprint>?artifact_id=<id>`, as the published snapshot answers show)."""
 
 from __future__ import annotations
 
 
-def artifact_id(row_id: int) -> str:
-    """The artifact's id in answers: its row id as 28 hex digits grouped 8-4-4-4-8."""
-    digits = f"{row_id:028x}"
-    return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
-
-
 def artifact_html_url(html_base: str, org_name: str, flow_name: str, fingerprint: str,
-                      row_id: int) -> str:
+                      uid: str) -> str:
     """The web page of that report of the fingerprint to the flow."""
     return (f"{html_base}/{org_name}/flows/{flow_name}/artifacts/{fingerprint}"
-            f"?artifact_id={artifact_id(row_id)}")
+            f"?artifact_id={uid}")
 
 
 def artifact_api_url(html_base: str, org_name: str, flow_name: str, fingerprint: str) -> str:

@@ -39,7 +39,7 @@ EVENT_TYPES = {
 class Reported:
     """Where an artifact was built: a report of it to a flow."""
 
-    row_id: int  # the report's
+    uid: str  # the report's id (Artifact.uid)
     flow: str
     state: str  # its compliance in the report's trail: COMPLIANT, NON-COMPLIANT, INCOMPLETE
     commit: str | None
@@ -108,7 +108,7 @@ def _provenance(org: Organization, fingerprint: str, report: Reported | None
     return {"flow": report.flow, "status": report.state.lower(), "commit": report.commit,
             "commit_url": _link_or_none(report.commit_url),
             "html_url": artifact_html_url(_html_base, org.name, report.flow, fingerprint,
-                                          report.row_id),
+                                          report.uid),
             "api_url": artifact_api_url(_html_base, org.name, report.flow, fingerprint),
             "build_url": _link_or_none(report.build_url)}
 

@@ -9,7 +9,6 @@ from ...api.v2 import views
 from ...storage.db import in_chunks
 from ...storage.models import Artifact, Environment, EnvironmentEvent, Organization
 from ..evidence.repos import find_repo
-from ..kernel.artifact_links import artifact_id
 from .deployments import first_reports
 from .environments import LOGICAL, latest_snapshots
 from .snapshots import verdicts_of
@@ -54,7 +53,7 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
         verdicts = verdicts_of(snapshot, html_base, {})  # their compliance: no flow shown
         for name, fp in running[env.id]:
             entries.append({
-                "environment_id": str(env.id), "artifact_id": artifact_id(artifacts[fp].id),
+                "environment_id": str(env.id), "artifact_id": artifacts[fp].uid,
                 "artifact_name": name, "snapshot_index": snapshot.index,
                 "compliance": _COMPLIANCE[verdicts[(name, fp)]["compliant"]],
                 "started_at": started.get((env.id, name, fp), snapshot.created_at),
@@ -64,7 +63,7 @@ def repo_live_artifacts(org: Organization, repo_name: str, *, provider: str | No
         "live_artifacts": entries,
         "embedded": {
             "environments": [{"id": str(e.id), "name": e.name, "type": e.type} for e in live_envs],
-            "artifacts": [{"id": artifact_id(a.id), "fingerprint": a.fingerprint,
+            "artifacts": [{"id": a.uid, "fingerprint": a.fingerprint,
                            "commit_sha": a.git_commit, "commit_url": a.commit_url}
                           for a in sorted(artifacts.values(), key=lambda a: a.id)],
         },

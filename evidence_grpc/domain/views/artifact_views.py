@@ -27,7 +27,7 @@ from ..evidence.artifacts import (
 )
 from ..evidence.leaves import artifact_log_indexes
 from ..governance.approvals import approval_numbers
-from ..kernel.artifact_links import artifact_api_url, artifact_html_url, artifact_id
+from ..kernel.artifact_links import artifact_api_url, artifact_html_url
 from ..kernel.errors import not_found
 from ..kernel.numbers import timestamp_text
 from ..runtime.deployments import lead_time
@@ -101,7 +101,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
         running = where[a.fingerprint]
         commit_lead_times, build_lead_times = _lead_times(a, running)
         answers.append({
-            "id": artifact_id(a.id),
+            "id": a.uid,
             "flow_name": flow_name,
             "trail_name": a.trail.name,
             "template_reference_name": a.template_reference_name,
@@ -113,7 +113,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
             "commit_url": a.commit_url or "",
             "build_url": a.build_url or "",
             "repo_url": a.repo_url,
-            "html_url": artifact_html_url(html_base, org.name, flow_name, a.fingerprint, a.id),
+            "html_url": artifact_html_url(html_base, org.name, flow_name, a.fingerprint, a.uid),
             "api_url": artifact_api_url(html_base, org.name, flow_name, a.fingerprint),
             "created_at": timestamp_text(a.created_at),
             "last_modified_at": timestamp_text(a.last_modified_at),
