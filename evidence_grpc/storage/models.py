@@ -156,6 +156,10 @@ class Trail(BaseModel):
     template_yaml = peewee.TextField(null=True)  # its own template, as given (also flow_template)
     # what it is judged by; every trail has one since migration 0025
     flow_template = peewee.ForeignKeyField(FlowTemplate, null=True, on_delete="CASCADE")
+    # its artifacts judged by what the template requires of them alone, not of the trail too:
+    # trails begun before migration 0025 keep that rule and their verdicts (issue 44). Not null,
+    # false unless given (the column's default), so no insert needs to name it
+    artifacts_judged_alone = peewee.BooleanField(null=True)
     created_by = peewee.CharField(default="")
     created_at = peewee.DoubleField()
     last_modified_at = peewee.DoubleField()

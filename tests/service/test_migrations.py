@@ -280,7 +280,8 @@ def test_0025_pins_each_trail_to_what_judged_it_and_keeps_the_ids_of_artifacts(
         empty_database: str):
     """Trails begun before 0025 are judged as they were: by their own template, or their flow's
     as of the upgrade (a legacy flow's list included), which a later change of the flow's
-    template leaves them; artifacts keep the ids they were answered with (their row ids)."""
+    template leaves them, and their artifacts by what it requires of them alone; artifacts keep
+    the ids they were answered with (their row ids)."""
     from evidence_grpc.domain.evidence import flows, templates, trails
 
     db = storage.init_database(empty_database)
@@ -308,6 +309,12 @@ def test_0025_pins_each_trail_to_what_judged_it_and_keeps_the_ids_of_artifacts(
         current = {f.name: f.template for f in Flow.select()}
         assert Trail.get_by_id(begun["t1"]).flow_template_id == current["ci"]
         assert Trail.get_by_id(begun["t3"]).flow_template_id == current["old"]
+        # their artifacts judged by what the template requires of them alone, as before; a
+        # trail inserted from here on is not (the column's default)
+        assert {t.name: t.artifacts_judged_alone for t in Trail.select()} == {
+            "t1": True, "t2": True, "t3": True}
+        later = Trail.insert(flow=ci, name="t4", **times).execute()
+        assert Trail.get_by_id(later).artifacts_judged_alone is False
 
         flows.upsert_flow(Organization.get_by_id(org), "ci", "", template_yaml="version: 1\n# new\n")
         changed = Flow.get_by_id(ci).template

@@ -42,7 +42,8 @@ trail:
 # name: file content; a file's fingerprint is the SHA-256 of its content.
 FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
          "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n",
-         "app-5": b"app 5.0\n", "app-6": b"app 6.0\n", "app-7": b"app 7.0\n"}
+         "app-5": b"app 5.0\n", "app-6": b"app 6.0\n", "app-7": b"app 7.0\n",
+         "app-8": b"app 8.0\n", "app-9": b"app 9.0\n"}
 
 
 def fingerprint(name: str) -> str:
@@ -263,9 +264,10 @@ def write_2026_12_02(cli: Cli) -> None:
     schema up to 0024) judged a trail by, its flow's template as it is when read, and artifact
     ids made of their row ids. Flow `evolving`: trail e1 begun, its artifact app-6 reported and
     attested (`kosli assert artifact` passes) before the flow's template changed to want an
-    sbom of it too; e2 begun after (app-7), e3 with a template of its own. That release answers
-    e1 by the new template (INCOMPLETE, the assert fails): upgraded, every trail answers as it
-    did, pinned to the template of the upgrade."""
+    sbom of it too; e2 begun after (app-7), e3 with a template of its own, e4 whose app-8 has
+    all its own evidence while the trail lacks its review. That release answers e1 by the new
+    template (INCOMPLETE, the assert fails) and app-8 COMPLIANT: upgraded, every trail answers
+    as it did, pinned to the template of the upgrade and judged by the rule of the upgrade."""
     for name, text in EVOLVING.items():
         (cli.work / name).write_text(text)
     cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-1.yml"))
@@ -283,6 +285,12 @@ def write_2026_12_02(cli: Cli) -> None:
     cli.generic("sbom", "evolving", "e2", True, artifact="app-7")
     cli.run("begin", "trail", "e3", "--flow", "evolving", "--template-file", cli.file("own.yml"))
     cli.generic("sign-off", "evolving", "e3", True)
+    # e4: app-8 has all the template wants of it, the trail lacks its review; that release
+    # answers app-8 COMPLIANT (what the trail needs did not count for its artifacts)
+    cli.run("begin", "trail", "e4", "--flow", "evolving")
+    cli.artifact("app-8", "evolving", "e4")
+    cli.generic("scan", "evolving", "e4", True, artifact="app-8")
+    cli.generic("sbom", "evolving", "e4", True, artifact="app-8")
     cli.snapshot("prod", "app-6", "app-7")  # #7 Unknown
 
 
@@ -303,7 +311,7 @@ TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
           "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]},
           "2026-11-28c": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"]},
           "2026-12-02": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"],
-                         "evolving": ["e1", "e2", "e3"]}}
+                         "evolving": ["e1", "e2", "e3", "e4"]}}
 # Reads of what a release added, from that release on.
 LATER_READS = {"2026-11-28b": [
     f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-4')}",
@@ -326,7 +334,9 @@ LATER_READS = {"2026-11-28b": [
     "2026-12-02": [
         f"/api/v2/flows/{ORG}/evolving",
         *(f"/api/v2/artifacts/{ORG}/evolving/fingerprint/{fingerprint(name)}"
-          for name in ("app-6", "app-7")),
+          for name in ("app-6", "app-7", "app-8")),
+        *(f"/api/v2/asserts/{ORG}/fingerprint/{fingerprint(name)}?flow_name=evolving"
+          for name in ("app-6", "app-8")),
         f"/api/v2/trails/{ORG}/evolving"]}
 # The transparency log's reads, from the release that began it: every entry, its inclusion
 # proof in the whole log, the consistency proof of every earlier size, and the tiles.

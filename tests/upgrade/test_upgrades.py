@@ -46,7 +46,13 @@ ARTIFACT_IDS = [
 HISTORY_WORDS = (r"GET /api/v2/artifacts/.*", r"^/body/history",
                  "an artifact's history in the hosted service's words")
 # After 2026-12-02: a trail names the template it is judged by (issue 44), null before.
-TEMPLATE_IDS = [(r"GET /api/v2/trails/.*", r"/flow_template_id$", "the template judging a trail")]
+TEMPLATE_IDS = [(r"GET /api/v2/(trails|asserts)/.*", r"/flow_template_id$",
+                 "the template judging a trail")]
+# After 2026-12-02: each flow of an assert answer carries the artifact's state in its trail (issue
+# 44: every compliance field from one evaluation), the trail's own before.
+ASSERTED_FLOWS = (r"GET /api/v2/asserts/.*",
+                  r"^/body/flows\[\d+\]/compliance_status/(status|is_compliant)$",
+                  "each flow of an assert answer carries the artifact's state there")
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
         *ARTIFACT_IDS, *TEMPLATE_IDS,
@@ -60,7 +66,7 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-28": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
     "2026-11-28b": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
     "2026-11-28c": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
-    "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS],  # artifacts keep their ids (migration 0025)
+    "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS, ASSERTED_FLOWS],  # artifacts keep their ids (migration 0025)
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -152,8 +158,9 @@ def _changed(expected: dict[tuple[str, str], Any], got: dict[tuple[str, str], An
 
 def _templates_kept(cli: Cli) -> None:
     """Trails begun before the upgrade are pinned to their flow's template as of the upgrade
-    (e1, e2) or their own (e3): changing the flow's template afterwards leaves them, their
-    artifacts' asserts and their ids as they were, and judges the trails begun after it."""
+    (e1, e2, e4) or their own (e3): changing the flow's template afterwards leaves them, their
+    artifacts' asserts and their ids as they were, and judges the trails begun after it (e5),
+    where what the template requires of the trail counts for its artifacts too."""
     trail = f"{cli.host}/api/v2/trails/acme/evolving"
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {KEY}"
@@ -163,14 +170,21 @@ def _templates_kept(cli: Cli) -> None:
 
     (cli.work / "evolving-1.yml").write_text(EVOLVING["evolving-1.yml"])
     cli.run("create", "flow", "evolving", "--template-file", cli.file("evolving-1.yml"))
-    cli.run("begin", "trail", "e4", "--flow", "evolving")
+    cli.run("begin", "trail", "e5", "--flow", "evolving")
+    cli.artifact("app-9", "evolving", "e5")
+    cli.generic("scan", "evolving", "e5", True, artifact="app-9")
 
     assert {name: session.get(f"{trail}/{name}", timeout=30).json() for name in before} == before
     assert cli.run("assert", "artifact", cli.file("app-6"), "--artifact-type", "file", "--flow",
                    "evolving", check=False).returncode == 1  # its answer before the upgrade
-    after = session.get(f"{trail}/e4", timeout=30).json()
+    after = session.get(f"{trail}/e5", timeout=30).json()
     assert after["compliance_status"]["flow_template_id"] not in pinned.values()
     assert after["template"]["content"] == EVOLVING["evolving-1.yml"]
+    # e4's app-8 lacks nothing of its own and stays COMPLIANT (compared above); e5's app-9,
+    # begun after the upgrade, lacks its trail's review
+    assert after["compliance_status"]["artifacts_statuses"]["app"]["status"] == "INCOMPLETE"
+    assert cli.run("assert", "artifact", cli.file("app-8"), "--artifact-type", "file", "--flow",
+                   "evolving", check=False).returncode == 0
 
     # An id answered before the upgrade still finds its report, by the API and the web page its
     # html_url names.

@@ -75,9 +75,12 @@ def _overall(entries: Sequence[Mapping[str, Any]]) -> str:
 def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
                    attestations: list[dict[str, Any]] | None = None,
                    artifacts: list[dict[str, Any]] | None = None,
-                   flow_template_id: str | None = None) -> views.ComplianceStatus:
+                   flow_template_id: str | None = None, artifacts_judged_alone: bool = False
+                   ) -> views.ComplianceStatus:
     """The compliance_status object of a trail judged by `template` (the kept template of id
-    `flow_template_id`, templates.version).
+    `flow_template_id`, templates.version). What the template requires of the trail counts for
+    each artifact too, but with `artifacts_judged_alone`: a trail begun before migration 0025
+    keeps the rule that judged its artifacts by their own requirements.
 
     attestations: {id, name, type, is_compliant, seq (report order: the newest has the highest),
     target (template name of the artifact it is about, or None), overrides}; artifacts: {id,
@@ -86,7 +89,8 @@ def evaluate_trail(template: Mapping[str, Any], evaluated_at: float,
     artifacts = artifacts or []
     trail_level = [a for a in attestations if a["target"] is None]
     trail_entries = _statuses(template["trail"]["attestations"], trail_level)
-    required_of_trail = [e for e in trail_entries if not e["unexpected"]]
+    required_of_trail = [e for e in trail_entries
+                         if not e["unexpected"] and not artifacts_judged_alone]
 
     artifact_entries: dict[str, views.ArtifactStatus] = {}
     required = {a["name"]: a["attestations"] for a in template["trail"]["artifacts"]}

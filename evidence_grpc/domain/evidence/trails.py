@@ -379,7 +379,8 @@ def compliance_of(trail: Trail, evidence: Evidence) -> tuple[views.Template, vie
     else:
         template = template_view(judged_by.template_yaml)
     return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts,
-                                    flow_template_id=trail.flow_template_id)
+                                    flow_template_id=trail.flow_template_id,
+                                    artifacts_judged_alone=bool(trail.artifacts_judged_alone))
 
 
 def trail_view(trail: Trail, org_name: str, html_base: str, evidence: Evidence) -> views.Trail:

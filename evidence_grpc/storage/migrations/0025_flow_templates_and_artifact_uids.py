@@ -5,7 +5,10 @@ Flow templates are appended, never changed (`flow_template`): each flow gets one
 template it has now (its `template`), and each trail is pinned (`flow_template_id`) to what
 judged it before this migration: its own template when it was given one (a version of its own),
 otherwise its flow's template as of now, so that every trail answers as it did. From here on a
-flow's new template judges the trails begun after it only.
+flow's new template judges the trails begun after it only. Likewise, what a template requires of
+a trail counts for each of its artifacts in trails begun from here on; the trails already begun
+keep the rule that judged their artifacts by what it requires of them alone
+(`artifacts_judged_alone`).
 
 Every artifact gets `uid`, its id in answers: existing ones keep the id they were answered
 with (their row id, 28 hex digits grouped 8-4-4-4-8), new ones are random. Frozen: stand-in
@@ -56,6 +59,11 @@ def up(migrator, db):
             FlowTemplate, null=True, on_delete="CASCADE", field=FlowTemplate.id)),
         migrator.add_column("artifact", "uid", peewee.CharField(null=True)),
     )
+    # A plain ADD COLUMN with a default (peewee's not-null step would rebuild SQLite's table, and
+    # dropping `trail` cascades to its evidence); the trails begun so far keep their rule.
+    db.execute_sql("ALTER TABLE trail ADD COLUMN artifacts_judged_alone BOOLEAN NOT NULL "
+                   "DEFAULT FALSE")
+    db.execute_sql("UPDATE trail SET artifacts_judged_alone = TRUE")
     p = db.param  # the engine's placeholder
     cursor = db.cursor()
 
