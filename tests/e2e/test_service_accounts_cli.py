@@ -82,6 +82,8 @@ def test_grpc_callers_get_the_same_accounts_keys_and_privileges(server: RunningS
             pb.CreateServiceAccountRequest(org="acme", name="grpc-bot", privilege="snapshotter"),
             metadata=admin)
         assert (account.name, account.privilege) == ("grpc-bot", "snapshotter")
+        assert (account.display_name, account.creating_user_id, account.for_webhook) == (
+            "grpc-bot", "alice", False)
         minted = accounts.CreateApiKey(pb.CreateApiKeyRequest(org="acme", name="grpc-bot",
                                                               description="k"), metadata=admin)
         bot = _metadata(minted.key)

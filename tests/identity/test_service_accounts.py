@@ -32,9 +32,11 @@ def expire(key_id: str, when: float) -> None:
 def test_create_list_get_update_and_delete_a_service_account(client):
     created = create_account(client, description="CI bot")
     assert created.status_code == 201
-    assert {k: created.get_json()[k] for k in ("name", "description", "privilege",
-                                               "created_by")} == {
-        "name": "ci-bot", "description": "CI bot", "privilege": "member", "created_by": "alice"}
+    assert {k: created.get_json()[k] for k in (
+        "name", "description", "privilege", "created_by", "display_name", "creating_user_id",
+        "for_webhook")} == {
+        "name": "ci-bot", "description": "CI bot", "privilege": "member", "created_by": "alice",
+        "display_name": "ci-bot", "creating_user_id": "alice", "for_webhook": False}
     assert create_account(client).status_code == 409
     assert create_account(client, "auditor", privilege=None).get_json()["privilege"] == "reader"
     assert [a["name"] for a in client.get(BASE, headers=H).get_json()] == ["auditor", "ci-bot"]

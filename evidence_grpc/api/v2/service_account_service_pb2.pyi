@@ -10,18 +10,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ServiceAccount(_message.Message):
-    __slots__ = ("name", "description", "privilege", "created_at", "created_by")
+    __slots__ = ("name", "description", "privilege", "created_at", "created_by", "display_name", "creating_user_id", "for_webhook")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     PRIVILEGE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATING_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    FOR_WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     privilege: str
     created_at: float
     created_by: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., privilege: _Optional[str] = ..., created_at: _Optional[float] = ..., created_by: _Optional[str] = ...) -> None: ...
+    display_name: str
+    creating_user_id: str
+    for_webhook: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., privilege: _Optional[str] = ..., created_at: _Optional[float] = ..., created_by: _Optional[str] = ..., display_name: _Optional[str] = ..., creating_user_id: _Optional[str] = ..., for_webhook: _Optional[bool] = ...) -> None: ...
 
 class CreateServiceAccountRequest(_message.Message):
     __slots__ = ("org", "name", "description", "privilege")

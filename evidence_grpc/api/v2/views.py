@@ -2200,6 +2200,9 @@ ServiceAccount = TypedDict("ServiceAccount", {
     "privilege": "str",
     "created_at": "float",
     "created_by": "str",
+    "display_name": "str",
+    "creating_user_id": "str",
+    "for_webhook": "bool",
 }, total=False)
 
 ServiceAccountMessage = TypedDict("ServiceAccountMessage", {

@@ -113,7 +113,9 @@ def member_named(org: Organization, name: str) -> bool:
 def account_view(account: ServiceAccount) -> views.ServiceAccount:
     view: views.ServiceAccount = {"name": account.name, "privilege": account.privilege,
                                   "created_at": account.created_at,
-                                  "created_by": account.created_by}
+                                  "created_by": account.created_by,
+                                  "display_name": account.name,
+                                  "creating_user_id": account.created_by, "for_webhook": False}
     if account.description is not None:
         view["description"] = account.description
     return view
