@@ -13,17 +13,6 @@ from tests.e2e.cli import Repo, attest_backend, failure, unique
 
 pytestmark = pytest.mark.e2e
 
-REVIEWED = """\
-version: 1
-trail:
-  artifacts:
-    - name: backend
-      attestations:
-        - name: review
-          type: generic
-"""
-
-
 def compliance(live: RunningServer, snappish: str) -> str:
     """What `kosli assert snapshot` says of a snapshot: COMPLIANT (exit 0) or NON-COMPLIANT."""
     result = live.kosli("assert", "snapshot", snappish, check=False)
@@ -47,18 +36,19 @@ def test_an_old_snapshot_keeps_its_verdict(live: RunningServer, tmp_path: pathli
     live.kosli("snapshot", "path", env, "--path", artifact, "--name", "backend")
     assert compliance(live, env) == "COMPLIANT"
 
-    # The template now wants a review the trail lacks: #1 keeps its verdict, #2 is judged anew.
-    (tmp_path / "template.yml").write_text(REVIEWED)
-    live.kosli("create", "flow", flow, "--template-file", str(tmp_path / "template.yml"))
+    # A failed review arrives (a trail keeps its template, so new evidence is what changes its
+    # verdict): #1 keeps its verdict, #2 is judged anew.
+    live.kosli("attest", "generic", "--name", "review", "--compliant=false", "--fingerprint",
+               fingerprint, "--flow", flow, "--trail", "release-1")
     trail = live.kosli_json("get", "trail", "release-1", "--flow", flow)
-    assert trail["compliance_state"] == "INCOMPLETE", trail
+    assert trail["compliance_state"] == "NON-COMPLIANT", trail
     assert compliance(live, f"{env}#1") == "COMPLIANT"
     live.kosli("snapshot", "path", env, "--path", artifact, "--name", "backend")  # no change
     assert live.kosli_json("get", "snapshot", env)["index"] == 1
     live.kosli("snapshot", "path", env, "--path", artifact, "--name", "api")
     assert compliance(live, env) == "NON-COMPLIANT"
 
-    # The review arrives: #2 stays non-compliant, #3 is compliant.
+    # A passing review replaces it: #2 stays non-compliant, #3 is compliant.
     live.kosli("attest", "generic", "--name", "review", "--fingerprint", fingerprint,
                "--flow", flow, "--trail", "release-1")
     assert compliance(live, f"{env}#2") == "NON-COMPLIANT"

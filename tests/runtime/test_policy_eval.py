@@ -131,8 +131,9 @@ def test_attestations_count_on_the_trail_and_on_any_of_its_artifacts():
 
 
 def test_a_decision_about_another_artifact_of_the_trail_does_not_count():
-    p = policy("artifacts:\n  attestations:\n    - name: approval\n      type: decision\n"
-               "      for_control: C1\n")
+    """A rule asking for a decision by type (a `for_control` rule reads the artifact's decisions
+    wherever recorded: decisions_about) counts one about this artifact or its trail only."""
+    p = policy("artifacts:\n  attestations:\n    - name: approval\n      type: decision\n")
     other = {**attestation("approval", "decision", control="C1", fingerprint=OTHER),
              "target": "other"}
     assert decide([p], FP, None, [report(1)], {1: [other]}).compliant is False
