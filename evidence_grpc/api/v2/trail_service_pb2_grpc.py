@@ -109,8 +109,8 @@ class TrailServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTrails(self, request, context):
-        """Trails of the organization, optionally of one flow (named by its name or a former one,
-        archived or not): always {data, pagination}.
+        """Trails of the organization, optionally of one flow (named by its name, archived or not, or
+        a former one of a flow not archived): always {data, pagination}.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
