@@ -219,8 +219,9 @@ class SqliteWriterLock:
 _sqlite_writer = SqliteWriterLock()
 
 
-# The work left for the end of the current outermost write_transaction, by name: (what runs,
-# the items it runs with, whether it runs after the others).
+# The work left for the end of the current write_transaction, by name: (what runs, the items it
+# runs with, whether it runs after the others). A nested one (a savepoint) keeps its own, handed
+# to the one around it when it commits and dropped when it rolls back.
 _at_end: contextvars.ContextVar[dict[str, tuple[Callable[[set[Any]], None], set[Any], bool]] | None] = \
     contextvars.ContextVar("at_end", default=None)
 
@@ -228,10 +229,11 @@ _at_end: contextvars.ContextVar[dict[str, tuple[Callable[[set[Any]], None], set[
 def at_transaction_end(name: str, run: Callable[[set[Any]], None], items: Iterable[Any], *,
                        last: bool = False) -> None:
     """Add `items` to the set `name` of the current write_transaction: after its other writes,
-    before it commits, `run` runs once with all of them (so that the row locks it takes are
-    the transaction's last, taken in one order by every writer). Those marked `last` run after
-    the others, whichever was added first (the transparency log's head, locked by every
-    evidence write, is the last lock of all). Outside one: now."""
+    before the outermost one commits, `run` runs once with all of them (so that the row locks
+    it takes are the transaction's last, taken in one order by every writer). Those marked
+    `last` run after the others, whichever was added first (the transparency log's head,
+    locked by every evidence write, is the last lock of all). Items added in a nested
+    write_transaction that rolls back (its savepoint undone) go with it. Outside one: now."""
     pending = _at_end.get()
     if pending is None:
         run(set(items))
@@ -241,10 +243,14 @@ def at_transaction_end(name: str, run: Callable[[set[Any]], None], items: Iterab
 
 @contextlib.contextmanager
 def write_transaction() -> Iterator[None]:
-    """A write transaction. On SQLite writers queue for the write lock (SqliteWriterLock) and
-    take it up front (IMMEDIATE), instead of failing on lock upgrade; plain on PostgreSQL.
-    The outermost one runs what at_transaction_end left for it before committing."""
-    token = _at_end.set({}) if _at_end.get() is None else None  # None: not the outermost
+    """A write transaction (a savepoint when nested in one). On SQLite writers queue for the
+    write lock (SqliteWriterLock) and take it up front (IMMEDIATE), instead of failing on lock
+    upgrade; plain on PostgreSQL. The outermost one runs what at_transaction_end left for it
+    before committing; a nested one hands what was left in it to the one around it once its
+    savepoint is released, and drops it when the savepoint is rolled back."""
+    around = _at_end.get()  # None: this one is the outermost
+    mine: dict[str, tuple[Callable[[set[Any]], None], set[Any], bool]] = {}
+    token = _at_end.set(mine)
     try:
         with contextlib.ExitStack() as held:
             if isinstance(database.obj, peewee.SqliteDatabase):
@@ -253,12 +259,14 @@ def write_transaction() -> Iterator[None]:
             else:
                 held.enter_context(database.atomic())
             yield
-            if token is not None:
-                for run, items, _ in sorted((_at_end.get() or {}).values(), key=lambda each: each[2]):
+            if around is None:
+                for run, items, _ in sorted(mine.values(), key=lambda each: each[2]):
                     run(items)
+        if around is not None:  # the savepoint was released: its items are the outer one's
+            for name, (run, items, last) in mine.items():
+                around.setdefault(name, (run, set(), last))[1].update(items)
     finally:
-        if token is not None:
-            _at_end.reset(token)
+        _at_end.reset(token)
 
 
 @contextlib.contextmanager

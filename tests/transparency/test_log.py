@@ -31,6 +31,7 @@ from evidence_grpc.api.v2 import artifact_service_pb2 as artifact_pb
 from evidence_grpc.api.v2 import artifact_service_pb2_grpc as artifact_pb_grpc
 from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
+from evidence_grpc.domain.evidence import trails
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
@@ -42,6 +43,8 @@ from evidence_grpc.storage.models import (
     LogHead,
     Organization,
     Snapshot,
+    Trail,
+    User,
 )
 from tests import independent_verifier as independent
 from tests.conftest import ROLE_KEYS, bearer, grpc_channel
@@ -205,6 +208,30 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     Snapshot.delete().where(Snapshot.id == snapshot.id).execute()
     assert log.verify_log(acme) == [
         f"entry {entry_of[f'snapshot{snapshot.id}']}: snapshot {snapshot.id} no longer exists"]
+
+
+class _Undone(Exception):
+    pass
+
+
+def test_an_entry_goes_with_the_savepoint_it_was_made_in(client):
+    """A write nested in a transaction (retry_on_conflict inside an outer one) is a savepoint:
+    rolled back, its log entries go with its rows; released, they stay, committed with the
+    outer transaction; the outer one rolled back takes them all."""
+    create_flow(client)
+    acme, alice = Organization.get(Organization.name == "acme"), User.get(User.name == "alice")
+    with storage.write_transaction():
+        with pytest.raises(_Undone), storage.write_transaction():
+            trails.begin_trail(acme, "payments", {"name": "undone"}, alice)
+            raise _Undone
+        trails.begin_trail(acme, "payments", {"name": "kept"}, alice)
+    with pytest.raises(_Undone), storage.write_transaction():
+        trails.begin_trail(acme, "payments", {"name": "gone"}, alice)
+        raise _Undone
+    assert [t.name for t in Trail.select()] == ["kept"]
+    assert [json.loads(e.leaf)["trail"] for e in LogEntry.select().order_by(LogEntry.number)] == [
+        "kept"]
+    assert log.size_of(acme) == 1 and log.verify_log(acme) == []
 
 
 def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
