@@ -21,6 +21,7 @@ events.subscribe(ArtifactRepoKnown, link_artifact)
 notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows.
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations)
+log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings)
 log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots)
 log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals)

@@ -10,12 +10,16 @@ import hashlib
 import io
 import json
 import pathlib
+import subprocess
+import sys
 import tarfile
 import uuid
 
 import pytest
 import requests
 
+from evidence_grpc.domain.transparency import notes
+from evidence_grpc.domain.views.audit_packages import verify_package
 from tests.conftest import RunningServer, bearer
 from tests.e2e.cli import Repo, attest_backend, failure, write
 from tests.helpers import TEMPLATE
@@ -556,6 +560,16 @@ def test_attesting_to_a_flow_and_trail_not_set_up_creates_them(live: RunningServ
     bound = live.kosli_json("get", "attestation", "backend.unit-tests", "--flow", adhoc,
                             "--trail", sha)
     assert bound[0]["artifact_fingerprint"] == fingerprint
+    # the binding is an entry of its own: the untouched log and the trail's package verify
+    key = requests.get(f"{live.http_url}/api/v2/transparency/acme/public-key", headers=bearer(),
+                       timeout=30).text
+    package = requests.get(f"{live.http_url}/api/v2/trails/acme/{adhoc}/{sha}/audit_package",
+                           headers=bearer(), timeout=30)
+    assert verify_package(package.content, notes.parse_verifier_key(key.strip())) == []
+    checked = subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-log",
+                              "--database-url", live.database_url, "--org", "acme"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     shown = live.kosli_json("get", "artifact", f"{adhoc}@{fingerprint}")
     assert list(shown["evidence"]) == ["unit-tests"]
     assert shown["state"] == "COMPLIANT"  # no template: only the attestations made count

@@ -37,6 +37,7 @@ from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Approval,
+    Artifact,
     Attestation,
     BlobChunk,
     LogEntry,
@@ -50,6 +51,8 @@ from tests import independent_verifier as independent
 from tests.conftest import ROLE_KEYS, bearer, grpc_channel
 from tests.helpers import (
     BACKEND_FP,
+    COMMIT,
+    FRONTEND_FP,
     H,
     attest,
     begin_trail,
@@ -464,6 +467,50 @@ def test_an_approval_is_logged_and_verify_log_names_a_changed_one(client):
     Approval.update(state="REJECTED").where(Approval.id == entry.record_id).execute()
     assert log.verify_log(acme) == [
         f"entry {entry.number}: approval {entry.record_id} differs from its leaf (state)"]
+
+
+def test_an_attestation_bound_to_its_artifact_later_passes_its_audit(client, db):
+    """`kosli attest --name backend.unit-tests --commit` before `kosli attest artifact`: the
+    attestation's entry says it as made, the binding is an entry of its own; the untouched
+    log and packages verify, and the bound fingerprint changed in SQL is named."""
+    create_flow(client)
+    begin_trail(client)
+    commit = {"sha1": COMMIT, "message": "m", "author": "a", "branch": "main", "timestamp": 1}
+    assert attest(client, "generic", {"attestation_name": "unit-tests", "is_compliant": True,
+                                      "target_artifacts": ["backend"], "git_commit_info": commit}
+                  ).status_code == 201
+    assert report_artifact(client).status_code == 201  # backend, built from COMMIT
+    acme = Organization.get(Organization.name == "acme")
+    made, bound = (LogEntry.get(LogEntry.kind == kind) for kind in ("attestation", "attestation_bound"))
+    unit_tests = Attestation.get(Attestation.name == "unit-tests")
+    assert json.loads(made.leaf)["artifact_fingerprint"] is None and made.number < bound.number
+    assert json.loads(bound.leaf) == {
+        "kind": "attestation_bound", "org": "acme", "id": unit_tests.uid,
+        "flow_id": unit_tests.flow_id, "trail_id": unit_tests.trail_id,
+        "artifact_id": Artifact.get().uid, "artifact_fingerprint": BACKEND_FP}
+    assert bound.record_id == unit_tests.id and log.verify_log(acme) == []
+    key = client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True)
+    verifier = notes.parse_verifier_key(key.strip())
+    trail_package = client.get("/api/v2/trails/acme/payments/release-1/audit_package", headers=H).data
+    assert verify_package(trail_package, verifier) == []
+    assert verify_package(client.get(f"/api/v2/artifacts/acme/payments/{BACKEND_FP}/audit_package",
+                                     headers=H).data, verifier) == []
+    # the package proves the binding's entry: checked with nothing of ours
+    with tarfile.open(fileobj=io.BytesIO(trail_package), mode="r:gz") as tar:
+        carried = json.loads(tar.extractfile("transparency/entries.json").read())
+        _, size, root = independent.open_checkpoint(
+            tar.extractfile("transparency/checkpoint").read().decode(), key)
+    binding = next(e for e in carried["entries"] if e["index"] == bound.number)
+    assert base64.b64decode(binding["leaf"]) == bound.leaf.encode()
+    assert independent.inclusion_root(bound.number, size, independent.leaf_hash(bound.leaf.encode()),
+                                      [base64.b64decode(h) for h in binding["inclusion_proof"]]) == root
+    # the bound fingerprint changed in SQL: the binding's entry says otherwise
+    Attestation.update(artifact_fingerprint=FRONTEND_FP).where(Attestation.id == unit_tests.id).execute()
+    assert log.verify_log(acme) == [f"entry {bound.number}: attestation_bound {unit_tests.id} "
+                                    "differs from its leaf (artifact_fingerprint)"]
+    changed = client.get("/api/v2/trails/acme/payments/release-1/audit_package", headers=H).data
+    assert [p for p in verify_package(changed, verifier) if "unit-tests" in p] == [
+        "attestations/0001-unit-tests.json: differs from its log entry (artifact_fingerprint)"]
 
 
 def test_verify_log_names_an_attachment_chunk_changed_in_sql(client):

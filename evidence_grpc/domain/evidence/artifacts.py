@@ -21,7 +21,7 @@ from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
-from . import trails
+from . import leaves, trails
 from .compliance import artifact_state
 from .events import ArtifactRepoKnown
 from .flows import find_flow, flow_to_report_to
@@ -106,7 +106,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.last_modified_at = stamp
             artifact.save()
             events.publish(ArtifactRepoKnown(org, artifact))
-            _bind_pending(trail, artifact)
+            _bind_pending(org, trail, artifact)
             trails.reported(org, trail, stamp, "artifact_creation_reported",
                             {"artifact_name": artifact.name, "fingerprint": fingerprint,
                              "template_reference_name": template_name,
@@ -137,20 +137,27 @@ def is_commit(text: str) -> bool:
     return len(text) == COMMIT_LENGTH and HEX.fullmatch(text) is not None
 
 
-def _bind_pending(trail: Trail, artifact: Artifact) -> None:
+def _bind_pending(org: Organization, trail: Trail, artifact: Artifact) -> None:
     """Attestations made before the artifact for its template name (`--name backend.tests`
     with `--commit` and no fingerprint) are bound to it when it arrives, matched by template
-    name and commit (the hosted docs: "binds it to the real fingerprint later")."""
+    name and commit (the hosted docs: "binds it to the real fingerprint later"). Each binding
+    is an entry of the log of its own: the attestation's entry says what it was made as."""
     if not artifact.template_reference_name:
         return
     commit = Attestation.git_commit.is_null()
     if artifact.git_commit:
         commit = commit | (Attestation.git_commit == artifact.git_commit)
+    pending = list(for_update(Attestation.select().where(
+        (Attestation.trail == trail)
+        & (Attestation.target_artifact == artifact.template_reference_name)
+        & Attestation.artifact_fingerprint.is_null() & commit)).order_by(Attestation.id))
+    if not pending:
+        return
     (Attestation.update(artifact=artifact, artifact_fingerprint=artifact.fingerprint)
-     .where((Attestation.trail == trail)
-            & (Attestation.target_artifact == artifact.template_reference_name)
-            & Attestation.artifact_fingerprint.is_null() & commit)
-     .execute())
+     .where(Attestation.id.in_([a.id for a in pending])).execute())
+    for attestation in pending:
+        attestation.artifact, attestation.artifact_fingerprint = artifact, artifact.fingerprint
+        leaves.log_binding(org, attestation, artifact)
 
 
 def _distinct_prefixed(field: peewee.Field, in_flow: bool) -> Prepared:

@@ -1,19 +1,23 @@
 """The transparency log's leaves of the evidence context (domain.transparency.log): an
-attestation, and each other event of a trail's history (trail begun or updated, artifact
-reported). A leaf names ids, not names that can change (a flow's), and digests what is bulky or
-free-form (an attestation's data and summary, an event's payload) as it is stored. The same
-functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
+attestation as it was made, the binding of an attestation made before its artifact to that
+artifact once reported, and each other event of a trail's history (trail begun or updated,
+artifact reported). A leaf names ids, not names that can change (a flow's), and digests what is
+bulky or free-form (an attestation's data and summary, an event's payload) as it is stored. The
+same functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import peewee
+
 from ...storage.db import in_chunks
-from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent
+from ...storage.models import Artifact, Attestation, Flow, LogEntry, Organization, Trail, TrailEvent
 from ..transparency import log
 from . import blobs
 
 ATTESTATION = "attestation"
+ATTESTATION_BOUND = "attestation_bound"
 TRAIL_EVENT = "trail_event"
 # The trail events logged as such. An attestation's event is logged as the attestation itself,
 # a start or stop of running as the snapshot that saw it, an approval as itself (governance).
@@ -40,6 +44,17 @@ def attestation_leaf(org_name: str, trail_name: str, a: Attestation,
     }
 
 
+def binding_leaf(org_name: str, a: Attestation, artifact_uid: str | None) -> dict[str, Any]:
+    """An attestation made for a template name before its artifact (`--name app.tests` with
+    `--commit`), bound to the artifact `artifact_uid` reported later: its own leaf stays as it
+    was made (no fingerprint), this one says which artifact it is about."""
+    return {
+        "kind": ATTESTATION_BOUND, "org": org_name, "id": a.uid, "flow_id": a.flow_id,
+        "trail_id": a.trail_id, "artifact_id": artifact_uid,
+        "artifact_fingerprint": a.artifact_fingerprint,
+    }
+
+
 def trail_event_leaf(org_name: str, trail: Trail, event_id: int, timestamp: float, type_: str,
                      payload: dict[str, Any]) -> dict[str, Any]:
     return {
@@ -52,6 +67,21 @@ def trail_event_leaf(org_name: str, trail: Trail, event_id: int, timestamp: floa
 def log_attestation(org: Organization, trail: Trail, a: Attestation,
                     digests: tuple[str, str] | None = None) -> None:
     log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a, digests))
+
+
+def log_binding(org: Organization, a: Attestation, artifact: Artifact) -> None:
+    """`a` just bound to `artifact` (its artifact and fingerprint set in place)."""
+    log.append(org.id, ATTESTATION_BOUND, a.id, binding_leaf(org.name, a, artifact.uid))
+
+
+def binding_log_indexes(uids: list[str]) -> dict[str, int]:
+    """Attestation uid -> the log entry of its binding, for those bound to an artifact later."""
+    found: dict[str, int] = {}
+    for chunk in in_chunks(sorted(set(uids))):
+        found.update(Attestation.select(Attestation.uid, LogEntry.number).join(
+            LogEntry, on=(LogEntry.kind == ATTESTATION_BOUND) & (LogEntry.record_id == Attestation.id))
+            .where(Attestation.uid.in_(chunk)).tuples())
+    return found
 
 
 def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent) -> None:
@@ -82,16 +112,30 @@ def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
 
 def rebuild_attestations(ids: list[int]) -> dict[int, dict[str, Any]]:
     """The leaves of the attestations as their rows say now, with the SHA-256 of each
-    attachment as its stored chunks hash (a chunk changed in SQL shows as another digest)."""
+    attachment as its stored chunks hash (a chunk changed in SQL shows as another digest).
+    One bound later (an entry of its binding is in the log) was made without a fingerprint:
+    its binding's leaf holds the one its row has now."""
     rows = (Attestation.select(Attestation, Trail.id, Trail.name, Organization.name)
             .join(Trail).switch(Attestation).join(Organization).where(Attestation.id.in_(ids)))
+    bound = log.log_indexes(ATTESTATION_BOUND, ids)
     rebuilt = {}
     for a in rows:
+        if a.id in bound:
+            a.artifact_fingerprint = None
         leaf = attestation_leaf(a.organization.name, a.trail.name, a)
         if a.attachment_id is not None:
             leaf["attachment_sha256"] = blobs.digest(blobs.content_of(a.attachment_id))
         rebuilt[a.id] = leaf
     return rebuilt
+
+
+def rebuild_bindings(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The binding leaves of the attestations (by id) as their rows say now."""
+    rows = (Attestation.select(Attestation, Artifact.uid, Organization.name)
+            .join(Artifact, peewee.JOIN.LEFT_OUTER).switch(Attestation).join(Organization)
+            .where(Attestation.id.in_(ids)))
+    return {a.id: binding_leaf(a.organization.name, a, a.artifact.uid if a.artifact else None)
+            for a in rows}
 
 
 def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:

@@ -26,7 +26,13 @@ from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Trail, TrailEvent
 from ..evidence import artifacts, attestations, blobs, trails
 from ..evidence.flows import find_flow
-from ..evidence.leaves import ATTESTATION, LOGGED_EVENTS, TRAIL_EVENT
+from ..evidence.leaves import (
+    ATTESTATION,
+    ATTESTATION_BOUND,
+    LOGGED_EVENTS,
+    TRAIL_EVENT,
+    binding_log_indexes,
+)
 from ..kernel.errors import FailedPrecondition
 from ..transparency import log, merkle, notes
 from . import artifact_views
@@ -100,6 +106,7 @@ class _Package:
 def _add_evidence(package: _Package, org: Organization, rows: list[attestations.Listed],
                   html_base: str) -> list[dict[str, Any]]:
     attested = []
+    bindings = binding_log_indexes([row.uid for row in rows])
     for number, row in enumerate(rows, start=1):
         view = attestations.attestation_document(row, org.name, html_base)
         attested.append(view)
@@ -107,6 +114,8 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
         package.add(f"attestations/{stem}.json", _json(view))
         if row.log_index is not None:  # else recorded before the log began: verify-package says so
             package.covered.append((f"attestations/{stem}.json", row.log_index))
+        if row.uid in bindings:  # made before its artifact, bound to it later
+            package.covered.append((f"attestations/{stem}.json", bindings[row.uid]))
         if row.attachment_id:
             package.add(f"attachments/{stem}/{_safe(row.attachment_name or 'evidence')}",
                         blobs.content_of(row.attachment_id))
@@ -251,7 +260,8 @@ def verify_package(content: bytes, verifier: notes.Verifier) -> list[str]:
     """What does not hold in an audit package, checked with nothing but the package and the
     log's verifier key: the manifest's sums; the checkpoint's signature; each entry's leaf in
     the checkpoint's tree (its inclusion proof); each attestation file, attachment and trail
-    event the same as its leaf says; and every attestation and trail event covered by an entry.
+    event the same as its leaf says (an attestation bound to its artifact later, as its leaf and
+    its binding's say); and every attestation and trail event covered by an entry.
     [] when the package holds."""
     try:
         files = _unpacked(content)
@@ -294,7 +304,8 @@ def _attested(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) 
         if len(logged) != 1:
             problems.append(f"{path}: not in the transparency log")
             continue
-        document, leaf = json.loads(files[path]), logged[0]
+        document, leaf = json.loads(files[path]), _as_bound(logged[0], [
+            bound for bound in leaves[path] if bound.get("kind") == ATTESTATION_BOUND])
         differ = [key for leaf_key, key in _ATTESTED if document.get(key) != leaf.get(leaf_key)]
         if (document.get("evidence") or {}).get("sha256") != leaf.get("attachment_sha256"):
             differ.append("evidence.sha256")
@@ -305,6 +316,16 @@ def _attested(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) 
             if hashlib.sha256(files[attached]).hexdigest() != leaf.get("attachment_sha256"):
                 problems.append(f"{attached}: not the attachment its log entry names")
     return problems
+
+
+def _as_bound(leaf: dict[str, Any], bindings: list[dict[str, Any]]) -> dict[str, Any]:
+    """An attestation's leaf as its binding entry (one made without a fingerprint, bound to
+    its artifact later) completes it; as it is without one, or with a binding that is not its
+    own to take (of another attestation, a second one, or of one made with a fingerprint)."""
+    if len(bindings) != 1 or bindings[0].get("id") != leaf.get("id") \
+            or leaf.get("artifact_fingerprint") is not None:
+        return leaf
+    return {**leaf, "artifact_fingerprint": bindings[0].get("artifact_fingerprint")}
 
 
 def _trail_events(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) -> list[str]:
