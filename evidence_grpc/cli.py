@@ -24,6 +24,7 @@ import yaml
 from . import observability
 from .config import Settings
 from .storage.db import (
+    PendingMigrations,
     UnknownMigrations,
     database,
     init_database,
@@ -590,7 +591,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return _run(args)
-    except (UnknownMigrations, DatabaseUnavailable) as refused:
+    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable) as refused:
         print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
         return REFUSED
 

@@ -18,7 +18,8 @@ from evidence_grpc import cli
 from evidence_grpc.domain.transparency import log, merkle
 from evidence_grpc.storage.models import LogEntry, LogHead, Organization
 from tests.conftest import recorded_statements
-from tests.transparency.test_log import _verify_log, write_evidence
+from tests.helpers import H
+from tests.transparency.test_log import BASE, _verify_log, write_evidence
 
 SYNTHETIC = "synthetic-test"
 
@@ -77,7 +78,8 @@ def test_verify_reads_the_log_in_pages_and_its_memory_does_not_grow(db, monkeypa
     assert peaks[1] < 1.5 * peaks[0], peaks
 
 
-def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(client, db):
+def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(client, db,
+                                                                             tmp_path):
     write_evidence(client)
     done = _verify_log(db)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -90,6 +92,16 @@ def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(cli
     assert re.fullmatch(r"verify-log: 1 log\(s\), 5 entries, 0 finding\(s\) in \d+\.\d s",
                         lines[-1]), lines
     assert done.stderr == ""  # captured: not a terminal, so no progress
+    saved, key = tmp_path / "checkpoint", tmp_path / "key.pub"
+    saved.write_text(client.get(f"{BASE}/checkpoint", headers=H).get_data(as_text=True))
+    key.write_text(client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True))
+    done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
+    assert done.returncode == 0 and "; since the saved checkpoint: holds (the log only grew); " \
+        "0 finding(s) in " in done.stdout.splitlines()[1], done.stdout
+    saved.write_text(saved.read_text().replace("\n5\n", "\n4\n"))
+    done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
+    assert done.returncode == 1 and "; since the saved checkpoint: FAILED; 1 finding(s) in " \
+        in done.stdout, done.stdout
 
 
 class _Terminal(io.StringIO):
@@ -128,3 +140,13 @@ def test_a_missing_or_unreachable_database_is_one_line_and_exit_2(command, tmp_p
     assert error.startswith(f"evidence-server {command[0]}: ") and (
         "no database at" in error or "cannot open the database" in error), error
     assert not (tmp_path / "missing.db").exists() and list(tmp_path.iterdir()) == []
+
+
+def test_verify_log_on_a_database_never_migrated_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "empty.db").touch()
+    done = subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-log",
+                           "--database-url", f"sqlite:///{tmp_path}/empty.db"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(
+        "evidence-server verify-log: the database lacks migrations of this release: 0001_initial,"
+    ) and len(done.stderr.splitlines()) == 1, done.stderr
