@@ -8,6 +8,8 @@ Run by hand (not a test):
     python bench/bench_transparency.py --part proofs --postgres postgresql://postgres@127.0.0.1:55432/postgres
     git -C /work/main worktree add /tmp/before-log 3567799         # the code right before the log
     python bench/bench_transparency.py --part ingest --before /tmp/before-log
+    git -C /work/main archive dddfeca | tar -x -C /tmp/before-verify   # verify-log before issue 45
+    python bench/bench_transparency.py --part verify --before /tmp/before-verify [--postgres URL]
 
   ingest  bench_evidence.py's ingest part (1 KB generic attestations over REST, --concurrency
           clients, 2 s warm-up + --seconds) run as a subprocess of each checkout: this one and
@@ -25,6 +27,10 @@ Run by hand (not a test):
           over gRPC. Answers are checked outside the timed span (proofs verified against the
           checkpoint's root). Target: p99 < 10 ms. `--profile` adds a cProfile of in-process
           proofs and appends.
+  verify  `evidence-server verify-log` over logs of --sizes synthetic entries (built as for
+          proofs, one organization), run as a subprocess of this checkout and of --before
+          (the synthetic kind's rebuilder registered first): wall time and peak RSS of each
+          (os.wait4's ru_maxrss), --rounds rounds, alternating. Target: RSS flat in the size.
 
 All traffic goes to 127.0.0.1; servers and temporary files are removed at the end.
 """
@@ -597,12 +603,100 @@ def run_ingest(args: argparse.Namespace) -> int:
     return 0 if lost == 0 else 1
 
 
+# ---- verify-log before / after -------------------------------------------------------------------
+
+# verify-log with a rebuilder of the synthetic kind registered (as sanity_check does), saying
+# at exit its peak RSS: its own VmHWM (getrusage's ru_maxrss would count the forking parent's,
+# which exec carries over).
+_VERIFY = ("import atexit, re, sys\n"
+           "atexit.register(lambda: print('peak-rss-kib', re.search(r'VmHWM:\\s+(\\d+)', "
+           "open('/proc/self/status').read())[1], file=sys.stderr))\n"
+           "from evidence_grpc.domain.transparency import log\n"
+           f"log.register({BENCH_KIND!r}, lambda ids: {{i: {{'kind': 'attestation', 'n': i}} "
+           "for i in ids})\n"
+           "from evidence_grpc.cli import main\n"
+           "sys.exit(main(sys.argv[1:]))")
+_PEAK = re.compile(r"^peak-rss-kib (\d+)$", re.M)
+
+
+@dataclasses.dataclass
+class VerifyRun:
+    seconds: float
+    rss_mib: float
+
+
+def verify_once(tree: pathlib.Path, database_url: str, size: int) -> VerifyRun:
+    """`evidence-server verify-log` of `tree` over the database: wall time, peak RSS."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVIDENCE_")}
+    env["PYTHONPATH"] = str(tree)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", _VERIFY, "verify-log", "--database-url",
+                           database_url, "--org", ORG], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=600)
+    seconds = time.monotonic() - started
+    peak = _PEAK.search(done.stderr)
+    if done.returncode != 0 or f"{ORG}: ok ({size} entries" not in done.stdout or not peak:
+        raise RuntimeError(f"verify-log of {tree} failed ({done.returncode}):\n"
+                           f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return VerifyRun(seconds, int(peak[1]) / 1024)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from evidence_grpc.domain.identity.organizations import bootstrap
+    from evidence_grpc.storage.db import database, init_database, migrate
+    from evidence_grpc.storage.models import Organization
+
+    before = args.before.resolve()
+    if not (before / "evidence_grpc" / "cli.py").exists():
+        print(f"no checkout at {before}: mkdir {before} && git -C {ROOT} archive dddfeca | "
+              f"tar -x -C {before}", file=sys.stderr)
+        return 2
+    engine = "PostgreSQL" if args.postgres else "SQLite"
+    describe_machine("bench_transparency verify",
+                     f"{engine}; after = {ROOT}, before = {before}, {args.rounds} round(s)")
+    rows = []
+    for size in args.sizes:
+        with scratch_dir("bench-verify-", args.keep) as workdir, \
+                (scratch_postgres(args.postgres, "bench_verify") if args.postgres
+                 else _none()) as pg_url:
+            url = pg_url or f"sqlite:///{workdir / 'evidence.db'}"
+            init_database(url)
+            migrate()
+            with database.connection_context():
+                bootstrap({"organizations": [{"name": ORG}]})
+                org_id = Organization.get(Organization.name == ORG).id
+            database.close()
+            built = build_log(url, org_id, size)
+            print(f"  {size:,} entries built in {built.seconds_build + built.seconds_insert:.0f} s",
+                  flush=True)
+            runs: dict[str, list[VerifyRun]] = {"before": [], "after": []}
+            for _ in range(args.rounds):
+                for label, tree in (("before", before), ("after", ROOT)):
+                    run = verify_once(tree, url, size)
+                    runs[label].append(run)
+                    print(f"    {label:<6} {run.seconds:6.1f} s  peak RSS {run.rss_mib:6.0f} MiB"
+                          f"  (load {load_average() or 0:.2f})", flush=True)
+            rows.append((size, {label: (statistics.median(r.seconds for r in found),
+                                        max(r.rss_mib for r in found))
+                                for label, found in runs.items()}))
+    print(f"\n  {engine}: verify-log --org {ORG} (median time, max peak RSS of {args.rounds} "
+          "round(s))")
+    print("  | entries | before s | before RSS MiB | after s | after RSS MiB |")
+    print("  |---:|---:|---:|---:|---:|")
+    for size, found in rows:
+        print(f"  | {size:,} | {found['before'][0]:.1f} | {found['before'][1]:.0f} | "
+              f"{found['after'][0]:.1f} | {found['after'][1]:.0f} |")
+    return 0
+
+
 # ---- main ---------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--part", choices=("ingest", "proofs"), required=True)
+    p.add_argument("--part", choices=("ingest", "proofs", "verify"), required=True)
+    p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000],
+                   help="verify: log sizes (default 100,000 and 1,000,000)")
     p.add_argument("--quick", action="store_true", help="100,000 entries, 1,000 requests")
     p.add_argument("--entries", type=int, help="log entries for proofs (default 1,000,000)")
     p.add_argument("--requests", type=int, help="c=1 requests per kind and round (default 2,000)")
@@ -634,7 +728,7 @@ def main(argv: list[str] | None = None) -> int:
     load = load_average()
     started = time.monotonic()
     try:
-        code = run_ingest(args) if args.part == "ingest" else run_proofs(args)
+        code = {"ingest": run_ingest, "proofs": run_proofs, "verify": run_verify}[args.part](args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

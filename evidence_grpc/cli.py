@@ -18,11 +18,13 @@ import time
 from typing import Any
 from urllib.parse import urlparse
 
+import peewee
 import yaml
 
 from . import observability
 from .config import Settings
 from .storage.db import (
+    PendingMigrations,
     UnknownMigrations,
     database,
     init_database,
@@ -65,8 +67,53 @@ def masked(url: str) -> str:
     return parsed._replace(netloc=f"{credentials.partition(':')[0]}:***@{host}").geturl()
 
 
+class DatabaseUnavailable(Exception):
+    """The command's database is missing (where the command must not create it), unreadable or
+    unreachable: said in one line, exit 2."""
+
+
+def _open_database(settings: Settings, *, existing: bool = False) -> None:
+    """Point the storage at the settings' database and connect once, so that a database that
+    cannot be used is named before anything else runs. `existing`: a SQLite file must be there
+    already (a command that only reads must not leave an empty database behind)."""
+    url = settings.database_url
+    where = masked(url)
+    missing = _missing_sqlite(url)
+    if existing and missing:
+        raise DatabaseUnavailable(f"no database at {missing} ({where})")
+    try:
+        db = init_database(url)
+        db.connect(reuse_if_open=True)
+        db.execute_sql("SELECT 1")
+    except (OSError, peewee.OperationalError) as error:
+        raise DatabaseUnavailable(f"cannot open the database {where}: "
+                                  f"{' '.join(str(error).split())}") from None
+    except peewee.DatabaseError as error:  # e.g. SQLite's "file is not a database"
+        if type(error) is not peewee.DatabaseError:
+            raise
+        raise DatabaseUnavailable(f"cannot use the database {where}: "
+                                  f"{' '.join(str(error).split())}") from None
+    except ValueError as error:  # an unsupported URL
+        raise DatabaseUnavailable(str(error)) from None
+    finally:
+        release_connections()
+
+
+def _missing_sqlite(url: str) -> str | None:
+    """The path of a SQLite database `url` names that is not a file (yet), else None."""
+    parsed = urlparse(url)
+    if parsed.scheme != "sqlite":
+        return None
+    path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else parsed.path
+    return None if path == ":memory:" or os.path.isfile(path) else path
+
+
 def _prepare_database(settings: Settings) -> None:
-    init_database(settings.database_url)
+    _open_database(settings)
+    _migrate()
+
+
+def _migrate() -> None:
     applied = migrate()
     if applied:
         log.info("applied migrations: %s", ", ".join(applied))
@@ -310,8 +357,9 @@ def cmd_bootstrap(args: argparse.Namespace) -> int:
               "EVIDENCE_DATABASE_URL (bootstrap has no default database)", file=sys.stderr)
         return 2
     settings = _settings(args)
+    _open_database(settings)
     print(f"evidence-server bootstrap: database {masked(settings.database_url)}", file=sys.stderr)
-    _prepare_database(settings)
+    _migrate()
     try:
         with open(args.file, encoding="utf-8") as handle:
             spec = yaml.safe_load(handle)
@@ -328,7 +376,10 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     """Apply pending migrations; with --check, say what would happen (exit 0 nothing, 1 pending
     migrations, 2 migrations this release does not know) and change nothing."""
     settings = _settings(args)
-    init_database(settings.database_url)
+    if args.check and _missing_sqlite(settings.database_url):
+        init_database(settings.database_url)  # all pending; connecting would create the file
+    else:
+        _open_database(settings)
     if not args.check:
         print(json.dumps({"applied": migrate()}))
         return 0
@@ -340,7 +391,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
-    and with --since, that the log only grew since a checkpoint saved earlier."""
+    and with --since, that the log only grew since a checkpoint saved earlier. Each log is read
+    in pages (memory does not grow with it); on a terminal, progress goes to stderr; a summary
+    line a log and one for all of them end the output."""
     from .domain.kernel.errors import DomainError
     from .domain.transparency import log as transparency_log
     from .domain.transparency import notes
@@ -348,7 +401,7 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     from .storage.models import LogHead, Organization
 
     settings = _settings(args)
-    init_database(settings.database_url)
+    _open_database(settings, existing=True)
     require_current_schema()
     verifier = None
     if args.since:
@@ -361,6 +414,8 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             return REFUSED
         saved = open(args.since).read()
     failed = False
+    started = time.monotonic()
+    entries = findings = 0
     with read_snapshot():
         orgs = Organization.select().where(Organization.name == args.org) if args.org else (
             Organization.select().join(LogHead).order_by(Organization.name))
@@ -369,16 +424,65 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             print(f"verify-log: no organization '{args.org}'", file=sys.stderr)
             return REFUSED
         for org in found:
-            problems = transparency_log.verify_log(org)
+            org_started = time.monotonic()
+            with _Progress(org.name, transparency_log.size_of(org)) as progress:
+                check = transparency_log.check_log(org, progress)
+            problems = check.problems
+            since = "not asked"
             if verifier is not None:
-                problems += transparency_log.verify_growth(org, saved, verifier)
+                grew = transparency_log.verify_growth(org, saved, verifier)
+                since = "FAILED" if grew else "holds (the log only grew)"
+                problems += grew
             size, root = transparency_log.size_and_root(org)
             for problem in problems:
                 print(f"{org.name}: {problem}")
             print(f"{org.name}: {'FAILED' if problems else 'ok'} ({size} entries, root "
                   f"{root.hex()})")
+            print(f"{org.name}: checked {check.entries:,} entries and {check.hashes:,} hashes; "
+                  f"{_rederived(check.rederived)}; since the saved checkpoint: {since}; "
+                  f"{len(problems)} finding(s) in {time.monotonic() - org_started:.1f} s",
+                  flush=True)
+            entries += check.entries
+            findings += len(problems)
             failed = failed or bool(problems)
+    print(f"verify-log: {len(found)} log(s), {entries:,} entries, {findings} finding(s) in "
+          f"{time.monotonic() - started:.1f} s")
     return 1 if failed else 0
+
+
+def _rederived(by_kind: dict[str, int]) -> str:
+    """`N leaves re-derived (kind n, ...)`."""
+    kinds = ", ".join(f"{kind} {count:,}" for kind, count in sorted(by_kind.items()))
+    return f"{sum(by_kind.values()):,} leaves re-derived" + (f" ({kinds})" if kinds else "")
+
+
+class _Progress:
+    """verify-log's progress on a terminal: a line on stderr, from the first page of entries
+    on rewritten at most once a second (organization, entries checked of the total, rate),
+    erased at the end; nothing when stderr is not a terminal."""
+
+    def __init__(self, org: str, total: int) -> None:
+        self.org, self.total = org, total
+        self.shown = sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.last = float("-inf")
+
+    def __call__(self, checked: int) -> None:
+        now = time.monotonic()
+        if not self.shown or now - self.last < 1:
+            return
+        self.last = now
+        share = f" ({checked * 100 // self.total} %)" if self.total else ""
+        print(f"\rverify-log: {self.org} {checked:,}/{self.total:,} entries{share}, "
+              f"{checked / max(now - self.started, 1e-3):,.0f} entries/s\x1b[K", end="", file=sys.stderr,
+              flush=True)
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.shown:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
 
 
 def cmd_verify_package(args: argparse.Namespace) -> int:
@@ -487,7 +591,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return _run(args)
-    except UnknownMigrations as refused:
+    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable) as refused:
         print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
         return REFUSED
 

@@ -15,7 +15,7 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import rfc8785
@@ -283,51 +283,83 @@ def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
 
 # ---- verification -----------------------------------------------------------------------------
 
-def _entries(org_id: int) -> Iterator[LogEntry]:
-    """The organization's entries in order, read in pages (a log may hold millions)."""
+# Entries read a statement (keyset pages by number), records re-derived a round: what a check
+# holds at once, whatever the log's size.
+PAGE = 5_000
+_CHECKED_AT_ONCE = 2_000
+
+_PAGE = Prepared(lambda org, after: LogEntry.select(
+    LogEntry.number, LogEntry.kind, LogEntry.record_id, LogEntry.leaf, LogEntry.hashes).where(
+    (LogEntry.organization == org) & (LogEntry.number > after)).order_by(LogEntry.number)
+    .limit(PAGE), org=int, after=int)
+
+
+def _entries(org_id: int) -> Iterator[tuple[int, str, int, str, bytes]]:
+    """The organization's entries in order, (number, kind, record id, leaf, hashes), read in
+    keyset pages of PAGE (a log may hold millions)."""
     after = -1
     while True:
-        page = list(LogEntry.select().where((LogEntry.organization == org_id)
-                                            & (LogEntry.number > after))
-                    .order_by(LogEntry.number).limit(10_000))
-        if not page:
-            return
+        page = _PAGE.rows(org=org_id, after=after)
         yield from page
-        after = page[-1].number
+        if len(page) < PAGE:
+            return
+        after = page[-1][0]
+        del page  # one page held at a time, not this one while the next is read
 
 
-_CHECKED_AT_ONCE = 2_000  # records re-derived a round
+@dataclass
+class LogCheck:
+    """What `check_log` checked of an organization's log, and what differs."""
+    size: int  # entries the log's head counts
+    entries: int = 0  # entries read in order, each hashed again
+    hashes: int = 0  # stored hashes compared with those the leaves make
+    rederived: dict[str, int] = field(default_factory=dict)  # records re-derived, by kind
+    problems: list[str] = field(default_factory=list)
 
 
 def verify_log(org: Organization) -> list[str]:
-    """What differs in the organization's log: each entry whose number, leaf hash, subtree
-    hashes or record does not match (the record re-derived from its row by the builder of its
-    kind; the hashes made again from the leaves), and a head that disagrees; [] when it holds.
-    Reads the entries in order, in pages, holding the tree's frontier and a round of records:
-    memory does not grow with the log."""
-    problems: list[str] = []
+    """What differs in the organization's log (`check_log`); [] when it holds."""
+    return check_log(org).problems
+
+
+def check_log(org: Organization, progress: Callable[[int], None] | None = None) -> LogCheck:
+    """Check the organization's log: each entry whose number, leaf hash, subtree hashes or
+    record does not match (the record re-derived from its row by the builder of its kind; the
+    hashes made again from the leaves) and a head that disagrees are named in `problems`, in
+    entry order. Reads the entries in order, in pages, holding the tree's frontier and a round
+    of records: memory does not grow with the log. `progress` is told the entries checked so
+    far after each page."""
     head = LogHead.get_or_none(LogHead.organization == org)
+    check = LogCheck(size=head.size if head is not None else 0)
+    problems = check.problems
     frontier: list[bytes] = []
     size = 0
     pending: dict[str, dict[int, tuple[int, bytes]]] = {}
-    for row in _entries(org.id):
-        if row.number != size:
-            problems.append(f"entry {size} is missing (the next entry is {row.number})")
+    waiting = 0
+    for number, kind, record_id, text, hashes in _entries(org.id):
+        if number != size:
+            problems.append(f"entry {size} is missing (the next entry is {number})")
             break
-        leaf = row.leaf.encode()
+        leaf = text.encode()
         made = merkle.append_leaf(frontier, size, merkle.leaf_hash(leaf))
-        problems += _check_hashes(size, made, bytes(row.hashes))
+        problems += _check_hashes(size, made, bytes(hashes))
+        check.hashes += len(made)
         size += 1
-        pending.setdefault(row.kind, {})[row.record_id] = (row.number, leaf)
-        if sum(map(len, pending.values())) >= _CHECKED_AT_ONCE:
-            problems += _check_all(pending)
-    problems += _check_all(pending)
-    stored_size = head.size if head is not None else 0
-    if stored_size != size:
-        problems.append(f"the log's head says {stored_size} entries, {size} are stored in order")
+        pending.setdefault(kind, {})[record_id] = (number, leaf)
+        waiting += 1
+        if waiting >= _CHECKED_AT_ONCE:
+            problems += _check_all(pending, check.rederived)
+            waiting = 0
+        if progress is not None and size % PAGE == 0:
+            progress(size)
+    problems += _check_all(pending, check.rederived)
+    check.entries = size
+    if check.size != size:
+        problems.append(f"the log's head says {check.size} entries, {size} are stored in order")
     elif head is not None and _frontier(head.frontier) != frontier:
         problems.append("the log's head holds hashes the leaves do not make")
-    return sorted(problems, key=_entry_order)
+    problems.sort(key=_entry_order)
+    return check
 
 
 def _check_hashes(number: int, made: list[bytes], kept: bytes) -> list[str]:
@@ -349,9 +381,13 @@ def _check_hashes(number: int, made: list[bytes], kept: bytes) -> list[str]:
     return problems
 
 
-def _check_all(pending: dict[str, dict[int, tuple[int, bytes]]]) -> list[str]:
+def _check_all(pending: dict[str, dict[int, tuple[int, bytes]]],
+               rederived: dict[str, int]) -> list[str]:
+    """Re-derive the records waiting (emptied), counted by kind in `rederived`."""
     problems = [problem for kind, records in pending.items()
                 for problem in _check_records(kind, records)]
+    for kind, records in pending.items():
+        rederived[kind] = rederived.get(kind, 0) + len(records)
     pending.clear()
     return problems
 
