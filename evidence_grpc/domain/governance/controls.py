@@ -404,21 +404,14 @@ def coverage(org: Organization, identifier: str, page: int | None = None,
     find_control(org, identifier)
     paging = _paging(page, per_page)
     by_policy = policy_controls(org, [identifier])
-    active = (Environment.select(Environment.name, Environment.type, Environment.policies)
-              .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
-              .order_by(Environment.name))
-
-    def rows(query: peewee.ModelSelect) -> list[views.CoveredEnvironment]:
-        found: list[views.CoveredEnvironment] = []
-        for env in query:
-            enforcing = [p for p in env.policies or [] if identifier in by_policy.get(p, ())]
-            found.append({"name": env.name, "type": env.type, "covered": bool(enforcing),
-                          "policies": enforcing})
-        return found
-
-    every = rows(active)
-    matching = rows(active.where(peewee.fn.LOWER(Environment.name).contains(search.lower()))
-                    ) if search else every
+    every: list[views.CoveredEnvironment] = []
+    for env in (Environment.select(Environment.name, Environment.type, Environment.policies)
+                .where((Environment.organization == org) & (Environment.archived == False))  # noqa: E712
+                .order_by(Environment.name)):
+        enforcing = [p for p in env.policies or [] if identifier in by_policy.get(p, ())]
+        every.append({"name": env.name, "type": env.type, "covered": bool(enforcing),
+                      "policies": enforcing})
+    matching = [r for r in every if search.lower() in r["name"].lower()] if search else every
     covered_count = sum(1 for r in matching if r["covered"])
     kept = matching if covered is None else [r for r in matching if r["covered"] == covered]
     environments, pagination = paging.slice(kept)

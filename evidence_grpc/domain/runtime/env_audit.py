@@ -18,7 +18,7 @@ from ...storage.models import Artifact, Environment, EnvironmentAuditEvent, Flow
 from ..identity.callers import current_actor_type, current_caller
 from ..kernel.errors import Unauthenticated, validation_error
 from ..kernel.pages import in_time_range
-from ..kernel.references import ids_by_name
+from ..kernel.references import ids_by_name, names_by_id
 
 EVENT_TYPES = ("environment_created", "environment_updated", "environment_archived",
                "environment_renamed", "environment_joined", "policies_changed",
@@ -102,9 +102,7 @@ def _current_names(org: Organization, names: list[str]) -> set[str] | None:
     is named (no filter)."""
     if not names:
         return None
-    ids = sorted(set(ids_by_name(Flow, org, names).values()))
-    return {name for chunk in in_chunks(ids)
-            for (name,) in Flow.select(Flow.name).where(Flow.id.in_(chunk)).tuples()}
+    return set(names_by_id(Flow, ids_by_name(Flow, org, names).values()).values())
 
 
 def _cell(value: Any) -> str:
