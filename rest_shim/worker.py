@@ -4,7 +4,7 @@ gunicorn's `gthread` worker hands every request of a kept-alive connection throu
 thread: the finished connection goes back to the poller, the poller wakes when the next
 request comes, and the connection is queued to the thread pool again. That is three thread
 hand-offs per request, each waiting for the process's GIL: under load, a quarter of the
-worker's Python time went to them (bench/README.md).
+worker's Python time went to them (2026-11-26, in `git log -p bench/README.md`).
 
 Here a thread that finished a request on a kept-alive connection serves the connection's next
 request itself when it arrives within `LINGER` seconds, and no other connection is waiting

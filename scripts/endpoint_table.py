@@ -1,7 +1,7 @@
-"""Print the README's endpoint table from the google.api.http rules, with each endpoint described
+"""Print docs/api.md's endpoint table from the google.api.http rules, with each endpoint described
 by the comment above its `rpc` in protos/ (an undocumented RPC is an error).
 
-Usage: python scripts/endpoint_table.py   (tests/service/test_readme.py checks the README matches)
+Usage: python scripts/endpoint_table.py   (tests/service/test_docs.py checks docs/api.md matches)
 """
 
 import pathlib

@@ -8,7 +8,7 @@ What the docs show: `version` "1.0"; `timestamp` Unix seconds as a string; `org`
 fingerprint (64 hex digits), provenance {flow, status, commit, commit_url, html_url, api_url,
 build_url}}`. The docs list six environment events (an artifact started, exited, scaled, added
 to the allow-list; compliant to non-compliant and back) and show one of them. What this
-receiver adds to the page, as our README states it: every key is always present, null where the
+receiver adds to the page, as docs/api.md states it: every key is always present, null where the
 event has no such fact (no snapshot, artifact or provenance; no commit or build URL)."""
 
 from __future__ import annotations
