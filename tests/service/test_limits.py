@@ -268,7 +268,43 @@ def test_a_form_field_beyond_the_form_limit_names_the_limit(client):
     response = client.put("/api/v2/trails/acme/f1", data={"data_json": big},
                           content_type="multipart/form-data", headers=bearer())
     assert response.status_code == 413
-    assert response.get_json()["message"] == "A form field is larger than 1048576 bytes"
+    assert response.get_json()["message"] == ("A form field is larger than 1048576 bytes (or "
+                                              "the form has more than 1000 parts)")
+
+
+def test_tags_do_not_accumulate_past_the_resource_limit(client, db):
+    """Fifty tags a call, but at most RESOURCE_TAGS on one resource over all calls, REST and
+    gRPC alike; a resource that is full may still change and remove its tags."""
+    from evidence_grpc.api.v2 import tag_service_pb2
+
+    assert client.put("/api/v2/flows/acme", json={"name": "f1", "description": ""},
+                      headers=bearer()).status_code == 201
+    most = limits.RESOURCE_TAGS.most
+
+    def tag(keys: range, **extra: Any) -> Any:
+        return client.patch("/api/v2/tags/acme/flow/f1", headers=bearer(),
+                            json={"set_tags": {f"k{i}": "v" for i in keys}, **extra})
+
+    for start in range(0, most, limits.TAGS.most):
+        assert tag(range(start, start + limits.TAGS.most)).status_code == 200
+    refused = tag(range(most, most + 1))
+    assert refused.status_code == 400
+    assert f"at most {most} tags" in refused.get_json()["errors"]["set_tags"]
+    with grpc_channel(db) as channel:
+        call = channel.unary_unary("/evidence.v2.TagService/UpdateTags",
+                                   request_serializer=lambda m: m.SerializeToString(),
+                                   response_deserializer=lambda b: b)
+        try:
+            call(tag_service_pb2.UpdateTagsRequest(org="acme", resource_type="flow",
+                                                   resource_id="f1", set_tags={"new": "v"}),
+                 metadata=AUTH, timeout=60)
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert f"at most {most} tags" in _violations(error)["set_tags"]
+        else:
+            raise AssertionError("a tag past the resource limit was taken over gRPC")
+    assert tag(range(1), remove_tags=["k1"]).status_code == 200  # a full resource still changes
+    assert tag(range(most, most + 1), remove_tags=["k2"]).status_code == 200
 
 
 # ---- the documentation -----------------------------------------------------------------------

@@ -32,7 +32,7 @@ ARTIFACT_NAME = Limit(1024, CHARACTERS, "a file name or an image reference (regi
 DESCRIPTION = Limit(16_384, CHARACTERS, "a paragraph or a few, as people write them")
 COMMIT_MESSAGE = Limit(65_536, CHARACTERS, "git commit messages (a squash merge lists every "
                                            "commit)")
-URL = Limit(4096, CHARACTERS, "links a CI system or a git host makes, long query strings too")
+URL = Limit(2048, CHARACTERS, "the longest URL browsers, proxies and servers reliably carry")
 TEXT = Limit(1024, CHARACTERS, "any other string: types, fingerprints, commit shas, authors, "
                                "branches")
 SERVICE_ACCOUNT_NAME = Limit(64, CHARACTERS, "the contract's service account name limit")
@@ -47,7 +47,9 @@ ITEMS = Limit(1000, ITEMS_, "any other list: far more environments, flows or rul
                             "write names")
 COMMITS = Limit(10_000, ITEMS_, "the commits between two releases an approval covers")
 TAGS = Limit(50, ITEMS_, "the tags one call may set or remove")
-LINKS = Limit(50, ITEMS_, "the named links of a trail")
+RESOURCE_TAGS = Limit(100, ITEMS_, "the tags of one flow, environment, repo or control, over "
+                                   "all calls")
+LINKS = Limit(50, ITEMS_, "the named links of a trail or a control")
 
 # ---- free-form documents --------------------------------------------------------------------
 
@@ -79,10 +81,12 @@ BY_PATH: dict[str, Limit] = {
     "CreateControlRequest.name": CONTROL_NAME,
     "UpdateControlRequest.name": CONTROL_NAME,
     "UpdateTagsRequest.set_tags": TAGS,
+    "UpdateTagsRequest.set_tags.key": NAME,
     "UpdateTagsRequest.set_tags.value": TAG_VALUE,
     "UpdateTagsRequest.remove_tags": TAGS,
     "CreateApprovalRequest.src_commit_list": COMMITS,
     "BeginTrailRequest.data_json.external_urls": LINKS,
+    "BeginTrailRequest.data_json.external_urls.key": NAME,
     "ReportEnvironmentRequest.report": REPORT,
 }
 
