@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import descriptor
+from google.protobuf import descriptor, struct_pb2
 from google.protobuf.message import Message
 
 from ..domain.kernel import limits
 from ..domain.kernel.errors import validation_error
 
 FD = descriptor.FieldDescriptor
-_DOCUMENTS = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
+STRUCT, VALUE = "google.protobuf.Struct", "google.protobuf.Value"
+_DOCUMENTS = {STRUCT, VALUE, "google.protobuf.ListValue"}
 
 
 def too_long(limit: limits.Limit) -> str:
@@ -53,7 +54,8 @@ def _check_message(message: Message, root: str, path: str, shown: str) -> None:
             _check_value(field, value, root, where, named)
 
 
-def _check_value(field: FD, value: Any, root: str, path: str, shown: str) -> None:
+def _check_value(field: descriptor.FieldDescriptor, value: Any, root: str, path: str,
+                 shown: str) -> None:
     if field.type == FD.TYPE_STRING:
         limit = limits.string_limit(root, path)
         if len(value) > limit.most:
@@ -65,37 +67,71 @@ def _check_value(field: FD, value: Any, root: str, path: str, shown: str) -> Non
 
 
 def _check_document(document: Message, root: str, path: str, shown: str) -> None:
-    """A free-form document: its depth, the characters of its keys and strings, and the keys
-    the contract defines (limits.key_limit) held to their limits."""
-    size_limit, depth_limit = limits.document_limit(root, path), limits.DEPTH
-    size = 0
-    # (a Struct, ListValue or Value; its depth; the keys leading to it; the path errors name)
-    pending: list[tuple[Any, int, tuple[str, ...], str]] = [(document, 1, (), shown)]
+    """A free-form document: its depth and the characters of its keys and strings, and in a
+    document whose keys the contract defines, those keys (limits.key_limit)."""
+    size_limit, depth_limit = limits.document_limit(root, path).most, limits.DEPTH.most
+    size, deepest = _measure(document)
+    if deepest > depth_limit:
+        raise validation_error(shown, f"Nested deeper than {depth_limit} levels")
+    if size > size_limit:
+        raise validation_error(shown, f"Document should have at most {size_limit} characters "
+                               "of keys and strings")
+    if document.DESCRIPTOR.full_name == STRUCT and limits.has_defined_keys(root, path):
+        _check_defined_keys(document, root, path, (), shown)
+
+
+def _measure(document: Message) -> tuple[int, int]:
+    """The characters of the keys and strings of a document, and its depth (a Struct or
+    ListValue is a level; a Value is the level of what it holds). One walk, kept lean: an
+    environment report has hundreds of thousands of values."""
+    size = deepest = 0
+    pending: list[tuple[Any, int]] = []
+    kind = document.WhichOneof("kind") if document.DESCRIPTOR.full_name == VALUE else None
+    if kind == "string_value":
+        size = len(document.string_value)
+    elif kind in ("struct_value", "list_value"):
+        pending.append((getattr(document, kind), 1))
+    elif document.DESCRIPTOR.full_name != VALUE:
+        pending.append((document, 1))
     while pending:
-        item, depth, keys, named = pending.pop()
-        kind = item.DESCRIPTOR.full_name
-        if kind == "google.protobuf.Value":
-            which = item.WhichOneof("kind")
-            if which == "string_value":
-                size += len(item.string_value)
-                limit = limits.key_limit(root, path, keys) if keys else None
-                if limit is not None and len(item.string_value) > limit.most:
-                    raise validation_error(named, too_long(limit))
-            elif which in ("struct_value", "list_value"):
-                pending.append((getattr(item, which), depth, keys, named))
-            continue
-        if depth > depth_limit.most:
-            raise validation_error(shown, f"Nested deeper than {depth_limit.most} levels")
-        if kind == "google.protobuf.Struct":
-            for key, child in item.fields.items():
-                size += len(key)
-                pending.append((child, depth + 1, (*keys, key), f"{named}.{key}"))
+        item, depth = pending.pop()
+        if depth > deepest:
+            deepest = depth
+        if isinstance(item, struct_pb2.Struct):
+            fields = item.fields
+            size += sum(map(len, fields))
+            values: Any = fields.values()
         else:
-            for index, child in enumerate(item.values):
-                # a list's strings are held to the limit of the key the list is under
-                pending.append((child, depth + 1, keys, f"{named}[{index}]"))
-        if size > size_limit.most:
-            break
-    if size > size_limit.most:
-        raise validation_error(shown, f"Document should have at most {size_limit.most} "
-                               "characters of keys and strings")
+            values = item.values
+        for value in values:
+            kind = value.WhichOneof("kind")
+            if kind == "string_value":
+                size += len(value.string_value)
+            elif kind == "struct_value":
+                pending.append((value.struct_value, depth + 1))
+            elif kind == "list_value":
+                pending.append((value.list_value, depth + 1))
+    return size, deepest
+
+
+def _check_defined_keys(struct: struct_pb2.Struct, root: str, path: str,
+                        keys: tuple[str, ...], shown: str) -> None:
+    """The keys the contract defines at the top of a document and in its objects such as
+    git_commit_info (limits.DOCUMENT_OBJECTS), each string (or list of strings) within its
+    limit."""
+    for key, value in struct.fields.items():
+        where, named = (*keys, key), f"{shown}.{key}"
+        kind = value.WhichOneof("kind")
+        if kind == "struct_value" and not keys and key in limits.DOCUMENT_OBJECTS:
+            _check_defined_keys(value.struct_value, root, path, where, named)
+            continue
+        limit = limits.key_limit(root, path, where)
+        if limit is None:
+            continue
+        if kind == "string_value" and len(value.string_value) > limit.most:
+            raise validation_error(named, too_long(limit))
+        if kind == "list_value":
+            for index, item in enumerate(value.list_value.values):
+                if item.WhichOneof("kind") == "string_value" and \
+                        len(item.string_value) > limit.most:
+                    raise validation_error(f"{named}[{index}]", too_long(limit))

@@ -115,11 +115,16 @@ def document_limit(message: str, path: str) -> Limit:
     return BY_PATH.get(f"{message}.{path}") or DOCUMENT
 
 
+def has_defined_keys(message: str, path: str) -> bool:
+    """Whether the document at `path` of `message` is one whose keys the contract defines."""
+    return f"{message}.{path}" in DOCUMENT_KEYS
+
+
 def key_limit(message: str, document: str, keys: tuple[str, ...]) -> Limit | None:
-    """The limit of a string (or of each string of a list) at `keys` in a document whose keys
-    the contract defines; None elsewhere (free-form)."""
-    if f"{message}.{document}" not in DOCUMENT_KEYS or len(keys) > 2 or (
-            len(keys) == 2 and keys[0] not in DOCUMENT_OBJECTS):
+    """The limit of a string (or of each string of a list) at `keys` (a top-level key, or one
+    in a DOCUMENT_OBJECTS object) of a document whose keys the contract defines; None for a
+    key with no limit of its own (free-form)."""
+    if not has_defined_keys(message, document):
         return None
     name = keys[-1]
     return BY_NAME.get(name) or (URL if name.endswith(URL_SUFFIX) else None)
