@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import grpc
 import pytest
-from google.protobuf import descriptor, json_format
+from google.protobuf import descriptor, json_format, message_factory
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
@@ -92,7 +92,6 @@ class Case:
 
 
 def _message_class(method: descriptor.MethodDescriptor) -> type[Message]:
-    from google.protobuf import message_factory
     return message_factory.GetMessageClass(method.input_type)
 
 
