@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 
 from evidence_grpc.api.v2 import options_pb2
 from evidence_grpc.convert import plain_data
+from evidence_grpc.domain.kernel import limits
 from evidence_grpc.memo import small_lru
 
 FD = descriptor.FieldDescriptor
@@ -255,10 +256,10 @@ _OUT_OF_RANGE = re.compile(r"Value out of range: (-?\d+)")
 _UNKNOWN_FIELD = re.compile(r'no field named "([^"]+)"')
 
 
-# JSON levels a free-form (Struct) value may nest. Each level is three protobuf messages (Struct,
-# map entry, Value) and upb's decoder stops at 100, so deeper documents could not cross the
-# shim -> gRPC hop (and Python's recursion would give out on the way).
-MAX_DOCUMENT_DEPTH = 30
+# JSON levels a free-form (Struct) value may nest (limits.DEPTH, which says why), measured here
+# while decoding: deeper documents could not cross the shim -> gRPC hop (and Python's recursion
+# would give out on the way).
+MAX_DOCUMENT_DEPTH = limits.DEPTH.most
 
 
 # Struct stores every number as a double, which holds integers exactly up to 2^53: a larger

@@ -15,6 +15,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Request
 
 # Bodies up to this size are read whole into memory and parsed here; larger ones stream
@@ -55,14 +56,30 @@ def form_of(request: Request) -> Form:
                           max_file_bytes=max_file_bytes, max_parts=request.max_form_parts)
         if form is not None:
             return form
+    try:
+        fields, uploads = dict(request.form.items()), request.files
+    except RequestEntityTooLarge as refused:
+        raise _naming_the_limit(refused, request) from None
     files = {}
-    for name, upload in request.files.items():
+    for name, upload in uploads.items():
         stream = upload.stream
         stream.seek(0, 2)
         size = stream.tell()
         stream.seek(0)
         files[name] = FilePart(upload.filename or "", upload.mimetype, size, stream.read)
-    return Form(dict(request.form.items()), files)
+    return Form(fields, files)
+
+
+def _naming_the_limit(refused: RequestEntityTooLarge, request: Request) -> RequestEntityTooLarge:
+    """werkzeug's refusal of a form, saying which limit it broke: a body within the request
+    limit was refused for a text field larger than max_form_memory_size (or, rarely, for more
+    parts than max_form_parts: werkzeug does not tell them apart)."""
+    length, most = request.content_length, request.max_content_length
+    if length is None or most is None or length > most or request.max_form_memory_size is None:
+        return refused
+    return RequestEntityTooLarge(f"A form field is larger than {request.max_form_memory_size} "
+                                 f"bytes (or the form has more than {request.max_form_parts} "
+                                 "parts)")
 
 
 def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,

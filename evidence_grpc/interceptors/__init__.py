@@ -1,5 +1,6 @@
 """Server interceptors: every evidence.v2 call passes errors -> database connection -> auth
--> values (numbers, NUL, upload sizes) -> the write transaction of a write method -> servicer.
+-> values (numbers, NUL, upload sizes, the size limits of writes) -> the write transaction of
+a write method -> servicer.
 
 The same interceptor objects wrap the handlers of the network server and of the REST shim's
 in-process calls, so auth and error mapping have exactly one implementation."""

@@ -2,7 +2,8 @@
 callers meet the same rules in one place: each double (at any depth) is finite and within
 ±2^63 (domain.numbers.check_double), and no string holds NUL (PostgreSQL text cannot).
 Free-form Struct data is left to convert.plain_data. Uploaded files are held to their fields'
-declared size limits (evidence_grpc.uploads), the numbers the REST shim applies while reading."""
+declared size limits (evidence_grpc.uploads), the numbers the REST shim applies while reading;
+a write's strings, lists and documents to the table of limits (limits.check_limits)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from ..domain.kernel.errors import validation_error
 from ..domain.kernel.numbers import check_double
 from ..uploads import check_uploads
 from .base import Behavior, UnaryInterceptor
+from .database import is_write
+from .limits import check_limits
 
 FD = descriptor.FieldDescriptor
 _FREE_FORM = {"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"}
@@ -45,4 +48,6 @@ class ValuesInterceptor(UnaryInterceptor):
                method: str) -> Any:
         check_values(request)
         check_uploads(request)
+        if is_write(method):
+            check_limits(request)
         return behavior(request, context)

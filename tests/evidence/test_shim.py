@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from evidence_grpc.domain.kernel import limits
 from tests.conftest import BOB_KEY, ROOT, basic, bearer
 
 MULTIPART = "multipart/form-data"
@@ -412,10 +413,11 @@ def test_answers_rendered_again_are_the_same_json_and_never_stale(client):
 def test_answers_too_big_to_keep_are_rendered_every_time(client):
     from rest_shim import transcoder
 
+    long = "x" * limits.DESCRIPTION.most  # with the rest of the answer, past what is kept
     assert put_json(client, "/api/v2/flows/acme", {"name": "big", "template": ["build"],
-                                                   "description": "x" * 20000}).status_code == 201
+                                                   "description": long}).status_code == 201
     transcoder._KEPT_JSON.clear()
     for _ in range(2):
         answer = client.get("/api/v2/flows/acme/big", headers=bearer())
-        assert answer.status_code == 200 and answer.json["description"] == "x" * 20000
+        assert answer.status_code == 200 and answer.json["description"] == long
     assert len(transcoder._KEPT_JSON) == 0

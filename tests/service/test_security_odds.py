@@ -20,7 +20,7 @@ from evidence_grpc.api.v2 import service_account_service_pb2_grpc as sa_grpc
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.domain.evidence import rules
-from evidence_grpc.domain.kernel import sandbox
+from evidence_grpc.domain.kernel import limits, sandbox
 from evidence_grpc.domain.kernel.errors import ResourceExhausted
 from tests.conftest import ALICE_KEY, bearer, grpc_channel
 from tests.helpers import BACKEND_FP, attest, begin_trail, create_flow, create_type, custom, report_artifact
@@ -167,7 +167,7 @@ def test_policy_names_are_attached_once_in_the_order_given(client):
     assert client.put("/api/v2/environments/acme", headers=H, json={
         "name": "prod", "type": "server", "description": ""}).status_code == 201
     attached = client.post("/api/v2/environments/acme/prod/policies", headers=H,
-                           json={"policy_names": ["p2"] + ["p1"] * 10_000})
+                           json={"policy_names": ["p2"] + ["p1"] * (limits.ITEMS.most - 1)})
     assert attached.status_code == 200, attached.get_json()
     got = client.get("/api/v2/environments/acme/prod", headers=H).get_json()
     assert got["policies"] == ["p2", "p1"]

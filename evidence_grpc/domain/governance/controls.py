@@ -29,6 +29,7 @@ from ...storage.models import (
     Organization,
     Trail,
 )
+from ..kernel import limits
 from ..kernel.errors import (
     FailedPrecondition,
     PermissionDenied,
@@ -47,12 +48,12 @@ FEATURE = "controls"
 # start with a letter or digit (names.check_name), as the CLI documents.
 IDENTIFIER_PATTERN = r"^[a-zA-Z0-9\-._~]+$"
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN.removeprefix("^").removesuffix("$"))
-MAX_IDENTIFIER_LENGTH = 256
-MAX_NAME_LENGTH = 1024
-MAX_DESCRIPTION_LENGTH = 16384
-MAX_LINKS = 50
-MAX_LINK_NAME_LENGTH = 256
-MAX_URL_LENGTH = 2048
+MAX_IDENTIFIER_LENGTH = limits.NAME.most
+MAX_NAME_LENGTH = limits.CONTROL_NAME.most
+MAX_DESCRIPTION_LENGTH = limits.DESCRIPTION.most
+MAX_LINKS = limits.LINKS.most
+MAX_LINK_NAME_LENGTH = limits.NAME.most
+MAX_URL_LENGTH = limits.URL.most
 DEFAULT_PER_PAGE = 15
 SORT_DIRECTIONS = ("asc", "desc")
 CREATED, EDITED, ARCHIVED, UNARCHIVED = "Created", "Edited", "Archived", "Unarchived"

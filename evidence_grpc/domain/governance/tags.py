@@ -12,7 +12,8 @@ from ...storage.db import locked, write_transaction
 from ...storage.models import Control, Organization, Repo
 from ..evidence.flows import find_flow
 from ..evidence.repos import find_repo
-from ..kernel.errors import NotFound, not_found
+from ..kernel import limits
+from ..kernel.errors import NotFound, not_found, validation_error
 from ..kernel.names import check_name
 from ..runtime.environments import find_environment
 from .controls import find_control
@@ -55,10 +56,14 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
         check_name(f"set_tags.{key}", key)  # tag keys follow the rules of names
     with write_transaction():
         resource = locked(finder(org, resource_id))
-        tags = dict(resource.tags or {})
-        tags.update(set_tags)
+        before = dict(resource.tags or {})
+        tags = before | set_tags
         for key in remove_tags:
             tags.pop(key, None)
+        if len(tags) > max(len(before), limits.RESOURCE_TAGS.most):
+            raise validation_error("set_tags", f"A {resource_type} has at most "
+                                   f"{limits.RESOURCE_TAGS.most} tags; this one would have "
+                                   f"{len(tags)}")
         model = type(resource)
         model.update(tags=tags).where(model.id == resource.id).execute()
     return tags

@@ -23,6 +23,7 @@ from ...storage.models import (
     ServiceAccountKey,
     User,
 )
+from ..kernel import limits
 from ..kernel.errors import NotFound, already_exists, validation_error
 from ..kernel.names import CONTROL_CHARACTERS, pattern_mismatch
 from ..kernel.pages import in_time_range, page_of
@@ -31,9 +32,9 @@ from .callers import current_actor_type, hash_key
 
 PRIVILEGES = ("reader", "snapshotter", "member", "admin")  # in increasing order
 NAME_PATTERN = r"^[a-zA-Z0-9\-]+$"
-MAX_NAME = 64
-MAX_ACCOUNT_DESCRIPTION = 512
-MAX_KEY_DESCRIPTION = 256
+MAX_NAME = limits.SERVICE_ACCOUNT_NAME.most
+MAX_ACCOUNT_DESCRIPTION = limits.ACCOUNT_DESCRIPTION.most
+MAX_KEY_DESCRIPTION = limits.KEY_DESCRIPTION.most
 LATEST_EXPIRY = 4102444800  # 2100-01-01, the contract's maximum
 DEFAULT_GRACE_HOURS = 24
 MAX_GRACE_HOURS = 720

@@ -12,11 +12,12 @@ from typing import Any
 
 import jsonschema
 
+from . import limits
 from .errors import validation_error
 
 # The hosted service's rule for names, written as it quotes it in its errors (ECMA-262).
 NAME_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\.\-_~]*$"
-MAX_NAME_LENGTH = 256
+MAX_NAME_LENGTH = limits.NAME.most
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
 # A schema pattern's end of input, as written and as Python says it (see whole_string_patterns).
 ECMA_END, PYTHON_END = "$", r"\Z"

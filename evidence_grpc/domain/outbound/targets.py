@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..kernel import limits
 from ..kernel.errors import validation_error
 from ..kernel.urls import not_a_url, parsed_url
 
@@ -125,9 +126,9 @@ class Destination:
 
 def destination(url: str, field: str = "webhook") -> Destination:
     """The parts of an http(s) URL, or a 400 naming `field`."""
-    if isinstance(url, str) and len(url) > 2048:
-        raise validation_error(field, f"Must be at most 2048 characters long; this URL has "
-                                      f"{len(url)}")
+    if isinstance(url, str) and len(url) > limits.URL.most:
+        raise validation_error(field, f"Must be at most {limits.URL.most} characters long; this "
+                                      f"URL has {len(url)}")
     if not isinstance(url, str) or any(ord(c) < 33 for c in url):
         raise validation_error(field, "Must be an http or https URL without spaces")
     parts = parsed_url(url)
