@@ -72,7 +72,10 @@ class Database:
 
     def rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         cursor = self.conn.cursor()
-        cursor.execute(sql if self.sqlite else sql.replace("?", "%s"), params)
+        if self.sqlite:
+            cursor.execute(sql, params)
+        else:  # psycopg2 reads % as a parameter's mark only when given parameters
+            cursor.execute(sql.replace("?", "%s") if params else sql, params or None)
         return cursor.fetchall() if cursor.description else []
 
     def close(self) -> None:
