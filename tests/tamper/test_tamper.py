@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import base64
 import contextlib
-import copy
 import fnmatch
 import gzip
 import hashlib
@@ -174,7 +173,7 @@ def _unpacked(path: pathlib.Path) -> dict[str, bytes]:
 
 def _packed(files: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
-    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as gz, \
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0, compresslevel=1) as gz, \
             tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, data in files.items():
             info = tarfile.TarInfo(name)
@@ -321,10 +320,11 @@ def run(live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             db.close()
             running[group] = _tool(*args)
         package_files = {}
+        honest = {name: _unpacked(path) for name, path in kept.packages.items()}
+        (tmp / "tampered").mkdir()
         for name, case in PACKAGE_CASES.items():
             path = tmp / "tampered" / f"{name}.tar.gz"
-            path.parent.mkdir(exist_ok=True)
-            path.write_bytes(_packed(edited(_unpacked(kept.packages[case["package"]]), case)))
+            path.write_bytes(_packed(edited(honest[case["package"]], case)))
             package_files[name] = path
         running["packages"] = _tool("verify-package", *map(str, package_files.values()),
                                     "--public-key", str(kept.public_key))
@@ -384,3 +384,21 @@ def test_every_case_is_well_formed_and_the_runner_imports_nothing_of_the_service
                     if isinstance(node, ast.Import | ast.ImportFrom)
                     for alias in (node.names if isinstance(node, ast.Import) else [node])}
         assert not imported & {"evidence_grpc", "rest_shim"}, (module, imported)
+
+
+def _table(cases: dict[str, dict[str, Any]]) -> str:
+    def tool(case: dict[str, Any]) -> str:
+        return "verify-package" if "package" in case else \
+            "verify-log --since" if case.get("since") else "verify-log"
+
+    rows = [f"| `{name}` | {case['what']} | `{tool(case)}` |" for name, case in cases.items()]
+    return "\n".join(["| case | the edit | named by |", "|---|---|---|", *rows])
+
+
+@pytest.mark.parametrize("part, cases", [("database", SQL_CASES), ("packages", PACKAGE_CASES)])
+def test_the_auditors_guide_lists_every_case(part: str, cases: dict[str, dict[str, Any]]) -> None:
+    """docs/auditing.md shows the cases as they are kept here (the table between its markers
+    is made from cases.yaml: paste the one this test prints when a case changes)."""
+    guide = (ROOT / "docs" / "auditing.md").read_text()
+    found = re.search(rf"<!-- tamper cases: {part} -->\n(.*?)\n<!-- end -->", guide, re.S)
+    assert found and found.group(1) == _table(cases), f"docs/auditing.md, {part}:\n{_table(cases)}"
