@@ -104,36 +104,34 @@ def record(server: Any, keys: dict[str, str], tmp: pathlib.Path) -> Recorded:
     kosli("create", "environment", "prod", "--type", "server")
     kosli("snapshot", "server", "prod", "--paths", str(lib))
     kosli("snapshot", "server", "prod", "--paths", str(app))
-    http = requests.Session()
-    http.headers["Authorization"] = f"Bearer {keys['acme']}"
-    for number, state in ((1, "APPROVED"), (2, "UNAPPROVED")):
-        answer = http.post(f"{server.http_url}/api/v2/approvals/acme/shop", timeout=10, json={
-            "artifact_fingerprint": fingerprint, "description": f"approval {number}",
-            "src_commit_list": [sha], "environment": "prod", "user_data": {"change": f"CHG-{number}"},
-            "approvals": [{"state": state, "comment": "looked", "approved_by": "carol",
-                           "approval_url": "https://review.example/1"}]})
-        assert answer.status_code == 201, answer.text
-    for org in SMALL_LOGS:
-        _small_log(server.http_url, org, keys[org])
-    kept = Recorded(_write(tmp / "log.pub", http.get(
-        f"{server.http_url}/api/v2/transparency/acme/public-key", timeout=10).text))
-    for org in ("acme", *SMALL_LOGS):
-        got = requests.get(f"{server.http_url}/api/v2/transparency/{org}/checkpoint", timeout=10,
-                           headers={"Authorization": f"Bearer {keys[org]}"})
-        assert got.status_code == 200, got.text
-        kept.checkpoints[org] = _write(tmp / f"{org}.checkpoint", got.text)
-    for name, path in (("trail", "trails/acme/shop/r1/audit_package"),
-                       ("artifact", f"artifacts/acme/shop/{fingerprint}/audit_package")):
-        got = http.get(f"{server.http_url}/api/v2/{path}", timeout=30)
-        assert got.status_code == 200, got.text
-        kept.packages[name] = _write(tmp / "packages" / f"{name}.tar.gz", got.content)
+    with requests.Session() as http:  # closed: no idle connection holds up the server's stop
+        http.headers["Authorization"] = f"Bearer {keys['acme']}"
+        for number, state in ((1, "APPROVED"), (2, "UNAPPROVED")):
+            answer = http.post(f"{server.http_url}/api/v2/approvals/acme/shop", timeout=10, json={
+                "artifact_fingerprint": fingerprint, "description": f"approval {number}",
+                "src_commit_list": [sha], "environment": "prod", "user_data": {"change": f"CHG-{number}"},
+                "approvals": [{"state": state, "comment": "looked", "approved_by": "carol",
+                               "approval_url": "https://review.example/1"}]})
+            assert answer.status_code == 201, answer.text
+        for org in SMALL_LOGS:
+            _small_log(server.http_url, org, keys[org])
+        kept = Recorded(_write(tmp / "log.pub", http.get(
+            f"{server.http_url}/api/v2/transparency/acme/public-key", timeout=10).text))
+        for org in ("acme", *SMALL_LOGS):
+            got = requests.get(f"{server.http_url}/api/v2/transparency/{org}/checkpoint", timeout=10,
+                               headers={"Authorization": f"Bearer {keys[org]}"})
+            assert got.status_code == 200, got.text
+            kept.checkpoints[org] = _write(tmp / f"{org}.checkpoint", got.text)
+        for name, path in (("trail", "trails/acme/shop/r1/audit_package"),
+                           ("artifact", f"artifacts/acme/shop/{fingerprint}/audit_package")):
+            got = http.get(f"{server.http_url}/api/v2/{path}", timeout=30)
+            assert got.status_code == 200, got.text
+            kept.packages[name] = _write(tmp / "packages" / f"{name}.tar.gz", got.content)
     return kept
 
 
 def _small_log(base: str, org: str, key: str) -> None:
     """A flow `side`, its trail t1 and SMALL_ATTESTATIONS generic attestations a1.., over REST."""
-    http = requests.Session()
-    http.headers["Authorization"] = f"Bearer {key}"
     calls = [("PUT", f"flows/{org}/template_file",
               {"data_json": json.dumps({"name": "side", "description": ""}),
                "template_file": ("template.yml", "version: 1\n")}),
@@ -141,8 +139,10 @@ def _small_log(base: str, org: str, key: str) -> None:
     calls += [("POST", f"attestations/{org}/side/trail/t1/generic",
                {"data_json": json.dumps({"attestation_name": f"a{n}", "is_compliant": True})})
               for n in range(1, SMALL_ATTESTATIONS + 1)]
-    for method, path, form in calls:
-        answer = http.request(method, f"{base}/api/v2/{path}", timeout=10,
-                              files={k: v if isinstance(v, tuple) else (None, v)
-                                     for k, v in form.items()})
-        assert answer.status_code == 201, (path, answer.text)
+    with requests.Session() as http:
+        http.headers["Authorization"] = f"Bearer {key}"
+        for method, path, form in calls:
+            answer = http.request(method, f"{base}/api/v2/{path}", timeout=10,
+                                  files={k: v if isinstance(v, tuple) else (None, v)
+                                         for k, v in form.items()})
+            assert answer.status_code == 201, (path, answer.text)

@@ -286,11 +286,17 @@ def run(live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     tmp = tmp_path_factory.mktemp("tamper")
     kept: Recorded = record(live, KEYS, tmp)
     live.process.terminate()  # the copies are made of a database nothing writes to
+    key = ["--public-key", str(kept.public_key)]
+    running = {"honest packages": _tool("verify-package", *map(str, kept.packages.values()), *key)}
+    package_files = {}
+    honest = {name: _unpacked(path) for name, path in kept.packages.items()}
+    (tmp / "tampered").mkdir()
+    for name, case in PACKAGE_CASES.items():
+        package_files[name] = tmp / "tampered" / f"{name}.tar.gz"
+        package_files[name].write_bytes(_packed(edited(honest[case["package"]], case)))
+    running["packages"] = _tool("verify-package", *map(str, package_files.values()), *key)
     live.process.wait(30)
-    running: dict[str, subprocess.Popen[str]] = {
-        "honest log": _tool("verify-log", "--database-url", live.database_url),
-        "honest packages": _tool("verify-package", *map(str, kept.packages.values()),
-                                 "--public-key", str(kept.public_key))}
+    running["honest log"] = _tool("verify-log", "--database-url", live.database_url)
     groups: dict[str, list[str]] = {}
     for name, case in SQL_CASES.items():
         groups.setdefault(case.get("copy", "batch"), []).append(name)
@@ -300,8 +306,7 @@ def run(live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             url = stack.enter_context(copy_of(live.database_url, tmp))
             db = Database(url)
             stack.callback(db.close)
-            orgs = {org: org_id for org_id, org in db.rows(
-                "SELECT id, name FROM organization")}
+            orgs = {org: org_id for org_id, org in db.rows("SELECT id, name FROM organization")}
             named.update((name, _find(db, SQL_CASES[name])) for name in names)
             for name in names:
                 for statement in SQL_CASES[name]["sql"]:
@@ -315,19 +320,9 @@ def run(live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                     rehash(db, orgs[case["rehash"]])
                 if case.get("since"):
                     args += ["--org", case["since"], "--since",
-                             str(kept.checkpoints[case["since"]]),
-                             "--public-key", str(kept.public_key)]
+                             str(kept.checkpoints[case["since"]]), *key]
             db.close()
             running[group] = _tool(*args)
-        package_files = {}
-        honest = {name: _unpacked(path) for name, path in kept.packages.items()}
-        (tmp / "tampered").mkdir()
-        for name, case in PACKAGE_CASES.items():
-            path = tmp / "tampered" / f"{name}.tar.gz"
-            path.write_bytes(_packed(edited(honest[case["package"]], case)))
-            package_files[name] = path
-        running["packages"] = _tool("verify-package", *map(str, package_files.values()),
-                                    "--public-key", str(kept.public_key))
         outcomes = {name: Outcome.of(process) for name, process in running.items()}
     yield Run(outcomes.pop("honest log"), outcomes.pop("honest packages"),
               {group: outcomes[group] for group in groups}, outcomes["packages"], named,
