@@ -1,17 +1,19 @@
 """The honest evidence of the tamper suite: what a real server records when the real kosli CLI
 (and, where the CLI has no command, REST) reports a release. Drives the server over HTTP only;
-imports nothing of evidence_grpc or rest_shim."""
+imports nothing of evidence_grpc or rest_shim (from the suite: the CLI helpers of
+tests/e2e/cli.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import pathlib
-import subprocess
 from dataclasses import dataclass, field
-from typing import Any
 
 import requests
+
+from tests.conftest import RunningServer
+from tests.e2e.cli import Repo, write
 
 TEMPLATE = """version: 1
 trail:
@@ -44,47 +46,28 @@ class Recorded:
     packages: dict[str, pathlib.Path] = field(default_factory=dict)
 
 
-def _write(path: pathlib.Path, content: str | bytes) -> pathlib.Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content)
-    return path
-
-
-def _git(root: pathlib.Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), "-c", "user.name=Alice Example",
-                           "-c", "user.email=alice@example.com", "-c", "commit.gpgsign=false",
-                           *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
-def record(server: Any, keys: dict[str, str], tmp: pathlib.Path) -> Recorded:
-    """Report the release to `server` (conftest's RunningServer: `kosli(...)`, `http_url`) with
-    the API keys of `keys` (organization -> key), then download what an auditor keeps."""
-    repo = tmp / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "remote", "add", "origin", "https://github.com/acme/shop.git")
-    _git(repo, "commit", "-q", "--allow-empty", "-m", "Release the shop")
-    sha = _git(repo, "rev-parse", "HEAD")
-    commit = ("--commit", sha, "--repo-root", str(repo))
+def record(server: RunningServer, keys: dict[str, str], tmp: pathlib.Path) -> Recorded:
+    """Report the release to `server` with the API keys of `keys` (organization -> key), then
+    download what an auditor keeps."""
+    repo = Repo(tmp / "repo")
+    sha = repo.commit("Release the shop")
+    commit = ("--commit", sha, "--repo-root", str(repo.root))
     kosli = server.kosli
-    kosli("create", "flow", "shop", "--template-file", str(_write(tmp / "template.yml", TEMPLATE)),
+    kosli("create", "flow", "shop", "--template-file", str(write(tmp / "template.yml", TEMPLATE)),
           "--description", "The shop")
     kosli("create", "flow", "ops", "--use-empty-template")
     kosli("begin", "trail", "r1", "--flow", "shop", *commit, "--description", "Release one",
-          "--user-data", str(_write(tmp / "trail-data.json", '{"ticket": "REL-1"}')),
+          "--user-data", str(write(tmp / "trail-data.json", '{"ticket": "REL-1"}')),
           "--external-url", "board=https://board.example/REL-1")
     kosli("begin", "trail", "r2", "--flow", "shop")
     kosli("begin", "trail", "o1", "--flow", "ops")
     # made for the template's name before the artifact exists: bound when it is reported
     kosli("attest", "junit", "--name", "app.unit-tests", "--flow", "shop", "--trail", "r1",
-          *commit, "--results-dir", str(_write(tmp / "junit" / "results.xml", JUNIT).parent),
-          "--user-data", str(_write(tmp / "junit-data.json", '{"runner": "ci-7"}')),
-          "--attachments", str(_write(tmp / "junit-log.txt", "2 passed\n")))
-    app = _write(tmp / "dist" / "app.bin", b"the shop app 1.0\n")
-    lib = _write(tmp / "dist" / "lib.bin", b"the shop lib 1.0\n")
+          *commit, "--results-dir", str(write(tmp / "junit" / "results.xml", JUNIT).parent),
+          "--user-data", str(write(tmp / "junit-data.json", '{"runner": "ci-7"}')),
+          "--attachments", str(write(tmp / "junit-log.txt", "2 passed\n")))
+    app = write(tmp / "dist" / "app.bin", b"the shop app 1.0\n")
+    lib = write(tmp / "dist" / "lib.bin", b"the shop lib 1.0\n")
     for built, name in ((app, "app"), (lib, "lib")):
         kosli("attest", "artifact", str(built), "--artifact-type", "file", "--name", name,
               "--flow", "shop", "--trail", "r1", *commit,
@@ -93,10 +76,10 @@ def record(server: Any, keys: dict[str, str], tmp: pathlib.Path) -> Recorded:
     fingerprint = hashlib.sha256(app.read_bytes()).hexdigest()
     generic = ("attest", "generic", "--flow", "shop", "--trail", "r1")
     kosli(*generic, "--name", "security", "--compliant",
-          "--user-data", str(_write(tmp / "security-data.json", '{"scanner": "sec-1"}')),
-          "--attachments", str(_write(tmp / "security-report.txt", "no findings\n")))
+          "--user-data", str(write(tmp / "security-data.json", '{"scanner": "sec-1"}')),
+          "--attachments", str(write(tmp / "security-report.txt", "no findings\n")))
     kosli(*generic, "--name", "lint", "--fingerprint", fingerprint, "--compliant=false",
-          "--attachments", str(_write(tmp / "lint-report.txt", "3 warnings\n")))
+          "--attachments", str(write(tmp / "lint-report.txt", "3 warnings\n")))
     for name in ("signoff", "retired", "spare", "audit", "waiver"):
         kosli(*generic, "--name", name, "--compliant")
     kosli("attest", "generic", "--name", "smoke", "--flow", "shop", "--trail", "r2", "--compliant")
@@ -115,18 +98,18 @@ def record(server: Any, keys: dict[str, str], tmp: pathlib.Path) -> Recorded:
             assert answer.status_code == 201, answer.text
         for org in SMALL_LOGS:
             _small_log(server.http_url, org, keys[org])
-        kept = Recorded(_write(tmp / "log.pub", http.get(
+        kept = Recorded(write(tmp / "log.pub", http.get(
             f"{server.http_url}/api/v2/transparency/acme/public-key", timeout=10).text))
         for org in ("acme", *SMALL_LOGS):
             got = requests.get(f"{server.http_url}/api/v2/transparency/{org}/checkpoint", timeout=10,
                                headers={"Authorization": f"Bearer {keys[org]}"})
             assert got.status_code == 200, got.text
-            kept.checkpoints[org] = _write(tmp / f"{org}.checkpoint", got.text)
+            kept.checkpoints[org] = write(tmp / f"{org}.checkpoint", got.text)
         for name, path in (("trail", "trails/acme/shop/r1/audit_package"),
                            ("artifact", f"artifacts/acme/shop/{fingerprint}/audit_package")):
             got = http.get(f"{server.http_url}/api/v2/{path}", timeout=30)
             assert got.status_code == 200, got.text
-            kept.packages[name] = _write(tmp / "packages" / f"{name}.tar.gz", got.content)
+            kept.packages[name] = write(tmp / "packages" / f"{name}.tar.gz", got.content)
     return kept
 
 

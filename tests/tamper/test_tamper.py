@@ -6,8 +6,8 @@ rest_shim (a test below checks). The honest evidence is recorded by the real kos
 against a real server (build.py); the edits are made with sqlite3, psycopg2, tarfile and json;
 the tools are run as an auditor runs them, `evidence-server verify-log` and `verify-package`
 as processes, and only their exit codes and output are judged. A log rewritten consistently is
-rehashed with RFC 9162 code of its own. From the suite it takes only fixtures: the server
-(`live`) and the test organizations' API keys."""
+rehashed with RFC 9162 code of its own. From the suite it takes the server (`live`), the test
+organizations' API keys and the CLI helpers (build.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ import psycopg2
 import pytest
 import yaml
 
-from tests.conftest import ALICE_KEY, BOB_KEY
+from tests.conftest import ALICE_KEY, BOB_KEY, RunningServer
 from tests.tamper.build import SMALL_LOGS, Recorded, record
 
 pytestmark = pytest.mark.e2e
@@ -280,7 +280,7 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def run(live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+def run(live: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     """Record the honest evidence, stop the server, make every case's edit on copies (the cases
     of one copy together) and run the tools on them all at once."""
     tmp = tmp_path_factory.mktemp("tamper")
