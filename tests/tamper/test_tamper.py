@@ -296,7 +296,6 @@ def run(live: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         package_files[name].write_bytes(_packed(edited(honest[case["package"]], case)))
     running["packages"] = _tool("verify-package", *map(str, package_files.values()), *key)
     live.process.wait(30)
-    running["honest log"] = _tool("verify-log", "--database-url", live.database_url)
     groups: dict[str, list[str]] = {}
     for name, case in SQL_CASES.items():
         groups.setdefault(case.get("copy", "batch"), []).append(name)
@@ -323,6 +322,8 @@ def run(live: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
                              str(kept.checkpoints[case["since"]]), *key]
             db.close()
             running[group] = _tool(*args)
+        # once every copy is made: PostgreSQL copies no database another session is connected to
+        running["honest log"] = _tool("verify-log", "--database-url", live.database_url)
         outcomes = {name: Outcome.of(process) for name, process in running.items()}
     yield Run(outcomes.pop("honest log"), outcomes.pop("honest packages"),
               {group: outcomes[group] for group in groups}, outcomes["packages"], named,
