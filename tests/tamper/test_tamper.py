@@ -127,8 +127,14 @@ def _find(db: Database, case: dict[str, Any]) -> Named:
     return Named(record_id, entry)
 
 
-def _placeholders(named: Named, orgs: dict[str, int]) -> dict[str, Any]:
-    return {"id": named.id, "entry": named.entry, "org": orgs}
+def _placeholders(named: Named, orgs: dict[str, int], sizes: dict[str, int]) -> dict[str, Any]:
+    return {"id": named.id, "entry": named.entry, "org": orgs, "size": sizes}
+
+
+def _expected(case: dict[str, Any], named: Named, sizes: dict[str, int]) -> str:
+    """The case's regular expression with its placeholders (not its quantifiers) filled in."""
+    return re.sub(r"\{(id|entry|size\[([a-z-]+)\])\}",
+                  lambda m: str(sizes[m[2]] if m[2] else getattr(named, m[1])), case["names"])
 
 
 # ---- a log rewritten consistently (RFC 9162 §2.1.1, kept as the service keeps it) ---------
@@ -276,6 +282,7 @@ class Run:
     copies: dict[str, Outcome]  # copy -> verify-log's outcome
     packages: Outcome
     named: dict[str, Named]  # case -> its record
+    sizes: dict[str, int]  # organization -> its log's size in the honest database
     package_files: dict[str, pathlib.Path]  # case -> its package
 
 
@@ -306,10 +313,13 @@ def run(live: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             db = Database(url)
             stack.callback(db.close)
             orgs = {org: org_id for org_id, org in db.rows("SELECT id, name FROM organization")}
+            sizes = {org: size for org, size in db.rows(
+                "SELECT o.name, h.size FROM log_head h JOIN organization o "
+                "ON o.id = h.organization_id")}
             named.update((name, _find(db, SQL_CASES[name])) for name in names)
             for name in names:
                 for statement in SQL_CASES[name]["sql"]:
-                    db.rows(statement.format(**_placeholders(named[name], orgs)))
+                    db.rows(statement.format(**_placeholders(named[name], orgs, sizes)))
             args = ["verify-log", "--database-url", url]
             for name in names:
                 case = SQL_CASES[name]
@@ -326,7 +336,7 @@ def run(live: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         running["honest log"] = _tool("verify-log", "--database-url", live.database_url)
         outcomes = {name: Outcome.of(process) for name, process in running.items()}
     yield Run(outcomes.pop("honest log"), outcomes.pop("honest packages"),
-              {group: outcomes[group] for group in groups}, outcomes["packages"], named,
+              {group: outcomes[group] for group in groups}, outcomes["packages"], named, sizes,
               package_files)
 
 
@@ -347,8 +357,7 @@ def test_verify_log_names_each_edit_of_the_database(run: Run, name: str) -> None
     case = SQL_CASES[name]
     outcome = run.copies[case.get("copy", "batch")]
     assert outcome.code == 1, outcome.output
-    named = run.named[name]
-    wanted = case["names"].replace("{id}", str(named.id)).replace("{entry}", str(named.entry))
+    wanted = _expected(case, run.named[name], run.sizes)
     assert re.search(wanted, outcome.output, re.M), f"{name}: /{wanted}/ not in\n{outcome.output}"
     if case.get("rehash"):  # rewritten consistently: only the checkpoint saved before shows it
         assert re.search(rf"^{case['rehash']}: checked .*; since the saved checkpoint: FAILED; "
