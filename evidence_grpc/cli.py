@@ -486,24 +486,33 @@ class _Progress:
 
 
 def cmd_verify_package(args: argparse.Namespace) -> int:
-    """Check an audit package with nothing but it and the log's verifier key (exit 0 when it
-    holds, 1 naming what does not); no database, no server."""
+    """Check audit packages with nothing but them and the log's verifier key (exit 0 when every
+    one holds, 1 when one does not); no database, no server. Each finding is a line naming its
+    package, and each package ends with its verdict: `PACKAGE: ok` or `PACKAGE: FAILED`."""
     from .domain.transparency import notes
     from .domain.views.audit_packages import verify_package
 
     try:
         with open(args.public_key) as key:
             verifier = notes.parse_verifier_key(key.read().strip())
-        with open(args.file, "rb") as package:
-            content = package.read()
     except (OSError, notes.NoteError) as error:
         print(f"verify-package: {error}", file=sys.stderr)
         return REFUSED
-    problems = verify_package(content, verifier)
-    for problem in problems:
-        print(problem)
-    print(f"{args.file}: {'FAILED' if problems else 'ok'}")
-    return 1 if problems else 0
+    failed = unreadable = False
+    for path in args.files:
+        try:
+            with open(path, "rb") as package:
+                content = package.read()
+        except OSError as error:
+            print(f"verify-package: {error}", file=sys.stderr)
+            unreadable = True
+            continue
+        problems = verify_package(content, verifier)
+        for problem in problems:
+            print(f"{path}: {problem}")
+        print(f"{path}: {'FAILED' if problems else 'ok'}", flush=True)
+        failed = failed or bool(problems)
+    return REFUSED if unreadable else 1 if failed else 0
 
 
 def _at_least_one(text: str) -> int:
@@ -574,10 +583,11 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--public-key", help="the log's verifier key file (default: the key of "
                                              "--log-key-file)")
     verify.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE")
-    package = sub.add_parser("verify-package", help="check an audit package offline with the "
+    package = sub.add_parser("verify-package", help="check audit packages offline with the "
                                                     "log's verifier key (exit 1 naming what fails)")
     package.set_defaults(func=cmd_verify_package)
-    package.add_argument("file", help="the audit package (.tar.gz)")
+    package.add_argument("files", nargs="+", metavar="FILE",
+                         help="an audit package (.tar.gz); several are checked one by one")
     package.add_argument("--public-key", required=True,
                          help="the log's verifier key (GET /api/v2/transparency/{org}/public-key)")
     return top

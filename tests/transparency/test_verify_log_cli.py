@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from evidence_grpc import cli
-from evidence_grpc.domain.transparency import log, merkle
+from evidence_grpc.domain.transparency import log, merkle, notes
 from evidence_grpc.storage.models import LogEntry, LogHead, Organization
 from tests.conftest import recorded_statements
 from tests.helpers import H
@@ -150,3 +150,21 @@ def test_verify_log_on_a_database_never_migrated_is_one_line_and_exit_2(tmp_path
     assert done.returncode == 2 and done.stderr.startswith(
         "evidence-server verify-log: the database lacks migrations of this release: 0001_initial,"
     ) and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_verify_package_checks_each_package_and_names_one_it_cannot_read(tmp_path):
+    """Several packages in one run, each finding and verdict after its file's name; one that
+    cannot be read is one line on stderr and exit 2, the others checked all the same."""
+    key = tmp_path / "log.pub"
+    key.write_text(notes.generate_signer("evidence.test").vkey + "\n")
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"not a package")
+    done = subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-package",
+                           str(tmp_path / "missing.tar.gz"), str(junk), "--public-key", str(key)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("verify-package: ") and "missing.tar.gz" in done.stderr \
+        and len(done.stderr.splitlines()) == 1, done.stderr
+    findings = done.stdout.splitlines()
+    assert findings[0].startswith(f"{junk}: not an audit package") and \
+        findings[1:] == [f"{junk}: FAILED"], findings

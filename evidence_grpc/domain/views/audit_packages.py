@@ -20,8 +20,6 @@ import re
 import tarfile
 from typing import Any
 
-from fpdf import FPDF
-
 from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Trail, TrailEvent
 from ..evidence import artifacts, attestations, blobs, trails
@@ -194,6 +192,9 @@ def _when(stamp: Any) -> str:
 
 def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]],
          made: list[views.Artifact]) -> bytes:
+    # imported here: a second of the offline check (verify-package), which makes no PDF
+    from fpdf import FPDF
+
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.set_creation_date(datetime.datetime.fromtimestamp(trail["last_modified_at"],
