@@ -10,9 +10,11 @@ none needs admin); what changing an existing resource needs, where an RPC declar
 credentials for the organization's public flows.
 
 The web pages' sessions (domain.web_sessions) go through here too: a page's call carries
-`authorization: Session <id>`, authenticated as the key the session was opened with; the
-sign-in check opens one (`x-evidence-session-open: <id>` on a call its key passed) and
-sign-out ends one (`x-evidence-session-end: <id>`: the call does nothing else)."""
+`authorization: Session <id>`, authenticated as the key the session was opened with, in the
+organization it was opened for; the sign-in check opens one (`x-evidence-session-open` on a
+call its key passed: the server makes the id and answers it in the trailing metadata
+`x-evidence-session-id`) and sign-out ends one (`x-evidence-session-end` on a call
+authenticated by that session: the call does nothing else)."""
 
 from __future__ import annotations
 
@@ -67,15 +69,13 @@ class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         metadata = _metadata(context)
-        ended = metadata.get(web_sessions.END_METADATA)
-        if ended:
-            web_sessions.end_session(ended)
-            raise Unauthenticated("Signed out", reason="SESSION_ENDED")
+        header = metadata.get("authorization")
+        if web_sessions.END_METADATA in metadata:
+            _sign_out(header)
         anonymous, public_flow_read, required = _declared(method)
         if anonymous:
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
-        header = metadata.get("authorization")
         if header is None and org and public_flow_read:
             caller = callers.anonymous_caller(org)
         else:
@@ -102,8 +102,22 @@ class AuthInterceptor(UnaryInterceptor):
         finally:
             change_privileges.reset(rules)
             callers.reset_current_caller(token)
-        opened = metadata.get(web_sessions.OPEN_METADATA)
-        if opened and org and header and web_sessions.session_id_of(header) is None:
-            web_sessions.open_session(opened, callers.hash_key(
+        if web_sessions.OPEN_METADATA in metadata and org and header \
+                and web_sessions.session_id_of(header) is None:
+            opened = web_sessions.open_session(callers.hash_key(
                 organizations.key_from_authorization(header)), org)
+            context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                           (web_sessions.ID_METADATA, opened)))
         return answer
+
+
+def _sign_out(header: str | None) -> None:
+    """End the session the call is authenticated by (and nothing else): an unknown, ended or
+    refused session, or another credential, ends nothing."""
+    session_id = web_sessions.session_id_of(header)
+    if session_id is None:
+        raise Unauthenticated("Signing out needs the session (authorization: Session <id>)",
+                              reason="SESSION_INVALID")
+    organizations.authenticate(header, None)
+    web_sessions.end_session(session_id)
+    raise Unauthenticated("Signed out", reason="SESSION_ENDED")

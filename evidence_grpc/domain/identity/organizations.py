@@ -77,8 +77,12 @@ def authenticate(header: str | None, org_name: str | None) -> Caller:
     names an organization, check the key may act there, with which privilege. An unknown
     organization and a foreign one answer alike."""
     session_id = web_sessions.session_id_of(header)
-    if session_id is not None:  # a web page's session: its key, as a reader at most
-        caller = _authenticate_key(web_sessions.key_hash_of(session_id), org_name)
+    if session_id is not None:  # a web page's session: its key, as a reader at most, in the
+        # organization it was opened for only (a call naming none acts there)
+        key_hash, opened_for = web_sessions.opened_with(session_id)
+        if org_name and org_name != opened_for:
+            raise _foreign(org_name)
+        caller = _authenticate_key(key_hash, opened_for)
         return dataclasses.replace(caller, privilege=min(caller.privilege, READER))
     return _authenticate_key(hash_key(key_from_authorization(header)), org_name)
 
@@ -95,10 +99,16 @@ def _authenticate_key(key_hash: str, org_name: str | None) -> Caller:
         return Caller(user=user)
     org_values = dict(zip(_ORG_COLUMNS, row[6:], strict=True))
     if org_values["id"] is None:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
-                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
+        raise _foreign(org_name)
     return Caller(user=user, organization=_organization(org_values),
                   privilege=service_accounts.privilege_level(row[5]))
+
+
+def _foreign(org_name: str) -> PermissionDenied:
+    """The refusal of a key (or session) in an organization it may not act in; an unknown
+    organization answers alike."""
+    return PermissionDenied(f"You do not have access to organization '{org_name}'",
+                            reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
 
 
 def _organization(values: dict[str, Any]) -> Organization:
@@ -132,8 +142,7 @@ def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller
     key_id, _, last_used_at, account_name, privilege = row[:5]
     org = _organization(dict(zip(_ORG_COLUMNS, row[5:], strict=True)))
     if org_name and org_name != org.name:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
-                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
+        raise _foreign(org_name)
     _note_use(key_id, key_hash, last_used_at)
     return Caller(user=User(name=account_name, default_org=org.name), organization=org,
                   privilege=service_accounts.privilege_level(privilege), service_account=True)
