@@ -14,7 +14,14 @@ The web pages' sessions (domain.web_sessions) go through here too: a page's call
 organization it was opened for; the sign-in check opens one (`x-evidence-session-open` on a
 call its key passed: the server makes the id and answers it in the trailing metadata
 `x-evidence-session-id`) and sign-out ends one (`x-evidence-session-end` on a call
-authenticated by that session: the call does nothing else)."""
+authenticated by that session: the call does nothing else).
+
+A call with `x-evidence-check-caller` (CHECK_METADATA) is checked and not served: its refusal,
+or an empty answer when the caller may make it. The shim sends one with the path's values
+before it refuses a request's content, so that a caller without credentials or with a foreign
+key hears 401/403 first, never what its request should have been. A call without credentials
+a public flow's read may answer is served, as it only reads: whether it sees that flow is the
+read's to say."""
 
 from __future__ import annotations
 
@@ -22,10 +29,13 @@ import functools
 from typing import Any
 
 import grpc
+from google.protobuf import message_factory
 
 from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
 from ..domain.kernel.errors import Unauthenticated, permission_denied
 from .base import Behavior, UnaryInterceptor, method_descriptor
+
+CHECK_METADATA = "x-evidence-check-caller"
 
 
 @functools.cache
@@ -55,6 +65,10 @@ def _change_rules(method: str) -> change_privileges.ChangeRules | None:
     if not update and not fields:
         return None
     return change_privileges.ChangeRules(update or _declared(method)[2], fields)
+
+
+def _empty_answer(method: str) -> Any:
+    return message_factory.GetMessageClass(method_descriptor(method).output_type)()
 
 
 def _metadata(context: grpc.ServicerContext) -> dict[str, str]:
@@ -95,6 +109,8 @@ class AuthInterceptor(UnaryInterceptor):
                 f"needs {service_accounts.privilege_name(required)} privilege in organization "
                 f"'{caller.org.name if caller.organization else org}', the key has "
                 f"{service_accounts.privilege_name(caller.privilege)}")})
+        if CHECK_METADATA in metadata and not caller.anonymous:
+            return _empty_answer(method)
         token = callers.set_current_caller(caller)
         rules = change_privileges.declare(_change_rules(method))
         try:
