@@ -46,6 +46,8 @@ from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.identity import web_sessions
+from evidence_grpc.domain.kernel.numbers import as_whole_number
+from evidence_grpc.domain.kernel.pages import page_asked
 from evidence_grpc.domain.kernel.urls import parsed_url
 
 from ..backend import Backend
@@ -379,7 +381,7 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
 
     @web.get("/<org>/flows/<flow>")
     def flow(org: str, flow: str) -> str:
-        page = max(request.args.get("page", 1, type=int) or 1, 1)
+        page = page_asked(request.args.get("page"))
         found = call("FlowService.GetFlow", flow_pb.GetFlowRequest(org=org, flow_name=flow))
         trails = call("TrailService.ListFlowTrails", trail_pb.ListFlowTrailsRequest(
             org=org, flow_name=flow, page=page, per_page=50))
@@ -453,11 +455,11 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
 
     @web.get("/<org>/environments/<env>/diff")
     def diff(org: str, env: str) -> str:
-        first = request.args.get("from", type=int)
-        second = request.args.get("to", type=int)
+        first = as_whole_number(request.args.get("from", ""))
+        second = as_whole_number(request.args.get("to", ""))
         if first is None or second is None:
             abort(Response(render_template("error.html", status=400, message=(
-                "Name two snapshots: ?from=N&to=M")), 400))
+                "Name two snapshots by number: ?from=N&to=M")), 400))
         found = call("SnapshotService.DiffSnapshots", snapshot_pb.DiffSnapshotsRequest(
             org=org, snappish1=f"{env}#{first}", snappish2=f"{env}#{second}"))
         return render_template("diff.html", org=org, env=env, first=first, second=second,

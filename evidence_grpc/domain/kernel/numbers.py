@@ -34,6 +34,15 @@ def as_whole_number(text: str, maximum: int = COLUMN_MAX) -> int | None:
     return int(digits)
 
 
+def clamped_whole_number(text: str, minimum: int, maximum: int, default: int) -> int:
+    """ASCII digits as an int clamped into [minimum, maximum]; `default` for any other text (a
+    sign, a fraction, other scripts' digits, nothing)."""
+    if not _DIGITS.fullmatch(text):
+        return default
+    number = as_whole_number(text, maximum)
+    return maximum if number is None else max(number, minimum)
+
+
 def whole_number(field: str, text: str, maximum: int = COLUMN_MAX) -> int:
     """ASCII digits as an int of at most `maximum`; a validation error naming `field` else."""
     number = as_whole_number(text, maximum)
