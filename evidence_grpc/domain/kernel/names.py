@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import unicodedata
 from typing import Any
 
 import jsonschema
@@ -20,6 +21,18 @@ MAX_NAME_LENGTH = 256
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
 # A schema pattern's end of input, as written and as Python says it (see whole_string_patterns).
 ECMA_END, PYTHON_END = "$", r"\Z"
+
+
+def folded(name: str) -> str:
+    """A name as people read it: case and Unicode compatibility forms folded (NFKC, case fold,
+    NFKC again), so `Mike`, `MIKE` and `ｍｉｋｅ` all read as `mike`."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def reads_as(name: str, names: Any) -> str | None:
+    """The first of `names` that reads as `name` (see `folded`), or None."""
+    wanted = folded(name)
+    return next((other for other in names if folded(other) == wanted), None)
 
 
 def pattern_mismatch(pattern: str, value: Any) -> str:
