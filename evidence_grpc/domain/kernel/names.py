@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from .errors import validation_error
+from .numbers import TIMESTAMP_MARK, TIMESTAMP_RANGE
 
 # The hosted service's rule for names, written as it quotes it in its errors (ECMA-262).
 NAME_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\.\-_~]*$"
@@ -50,6 +51,11 @@ def schema_error_message(error: jsonschema.ValidationError) -> str:
         (e for e in error.context or () if e.validator == "pattern"), None)
     if refused is not None:
         return pattern_mismatch(str(refused.validator_value), refused.instance)
+    out_of_range = next((e for e in [error, *(error.context or ())]
+                         if e.validator in ("minimum", "maximum")
+                         and isinstance(e.schema, dict) and e.schema.get(TIMESTAMP_MARK)), None)
+    if out_of_range is not None:
+        return f"{out_of_range.instance} is out of range: {TIMESTAMP_RANGE}"
     return error.message
 
 
