@@ -16,6 +16,7 @@ from werkzeug.wrappers import Request
 
 from evidence_grpc import observability
 from evidence_grpc.config import Settings
+from evidence_grpc.interceptors import auth
 from evidence_grpc.services import service_descriptors
 
 from . import web
@@ -24,7 +25,7 @@ from .backend import Backend, backend_for
 from .codec import BodyError
 from .errors import error_response, rpc_error_response
 from .openapi import DOCUMENT_PATH
-from .transcoder import Route, TooLarge, build_request, render, routes_of
+from .transcoder import Route, TooLarge, build_request, path_request, render, routes_of
 
 log = logging.getLogger(__name__)
 REQUEST_ID_KEY = "evidence.request_id"  # the WSGI environ key of the request's id
@@ -113,16 +114,17 @@ def unexpected_response(method: str, path: str) -> Response:
 
 def _view(route: Route, backend: Backend) -> View:
     def view(request: ApiRequest, path_values: dict[str, str]) -> Response:
-        try:
-            message = build_request(route, request, path_values)
-        except BodyError as exc:
-            return error_response(400, "Input payload validation failed",
-                                  {exc.field or "body": str(exc)})
-        except TooLarge as exc:
-            return error_response(413, str(exc))
         metadata = [("x-request-id", request.environ.get(REQUEST_ID_KEY, ""))]
         if "authorization" in request.headers:
             metadata.append(("authorization", request.headers["authorization"]))
+        try:
+            message = build_request(route, request, path_values)
+        except BodyError as exc:
+            refused = _refused_caller(route, backend, request.path, path_values, metadata)
+            return refused or error_response(400, "Input payload validation failed",
+                                             {exc.field or "body": str(exc)})
+        except TooLarge as exc:
+            return error_response(413, str(exc))
         try:
             response, answer_key = backend.call_keyed(route.method, message, metadata)
         except grpc.RpcError as error:
@@ -130,6 +132,20 @@ def _view(route: Route, backend: Backend) -> View:
         return render(route, response, answer_key, request.accept_encodings["gzip"] > 0)
 
     return view
+
+
+def _refused_caller(route: Route, backend: Backend, path: str, path_values: dict[str, str],
+                    metadata: list[tuple[str, str]]) -> Response | None:
+    """The refusal (401, 403) a caller gets before anything is said of its request's content,
+    checked on the path's values alone (see AuthInterceptor's CHECK_METADATA); None when the
+    caller may make the call."""
+    try:
+        backend.call(route.method, path_request(route, path_values),
+                     [*metadata, (auth.CHECK_METADATA, "1")])
+    except grpc.RpcError as error:
+        if error.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+            return rpc_error_response(error, path)
+    return None
 
 
 class _ApiDispatch:

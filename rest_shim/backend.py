@@ -32,15 +32,16 @@ class Backend(Protocol):
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message: ...
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Answer, str | None]:
+                   metadata: Metadata, trailer: str = ANSWER_KEY) -> tuple[Answer, str | None]:
         """The answer (in process, as the servicer gave it: maybe `Encoded` or `Deferred`), and
-        the key the server declared it a pure function of (see
-        `evidence_grpc.convert.keyed_answer`), if it did."""
+        the value of the trailing metadata `trailer`, if the server sent it: by default the key
+        the server declared the answer a pure function of (see
+        `evidence_grpc.convert.keyed_answer`)."""
         ...
 
 
-def _answer_key(trailing: Metadata | None) -> str | None:
-    return next((value for key, value in trailing or () if key == ANSWER_KEY), None)
+def _trailer(trailing: Metadata | None, name: str) -> str | None:
+    return next((value for key, value in trailing or () if key == name), None)
 
 
 class ChannelBackend:
@@ -57,10 +58,10 @@ class ChannelBackend:
         return self._stub(method)(request, metadata=tuple(metadata), timeout=60)
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Message, str | None]:
+                   metadata: Metadata, trailer: str = ANSWER_KEY) -> tuple[Message, str | None]:
         response, call = self._stub(method).with_call(request, metadata=tuple(metadata),
                                                       timeout=60)
-        return response, _answer_key(call.trailing_metadata())
+        return response, _trailer(call.trailing_metadata(), trailer)
 
     def _stub(self, method: descriptor.MethodDescriptor) -> grpc.UnaryUnaryMultiCallable:
         path = method_path(method)
@@ -194,10 +195,10 @@ class InProcessBackend:
         return response.message() if isinstance(response, (Encoded, Deferred)) else response
 
     def call_keyed(self, method: descriptor.MethodDescriptor, request: Message,
-                   metadata: Metadata) -> tuple[Answer, str | None]:
+                   metadata: Metadata, trailer: str = ANSWER_KEY) -> tuple[Answer, str | None]:
         context = LocalContext(metadata)
         response = self._call(method, request, context)
-        return response, _answer_key(context.trailing_metadata())
+        return response, _trailer(context.trailing_metadata(), trailer)
 
     def _call(self, method: descriptor.MethodDescriptor, request: Message,
               context: LocalContext) -> Answer:

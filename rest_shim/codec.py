@@ -306,6 +306,8 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
     and numbers written as strings that are not ASCII numbers."""
     for key, value in data.items():
         field = message_type.fields_by_name.get(key) or message_type.fields_by_camelcase_name.get(key)
+        if field is not None:
+            _check_shape(field, value)
         if field is not None and field.cpp_type in NUMERIC:
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str):
@@ -329,6 +331,35 @@ def _check_objects(data: dict[str, Any], message_type: descriptor.Descriptor) ->
             if not isinstance(item, dict):
                 raise BodyError("Must be a JSON object", field.name)
             _check_objects(item, target)
+
+
+def _check_shape(field: descriptor.FieldDescriptor, value: Any) -> None:
+    """A map is a JSON object, a repeated field an array, and a string (or a map's string value,
+    a repeated string's item) a JSON string: refused in the API's words (the hosted service's,
+    pydantic's), naming the field, key or index, before protobuf's parser says it in Python's
+    ("expected string or bytes-like object")."""
+    if value is None:
+        return
+    entry = field.message_type if field.message_type is not None and \
+        field.message_type.GetOptions().map_entry else None
+    if entry is not None:
+        if not isinstance(value, dict):
+            raise BodyError("Input should be a valid dictionary", field.name)
+        if entry.fields_by_name["value"].type == FD.TYPE_STRING:
+            for key, item in value.items():
+                if not isinstance(item, str):
+                    raise BodyError("Input should be a valid string", f"{field.name}.{key}")
+        return
+    if field.is_repeated:
+        if not isinstance(value, list):
+            raise BodyError("Input should be a valid list", field.name)
+        items = {f"{field.name}.{index}": item for index, item in enumerate(value)}
+    else:
+        items = {field.name: value}
+    if field.type == FD.TYPE_STRING:
+        for name, item in items.items():
+            if not isinstance(item, str):
+                raise BodyError("Input should be a valid string", name)
 
 
 def _no_constant(name: str) -> Any:

@@ -7,7 +7,14 @@ send (the kosli CLI, curl, Python's requests: CRLF line breaks, parts with a
 `Content-Disposition: form-data; name="..."` and, for files, a `filename` and a
 `Content-Type`) are read here with plain byte searches. Any other body, a larger one, or one
 that would break a limit is left to werkzeug (reading the same bytes again), so its answers and
-refusals (413 for an oversized part, an empty form for a malformed body) stay werkzeug's."""
+refusals (413 for an oversized part, an empty form for a malformed body) stay werkzeug's.
+
+Either way a name sent in two parts is refused (BodyError naming it: which one counts would be
+a guess). A text part read here is decoded strictly in the charset its Content-Type declares
+(UTF-8 when it declares none): a charset Python has no text codec for, or bytes that are not
+text in it, are refused, never read as something else. (werkzeug, which reads the larger and
+the unusual bodies, reads UTF-8, ASCII and ISO-8859-1 as declared and any other charset as
+UTF-8, replacing undecodable bytes.)"""
 
 from __future__ import annotations
 
@@ -16,7 +23,10 @@ import re
 from collections.abc import Callable
 
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.http import parse_options_header
 from werkzeug.wrappers import Request
+
+from .codec import BodyError
 
 # Bodies up to this size are read whole into memory and parsed here; larger ones stream
 # through werkzeug, which spools files to disk.
@@ -35,7 +45,7 @@ class FilePart:
 
 @dataclasses.dataclass(frozen=True)
 class Form:
-    fields: dict[str, str]  # the first part of each name, as werkzeug's MultiDict.items() gives
+    fields: dict[str, str]  # each name is sent in one part only
     files: dict[str, FilePart]
 
 
@@ -60,6 +70,9 @@ def form_of(request: Request) -> Form:
         fields, uploads = dict(request.form.items()), request.files
     except RequestEntityTooLarge as refused:
         raise _naming_the_limit(refused, request) from None
+    for name in {*fields, *uploads}:
+        if len(request.form.getlist(name)) + len(uploads.getlist(name)) > 1:
+            raise _repeated(name)
     files = {}
     for name, upload in uploads.items():
         stream = upload.stream
@@ -106,16 +119,17 @@ def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
             return None
         name, filename, content_type = headers
         data = body[headers_end + 4:end]
+        if name in fields or name in files:
+            raise _repeated(name)
         if filename is None:
-            if content_type is not None or (max_field_bytes is not None
-                                            and len(data) > max_field_bytes):
+            if max_field_bytes is not None and len(data) > max_field_bytes:
                 return None
-            fields.setdefault(name, data.decode("utf-8", "replace"))
+            fields[name] = _text(name, data, content_type)
         else:
             if len(data) > max_file_bytes:
                 return None
             mimetype = (content_type or "").partition(";")[0].strip(" \t").lower()
-            files.setdefault(name, FilePart(filename, mimetype, len(data), _reader(data)))
+            files[name] = FilePart(filename, mimetype, len(data), _reader(data))
         after = end + len(delimiter)
         if body.startswith(b"\r\n", after):
             position = after + 2
@@ -123,6 +137,24 @@ def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
             return Form(fields, files)
         else:
             return None
+
+
+def _repeated(name: str) -> BodyError:
+    return BodyError("Sent in more than one part: send each form field once", name)
+
+
+def _text(name: str, data: bytes, content_type: str | None) -> str:
+    """A text part's value in the charset its Content-Type declares (UTF-8 by default)."""
+    charset = parse_options_header(content_type)[1].get("charset", "utf-8") if content_type \
+        else "utf-8"
+    try:
+        return data.decode(charset)
+    except LookupError:
+        raise BodyError(f"The charset '{charset}' is not one this server reads: send UTF-8",
+                        name) from None
+    except UnicodeDecodeError:
+        raise BodyError(f"Not valid {charset} text (the charset its part declares, UTF-8 when "
+                        "it declares none)", name) from None
 
 
 def _reader(data: bytes) -> Callable[[], bytes]:

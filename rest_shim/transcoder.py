@@ -192,9 +192,25 @@ def build_request(route: Route, request: Request, path_values: dict[str, str]) -
             if field is not None and key not in route.path_fields:
                 _set_text(message, field, request.args.getlist(key))
     for name, value in path_values.items():
-        if CONTROL_CHARACTERS.search(value):  # a path segment names something: never these
-            raise BodyError("Must not contain control characters", name)
-        _set_text(message, fields[name], [value])
+        _set_path_value(message, name, value)
+    return message
+
+
+def _set_path_value(message: Message, name: str, value: str) -> None:
+    if CONTROL_CHARACTERS.search(value):  # a path segment names something: never these
+        raise BodyError("Must not contain control characters", name)
+    _set_text(message, message.DESCRIPTOR.fields_by_name[name], [value])
+
+
+def path_request(route: Route, path_values: dict[str, str]) -> Message:
+    """The request message with the path variables alone, those that are valid: what the
+    caller's authentication and privilege are checked on when the rest is refused."""
+    message = route.request_class()
+    for name, value in path_values.items():
+        try:
+            _set_path_value(message, name, value)
+        except BodyError:
+            continue
     return message
 
 

@@ -10,9 +10,18 @@ none needs admin); what changing an existing resource needs, where an RPC declar
 credentials for the organization's public flows.
 
 The web pages' sessions (domain.web_sessions) go through here too: a page's call carries
-`authorization: Session <id>`, authenticated as the key the session was opened with; the
-sign-in check opens one (`x-evidence-session-open: <id>` on a call its key passed) and
-sign-out ends one (`x-evidence-session-end: <id>`: the call does nothing else)."""
+`authorization: Session <id>`, authenticated as the key the session was opened with, in the
+organization it was opened for; the sign-in check opens one (`x-evidence-session-open` on a
+call its key passed: the server makes the id and answers it in the trailing metadata
+`x-evidence-session-id`) and sign-out ends one (`x-evidence-session-end` on a call
+authenticated by that session: the call does nothing else).
+
+A call with `x-evidence-check-caller` (CHECK_METADATA) is checked and not served: its refusal,
+or an empty answer when the caller may make it. The shim sends one with the path's values
+before it refuses a request's content, so that a caller without credentials or with a foreign
+key hears 401/403 first, never what its request should have been. A call without credentials
+a public flow's read may answer is served, as it only reads: whether it sees that flow is the
+read's to say."""
 
 from __future__ import annotations
 
@@ -20,10 +29,13 @@ import functools
 from typing import Any
 
 import grpc
+from google.protobuf import message_factory
 
 from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
 from ..domain.kernel.errors import Unauthenticated, permission_denied
 from .base import Behavior, UnaryInterceptor, method_descriptor
+
+CHECK_METADATA = "x-evidence-check-caller"
 
 
 @functools.cache
@@ -55,6 +67,10 @@ def _change_rules(method: str) -> change_privileges.ChangeRules | None:
     return change_privileges.ChangeRules(update or _declared(method)[2], fields)
 
 
+def _empty_answer(method: str) -> Any:
+    return message_factory.GetMessageClass(method_descriptor(method).output_type)()
+
+
 def _metadata(context: grpc.ServicerContext) -> dict[str, str]:
     """The call's metadata, read once: the first value of each key."""
     found: dict[str, str] = {}
@@ -67,15 +83,13 @@ class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         metadata = _metadata(context)
-        ended = metadata.get(web_sessions.END_METADATA)
-        if ended:
-            web_sessions.end_session(ended)
-            raise Unauthenticated("Signed out", reason="SESSION_ENDED")
+        header = metadata.get("authorization")
+        if web_sessions.END_METADATA in metadata:
+            _sign_out(header)
         anonymous, public_flow_read, required = _declared(method)
         if anonymous:
             return behavior(request, context)
         org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
-        header = metadata.get("authorization")
         if header is None and org and public_flow_read:
             caller = callers.anonymous_caller(org)
         else:
@@ -95,6 +109,8 @@ class AuthInterceptor(UnaryInterceptor):
                 f"needs {service_accounts.privilege_name(required)} privilege in organization "
                 f"'{caller.org.name if caller.organization else org}', the key has "
                 f"{service_accounts.privilege_name(caller.privilege)}")})
+        if CHECK_METADATA in metadata and not caller.anonymous:
+            return _empty_answer(method)
         token = callers.set_current_caller(caller)
         rules = change_privileges.declare(_change_rules(method))
         try:
@@ -102,8 +118,22 @@ class AuthInterceptor(UnaryInterceptor):
         finally:
             change_privileges.reset(rules)
             callers.reset_current_caller(token)
-        opened = metadata.get(web_sessions.OPEN_METADATA)
-        if opened and org and header and web_sessions.session_id_of(header) is None:
-            web_sessions.open_session(opened, callers.hash_key(
+        if web_sessions.OPEN_METADATA in metadata and org and header \
+                and web_sessions.session_id_of(header) is None:
+            opened = web_sessions.open_session(callers.hash_key(
                 organizations.key_from_authorization(header)), org)
+            context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                           (web_sessions.ID_METADATA, opened)))
         return answer
+
+
+def _sign_out(header: str | None) -> None:
+    """End the session the call is authenticated by (and nothing else): an unknown, ended or
+    refused session, or another credential, ends nothing."""
+    session_id = web_sessions.session_id_of(header)
+    if session_id is None:
+        raise Unauthenticated("Signing out needs the session (authorization: Session <id>)",
+                              reason="SESSION_INVALID")
+    organizations.authenticate(header, None)
+    web_sessions.end_session(session_id)
+    raise Unauthenticated("Signed out", reason="SESSION_ENDED")

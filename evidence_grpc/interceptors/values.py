@@ -1,6 +1,8 @@
 """Checks on the values of every request message before its servicer runs, so gRPC and REST
 callers meet the same rules in one place: each double (at any depth) is finite and within
-±2^63 (domain.numbers.check_double), and no string holds NUL (PostgreSQL text cannot).
+±2^63 (domain.numbers.check_double), one that is a time (`timestamp`, `*_timestamp`, `*_ts`,
+`from`, `to`) within the years 1970 to 9999 (check_timestamp), and no string holds NUL
+(PostgreSQL text cannot).
 Free-form Struct data is left to convert.plain_data. Uploaded files are held to their fields'
 declared size limits (evidence_grpc.uploads), the numbers the REST shim applies while reading;
 a write's strings, lists and documents to the table of limits (limits.check_limits)."""
@@ -14,7 +16,7 @@ from google.protobuf import descriptor
 from google.protobuf.message import Message
 
 from ..domain.kernel.errors import validation_error
-from ..domain.kernel.numbers import check_double
+from ..domain.kernel.numbers import check_double, check_timestamp, is_timestamp_name
 from ..uploads import check_uploads
 from .base import Behavior, UnaryInterceptor
 from .database import is_write
@@ -33,8 +35,10 @@ def check_values(message: Message, prefix: str = "") -> None:
         else:
             items = list(value) if field.is_repeated else [value]
         if field.cpp_type in (FD.CPPTYPE_DOUBLE, FD.CPPTYPE_FLOAT):
+            check = check_timestamp if is_timestamp_name(field.name) or field.name in (
+                "from", "to") else check_double
             for number in items:
-                check_double(name, number)
+                check(name, number)
         elif field.type == FD.TYPE_STRING:
             if any("\x00" in text for text in items):
                 raise validation_error(name, "Must not contain the NUL character")

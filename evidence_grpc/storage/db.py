@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import datetime
 import fcntl
 import itertools
 import logging
@@ -120,6 +121,30 @@ class MigrationStatus:
     unknown: list[str]  # the database's migrations this release has no file of
 
 
+def _utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+class MigrationRunner(Runner):
+    """playhouse's Runner recording when each migration ran in UTC (naive, as the column holds
+    it), not in the process's zone: a migration that reads that time (0018) means the same
+    instant in every zone. Rows written before this release hold the local time of the process
+    that migrated (see 0018)."""
+
+    def __init__(self, database: peewee.Database, directory: str) -> None:
+        super().__init__(database, directory=directory)
+        recorded: Any = self.History  # type: ignore[has-type]
+
+        class History(recorded):
+            applied = peewee.DateTimeField(default=_utc_now)
+
+            class Meta:
+                table_name = recorded._meta.table_name
+                schema = recorded._meta.schema
+
+        self.History = History
+
+
 def migrate() -> list[str]:
     """Apply pending schema migrations; several processes may call this at once. Raises
     UnknownMigrations, applying nothing, on a database a newer release migrated."""
@@ -127,7 +152,7 @@ def migrate() -> list[str]:
     with database.connection_context():
         with _migration_lock(db):
             # Checked in the lock: a newer release's process may be migrating right now.
-            runner = Runner(db, directory=str(MIGRATIONS_DIR))
+            runner = MigrationRunner(db, directory=str(MIGRATIONS_DIR))
             unknown = _status(runner).unknown
             if unknown:
                 raise UnknownMigrations(unknown)
@@ -138,7 +163,7 @@ def migration_status() -> MigrationStatus:
     """What migrate() would do, changing nothing: no history table is made, and a SQLite file
     that does not exist yet is not created (everything is pending for it)."""
     db = database.obj
-    runner = Runner(db, directory=str(MIGRATIONS_DIR))
+    runner = MigrationRunner(db, directory=str(MIGRATIONS_DIR))
     if isinstance(db, peewee.SqliteDatabase) and db.database != ":memory:" \
             and not os.path.exists(db.database):
         return MigrationStatus([m.name for m in runner.migrations()], [])  # connecting creates it

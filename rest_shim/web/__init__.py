@@ -46,6 +46,8 @@ from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.identity import web_sessions
+from evidence_grpc.domain.kernel.numbers import as_whole_number
+from evidence_grpc.domain.kernel.pages import page_asked
 from evidence_grpc.domain.kernel.urls import parsed_url
 
 from ..backend import Backend
@@ -80,24 +82,27 @@ class _Pages:
         return self.backend.call(_method(rpc), message, metadata,
                                  g.setdefault("authenticated", {}))
 
-    def open_session(self, key: str, org: str) -> str:
+    def open_session(self, key: str, org: str) -> str | None:
         """Check the key in the organization and open a session with it (in the same call,
-        through the auth path): the new session's id."""
-        session_id = secrets.token_urlsafe(32)
+        through the auth path): the id the server made for it (None if it made none)."""
         metadata = [*_request_id(), ("authorization", f"Bearer {key}"),
-                    (web_sessions.OPEN_METADATA, session_id)]
-        self.backend.call(_method("FlowService.ListFlows"),
-                          flow_pb.ListFlowsRequest(org=org, per_page=1), metadata)
+                    (web_sessions.OPEN_METADATA, "1")]
+        _, session_id = self.backend.call_keyed(
+            _method("FlowService.ListFlows"), flow_pb.ListFlowsRequest(org=org, per_page=1),
+            metadata, trailer=web_sessions.ID_METADATA)
         return session_id
 
     def end_session(self, session_id: str) -> None:
-        """Delete the session server-side: every copy of its cookie stops working."""
-        metadata = [*_request_id(), (web_sessions.END_METADATA, session_id)]
+        """Delete the session server-side (a call authenticated by it): every copy of its
+        cookie stops working. One its key no longer opens is refused anyway."""
+        metadata = [*_request_id(), ("authorization", f"Session {session_id}"),
+                    (web_sessions.END_METADATA, "1")]
         try:
             self.backend.call(_method("FlowService.ListFlows"), flow_pb.ListFlowsRequest(),
                               metadata)
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAUTHENTICATED:
+            if error.code() not in (grpc.StatusCode.UNAUTHENTICATED,
+                                    grpc.StatusCode.PERMISSION_DENIED):
                 raise
 
     def optional(self, rpc: str, message: Message) -> Any:
@@ -258,12 +263,14 @@ def _sign_in(web: Blueprint, pages: _Pages) -> None:
             return _error_page(400, "The page to go to after sign-in (next) must be a path of "
                                     "this site.")
         key = request.form.get("key", "").strip()
-        problem = None
+        problem, session_id = None, None
         if not org or not key:
             problem = "Give the organization and an API key."
         else:
             try:
                 session_id = pages.open_session(key, org)
+                if not session_id:
+                    problem = "The evidence service opened no session."
             except grpc.RpcError as error:
                 problem = ("That key is not valid for this organization."
                            if error.code() in (grpc.StatusCode.UNAUTHENTICATED,
@@ -374,7 +381,7 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
 
     @web.get("/<org>/flows/<flow>")
     def flow(org: str, flow: str) -> str:
-        page = max(request.args.get("page", 1, type=int) or 1, 1)
+        page = page_asked(request.args.get("page"))
         found = call("FlowService.GetFlow", flow_pb.GetFlowRequest(org=org, flow_name=flow))
         trails = call("TrailService.ListFlowTrails", trail_pb.ListFlowTrailsRequest(
             org=org, flow_name=flow, page=page, per_page=50))
@@ -448,11 +455,11 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
 
     @web.get("/<org>/environments/<env>/diff")
     def diff(org: str, env: str) -> str:
-        first = request.args.get("from", type=int)
-        second = request.args.get("to", type=int)
+        first = as_whole_number(request.args.get("from", ""))
+        second = as_whole_number(request.args.get("to", ""))
         if first is None or second is None:
             abort(Response(render_template("error.html", status=400, message=(
-                "Name two snapshots: ?from=N&to=M")), 400))
+                "Name two snapshots by number: ?from=N&to=M")), 400))
         found = call("SnapshotService.DiffSnapshots", snapshot_pb.DiffSnapshotsRequest(
             org=org, snappish1=f"{env}#{first}", snappish2=f"{env}#{second}"))
         return render_template("diff.html", org=org, env=env, first=first, second=second,

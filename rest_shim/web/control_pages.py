@@ -15,10 +15,10 @@ from urllib.parse import urlencode
 from flask import request
 
 from evidence_grpc.domain.kernel.names import CONTROL_CHARACTERS
+from evidence_grpc.domain.kernel.pages import page_asked
 
 MAX_TEXT = 200  # characters of a search kept
 MAX_TAGS = 10  # tag filters kept
-MAX_PAGE = 1_000_000  # past any real list; keeps page * per_page inside an int32
 PER_PAGE = 50  # rows on a page of a controls page (the API allows 100)
 
 
@@ -55,11 +55,7 @@ class Asked:
         return value if value in choices else choices[0]
 
     def page(self) -> int:
-        try:
-            number = int(request.args.get("page", "1"))
-        except ValueError:
-            return 1
-        return min(max(number, 1), MAX_PAGE)
+        return page_asked(request.args.get("page"))
 
 
 def page_url(page: int) -> str:

@@ -338,3 +338,47 @@ def test_no_secret_reaches_the_logs(client, caplog):
     flows_with(client, "evk_not-a-real-key-but-logged-maybe")
     assert minted["key"] not in caplog.text and rotated["key"] not in caplog.text
     assert "evk_not-a-real-key" not in caplog.text
+
+
+# ---- names as people read them (issue 47, item 3) ------------------------------------------------
+
+def test_names_differing_only_in_case_or_unicode_form_are_refused_both_ways(client, db):
+    """An account may not be named `ALICE` or `Alice` beside member alice, nor `CI-Bot` beside
+    account ci-bot (REST and gRPC); a new user may not read as an existing user, nor join an
+    organization with an account that reads as its name (bootstrap). Names already stored that
+    clash are kept, and bootstrap runs again over them."""
+    import grpc
+
+    from evidence_grpc.api.v2 import service_account_service_pb2 as sa_pb
+    from evidence_grpc.api.v2 import service_account_service_pb2_grpc as sa_grpc
+    from evidence_grpc.domain.kernel.errors import AlreadyExists
+    from evidence_grpc.storage.models import ServiceAccount, User
+    from tests.conftest import grpc_channel
+    from tests.helpers import details_of
+
+    assert create_account(client).status_code == 201
+    for name, reason in (("ALICE", "member"), ("Alice", "member"), ("CI-Bot", "service account"),
+                         ("ci-BOT", "service account")):
+        refused = create_account(client, name)
+        assert refused.status_code == 409, (name, refused.get_json())
+        assert reason in refused.get_json()["errors"]["name"], refused.get_json()
+    with grpc_channel(db) as channel:
+        stub = sa_grpc.ServiceAccountServiceStub(channel)
+        for name in ("RITA", "Ci-Bot"):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateServiceAccount(sa_pb.CreateServiceAccountRequest(
+                    org="acme", name=name, privilege="reader"), metadata=(
+                    ("authorization", f"Bearer {ROLE_KEYS['admin']}"),), timeout=10)
+            assert refused.value.code() is grpc.StatusCode.ALREADY_EXISTS
+            assert "name" in details_of(refused.value)[1]
+    assert sorted(ServiceAccount.select(ServiceAccount.name).scalars()) == ["ci-bot"]
+    for user in ({"name": "ALICE"}, {"name": "Bob"},
+                 {"name": "ci-BOT", "organizations": ["acme"]}):
+        with pytest.raises(AlreadyExists):
+            organizations.bootstrap({"users": [user]})
+    # clashes stored before this release stay as they are, and bootstrap runs over them
+    User.create(name="Alice", created_at=0)
+    organizations.bootstrap({"users": [{"name": "Alice", "organizations": ["acme"]},
+                                       {"name": "alice", "organizations": ["acme"]}]})
+    assert sorted(User.select(User.name).where(User.name ** "alice").scalars()) == ["Alice",
+                                                                                      "alice"]

@@ -412,3 +412,69 @@ def test_sessions_are_seen_and_ended_through_grpc(client, db: str):
                                    timeout=10).ended == 1
         assert not stub.ListWebSessions(org_pb.ListWebSessionsRequest(org="acme"),
                                         metadata=admin, timeout=10).sessions
+
+
+# ---- one organization per session; ids the server makes (issue 47, items 1 and 2) ------------
+
+def _list_flows(channel, org: str, metadata: tuple) -> tuple:
+    """ListFlows over network gRPC: (the answer's code, its trailing metadata)."""
+    from evidence_grpc.api.v2 import flow_service_pb2 as flow_pb
+    from evidence_grpc.api.v2 import flow_service_pb2_grpc as flow_grpc
+
+    try:
+        _, call = flow_grpc.FlowServiceStub(channel).ListFlows.with_call(
+            flow_pb.ListFlowsRequest(org=org), metadata=metadata, timeout=10)
+    except grpc.RpcError as error:
+        return error.code(), ()
+    return grpc.StatusCode.OK, tuple(call.trailing_metadata() or ())
+
+
+def test_a_session_acts_only_in_the_organization_it_was_opened_for(client, db: str):
+    """alice is a member of acme and acme-shared: signed in to acme-shared, her session reads
+    nothing of acme's (a page, the API with `Authorization: Session`, network gRPC), and acme's
+    admin neither lists nor ends it."""
+    shared = _browser(client, org="acme-shared")
+    value = _session_cookie(shared)
+    assert shared.get("/acme").status_code == 403
+    as_session = {"Authorization": f"Session {value}"}
+    refused = client.get("/api/v2/flows/acme", headers=as_session)
+    assert (refused.status_code, refused.get_json()) == (
+        403, {"message": "Access denied to /api/v2/flows/acme"})  # as a foreign key's
+    assert client.get("/api/v2/flows/acme-shared", headers=as_session).status_code == 200
+    assert _listed(client) == []
+    assert client.delete(SESSIONS, headers=H).get_json()["ended"] == 0
+    assert shared.get("/acme-shared").status_code == 200
+    session = (("authorization", f"Session {value}"),)
+    with grpc_channel(db) as channel:
+        assert _list_flows(channel, "acme", session)[0] is grpc.StatusCode.PERMISSION_DENIED
+        assert _list_flows(channel, "acme-shared", session)[0] is grpc.StatusCode.OK
+
+
+def test_only_the_server_makes_session_ids_and_only_a_session_ends_itself(client, db: str):
+    """Network gRPC metadata opens a session with an id the server makes (answered in the
+    trailing metadata), never the one the caller sent; `x-evidence-session-end` ends a session
+    only on a call authenticated by it. The sign-in form ignores a cookie planted before."""
+    chosen = "fixated-session-id-0123456789abcdef"
+    with grpc_channel(db) as channel:
+        code, trailing = _list_flows(channel, "acme", (
+            ("authorization", f"Bearer {ALICE_KEY}"), (web_sessions.OPEN_METADATA, chosen)))
+        assert code is grpc.StatusCode.OK
+        made = dict(trailing)[web_sessions.ID_METADATA]
+        assert made != chosen and len(made) >= web_sessions.MIN_ID_LENGTH
+        assert _list_flows(channel, "acme", (("authorization", f"Session {chosen}"),))[0] \
+            is grpc.StatusCode.UNAUTHENTICATED
+        session = (("authorization", f"Session {made}"),)
+        assert _list_flows(channel, "acme", session)[0] is grpc.StatusCode.OK
+        for ending in ((), (("authorization", f"Bearer {ALICE_KEY}"),)):
+            assert _list_flows(channel, "acme", (*ending, (web_sessions.END_METADATA, made))
+                               )[0] is grpc.StatusCode.UNAUTHENTICATED
+            assert _list_flows(channel, "acme", session)[0] is grpc.StatusCode.OK
+        assert _list_flows(channel, "acme", (*session, (web_sessions.END_METADATA, "1")))[0] \
+            is grpc.StatusCode.UNAUTHENTICATED
+        assert _list_flows(channel, "acme", session)[0] is grpc.StatusCode.UNAUTHENTICATED
+    browser = client.application.test_client()
+    browser.set_cookie("evidence_session", chosen)
+    assert sign_in(browser).status_code == 302
+    assert _session_cookie(browser) != chosen
+    assert _copy(browser, chosen).get("/acme").status_code == 302
+    assert WebSession.select().where(WebSession.id_hash == web_sessions.hash_id(chosen)).count() == 0

@@ -236,3 +236,49 @@ def test_typed_64_bit_integers_survive_a_json_round_trip_exactly():
         assert refused.value.field == "positive_int_value"
     merge_json({"positive_int_value": "12"}, message, strict=True)
     assert message.positive_int_value == 12
+
+
+PYTHONS_WORDS = ("expected string", "bytes-like", "Map field", "must be in", "NoneType",
+                 "at UpdateTagsRequest", "repeated field")
+
+
+def test_tag_errors_speak_the_apis_words(client, db):
+    """Issue 47, item 10: a tag change of the wrong shape is refused in the API's words, naming
+    the field, key or index (REST); over gRPC, whose messages are typed, a key that is no name
+    and an unknown resource type are refused as the REST door refuses them."""
+    from evidence_grpc.api.v2 import tag_service_pb2 as tag_pb
+    from evidence_grpc.api.v2 import tag_service_pb2_grpc as tag_grpc
+    from tests.conftest import grpc_channel
+    from tests.helpers import details_of
+
+    client.put("/api/v2/flows/acme", headers=bearer(),
+               json={"name": "f1", "description": "", "visibility": "private"})
+    for body, field, words in (
+            ({"set_tags": {"a": 1}}, "set_tags.a", "Input should be a valid string"),
+            ({"set_tags": {"a": None}}, "set_tags.a", "Input should be a valid string"),
+            ({"set_tags": {"a": ["x"]}}, "set_tags.a", "Input should be a valid string"),
+            ({"set_tags": ["a"]}, "set_tags", "Input should be a valid dictionary"),
+            ({"set_tags": "a"}, "set_tags", "Input should be a valid dictionary"),
+            ({"remove_tags": "a"}, "remove_tags", "Input should be a valid list"),
+            ({"remove_tags": {"a": 1}}, "remove_tags", "Input should be a valid list"),
+            ({"remove_tags": [1]}, "remove_tags.0", "Input should be a valid string"),
+            ({"remove_tags": ["a", None]}, "remove_tags.1", "Input should be a valid string")):
+        answer = client.patch("/api/v2/tags/acme/flow/f1", data=json.dumps(body),
+                              content_type=JSON, headers=bearer())
+        assert answer.status_code == 400, (body, answer.get_json())
+        assert answer.get_json()["errors"] == {field: words}, (body, answer.get_json())
+    with grpc_channel(db) as channel:
+        stub = tag_grpc.TagServiceStub(channel)
+        metadata = (("authorization", f"Bearer {ALICE_KEY}"),)
+        for request, code, text in (
+                (tag_pb.UpdateTagsRequest(org="acme", resource_type="flow", resource_id="f1",
+                                          set_tags={"a b": "v"}),
+                 grpc.StatusCode.INVALID_ARGUMENT, "String should match pattern"),
+                (tag_pb.UpdateTagsRequest(org="acme", resource_type="pipeline",
+                                          resource_id="f1"),
+                 grpc.StatusCode.NOT_FOUND, "Unknown resource type 'pipeline'")):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.UpdateTags(request, metadata=metadata, timeout=10)
+            assert refused.value.code() is code
+            said = refused.value.details() + " ".join(details_of(refused.value)[1].values())
+            assert text in said and not any(w in said for w in PYTHONS_WORDS), said

@@ -223,9 +223,8 @@ def test_0021_adds_the_web_sessions_table_that_goes_with_its_organization(empty_
 
         assert {c.name for c in db.get_columns("web_session")} == {
             "id", "id_hash", "key_hash", "organization_id", "created_at", "last_seen_at"}
-        session_id = "s" * 43
-        web_sessions.open_session(session_id, "k" * 64, "acme")
-        assert web_sessions.key_hash_of(session_id) == "k" * 64
+        session_id = web_sessions.open_session("k" * 64, "acme")
+        assert web_sessions.opened_with(session_id) == ("k" * 64, "acme")
         assert WebSession.get().id_hash == web_sessions.hash_id(session_id)
         Organization.delete().where(Organization.id == org).execute()
         assert WebSession.select().count() == 0

@@ -14,6 +14,7 @@ from werkzeug.test import EnvironBuilder
 
 from evidence_grpc.config import Settings
 from rest_shim.app import ApiRequest, create_app
+from rest_shim.codec import BodyError
 from rest_shim.multipart import SMALL_BODY, Form, form_of, read_small
 from tests.conftest import ALICE_KEY
 
@@ -49,13 +50,12 @@ PLAIN = {
     "typed file with parameters": body(file("f", "a.txt", "t", "Text/Plain; charset=UTF-8")),
     "empty values": body(field("a", ""), file("f", "", "")),
     "unicode": body(field("name", "zürich ✓"), file("f", "résumé ✓.txt", "ü")),
-    "names repeated": body(field("a", "first"), field("a", "second"), file("f", "1", "one"),
-                           file("f", "2", "two")),
     "boundary-like data": body(field("a", f"x\r\n--{B[:-1]}\r\n{B}--")),
     "no final line break": body(field("a", "v"), last=f"--{B}--"),
     "header case and spacing": body(
         f'content-disposition:   form-data; name="a"  {CRLF}{CRLF}v'),
-    "invalid UTF-8 value": body(field("a", "ok")).replace(b"ok", b"o\xffk"),
+    "typed field": body(f'Content-Disposition: form-data; name="a"{CRLF}'
+                        f"Content-Type: text/plain; charset=iso-8859-1{CRLF}{CRLF}caf\xe9"),
 }
 # Bodies left to werkzeug: legal or not, werkzeug decides what they hold.
 ELSEWHERE = {
@@ -67,8 +67,6 @@ ELSEWHERE = {
     "percent-escaped quote": body(file("f", "a%22b.txt", "v")),
     "RFC 2231 file name": body(
         f"Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''%C3%BC.txt{CRLF}{CRLF}v"),
-    "typed field": body(f'Content-Disposition: form-data; name="a"{CRLF}'
-                        f"Content-Type: text/plain; charset=iso-8859-1{CRLF}{CRLF}caf\xe9"),
     "other header": body(f'Content-Disposition: form-data; name="a"{CRLF}'
                          f"Content-Transfer-Encoding: binary{CRLF}{CRLF}v"),
     "folded header": body(f'Content-Disposition: form-data;{CRLF} name="a"{CRLF}{CRLF}v'),
@@ -166,3 +164,50 @@ def test_a_small_file_part_over_its_limit_is_413_and_changes_nothing(settings):
     assert too_large.status_code == 413 and "larger than" in too_large.get_json()["message"]
     listed = client.get("/api/v2/attestations/acme", headers=headers).get_json()["data"]
     assert [a["attestation_name"] for a in listed] == ["fits"]
+
+
+def _typed(name: str, content_type: str, value: bytes) -> bytes:
+    return (f'--{B}{CRLF}Content-Disposition: form-data; name="{name}"{CRLF}'
+            f"Content-Type: {content_type}{CRLF}{CRLF}").encode() + value + f"{CRLF}--{B}--{CRLF}".encode()
+
+
+BIG_FILE = file("big", "big.bin", "x" * (SMALL_BODY + 1))  # sends the body to werkzeug
+
+
+@pytest.mark.parametrize("raw, field", [
+    (body(field("data_json", "{}"), field("data_json", '{"a": 1}')), "data_json"),
+    (body(field("data_json", "{}"), field("data_json", "{}"), BIG_FILE), "data_json"),
+    (body(file("f", "1", "one"), file("f", "2", "two")), "f"),
+    (body(field("f", "x"), file("f", "2", "two"), BIG_FILE), "f"),
+    (body(field("a", "ok")).replace(b"ok", b"o\xffk"), "a"),
+    (_typed("a", "text/plain; charset=x-no-such-charset", b"v"), "a"),
+    (_typed("a", "application/json; charset=rot13", b"v"), "a"),
+    (_typed("a", "text/plain; charset=utf-8", "caf\u00e9".encode("latin-1")), "a"),
+])
+def test_repeated_parts_and_text_not_in_its_charset_are_refused(raw: bytes, field: str):
+    """Issue 47, item 7: a name sent twice is refused (both readers), and a text part is read
+    in the charset it declares or refused: never the first part kept silently, never bytes
+    replaced."""
+    with pytest.raises(BodyError) as refused:
+        form_of(request_of(raw))
+    assert refused.value.field == field
+
+
+def test_a_declared_charset_is_honoured():
+    for charset, value in (("utf-16", "zürich ✓"), ("iso-8859-1", "café"), ("ascii", "plain")):
+        form = form_of(request_of(_typed("a", f"text/plain; charset={charset}",
+                                         value.encode(charset))))
+        assert form.fields == {"a": value}, charset
+
+
+def test_the_api_refuses_a_repeated_data_json_naming_it(client):
+    """Through the shim: a trail begun with two data_json parts is a 400 naming data_json, not
+    the first part's trail."""
+    raw = body(field("data_json", '{"name": "first"}'), field("data_json", '{"name": "second"}'))
+    answer = client.put("/api/v2/trails/acme/payments", data=raw,
+                        content_type=f"multipart/form-data; boundary={B}",
+                        headers={"Authorization": f"Bearer {ALICE_KEY}"})
+    assert answer.status_code == 400, answer.get_json()
+    assert "data_json" in answer.get_json()["errors"]
+    assert client.get("/api/v2/trails/acme/payments/first",
+                      headers={"Authorization": f"Bearer {ALICE_KEY}"}).status_code == 404

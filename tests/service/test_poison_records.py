@@ -26,7 +26,7 @@ from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
-from evidence_grpc.domain.kernel.numbers import INT64_MAX, INT64_MIN, INTEGER_LIMIT
+from evidence_grpc.domain.kernel.numbers import INT64_MAX, INT64_MIN, MAX_TIMESTAMP
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Artifact, Attestation, Flow, Repo, Snapshot, Trail
 from tests.conftest import ALICE_KEY, bearer, grpc_channel
@@ -106,12 +106,16 @@ def test_report_timestamps_beyond_an_exact_integer_are_refused(world, env_type: 
         answer = world.put(path, data=body, content_type="application/json", headers=H)
         assert_error(answer, 400, "artifacts.0.creationTimestamp")
     assert world.get("/api/v2/snapshots/acme/other", headers=H).get_json() == []
-    # The largest accepted stamp is read back as it was sent.
-    body = report_with(str(INTEGER_LIMIT)).replace("}]}", pod + "}]}")
+    # The largest accepted stamp (the end of the year 9999, issue 47) is read back as it was
+    # sent; one more is refused as a time no client can show.
+    body = report_with(str(MAX_TIMESTAMP + 1)).replace("}]}", pod + "}]}")
+    assert_error(world.put(path, data=body, content_type="application/json", headers=H), 400,
+                 "artifacts.0.creationTimestamp")
+    body = report_with(str(MAX_TIMESTAMP)).replace("}]}", pod + "}]}")
     assert world.put(path, data=body, content_type="application/json", headers=H).status_code < 300
     latest = world.get("/api/v2/snapshots/acme/other/-1", headers=H)
     assert latest.status_code == 200
-    assert latest.get_json()["artifacts"][0]["creationTimestamp"] == [INTEGER_LIMIT]
+    assert latest.get_json()["artifacts"][0]["creationTimestamp"] == [MAX_TIMESTAMP]
     assert world.get("/acme/environments/other", headers=H).status_code == 200
 
 

@@ -11,7 +11,8 @@ What it proves, per RPC and what it declares (`(privilege)`, `(http_options).ano
 - the same for a service account's key of each privilege (its privilege comes from the
   account, not a membership: another path through authentication);
 - a web-page session opened with an admin's key acts as a reader: refused as a reader key is,
-  naming reader, and never refused where a reader is not;
+  naming reader, and never refused where a reader is not; one opened with that key for another
+  organization of its user (acme-shared) is a foreign caller in acme;
 - a call without credentials is exactly 401 / UNAUTHENTICATED "Authentication required", on a
   `(public_flow_read)` RPC too when the flow addressed is private; on a public flow, such an
   RPC answers it (and every other RPC naming that flow still answers 401);
@@ -74,7 +75,9 @@ DESTRUCTIVE = ("Rename", "Archive", "Unarchive", "Delete", "Revoke", "Rotate", "
 
 NO_KEY, FOREIGN_KEY, SESSION = "no key", "foreign key", "admin's web session"
 FOREIGN_ACCOUNT = "foreign service account"
-FOREIGN_CALLERS = (FOREIGN_KEY, FOREIGN_ACCOUNT)
+FOREIGN_SESSION = "admin's web session of acme-shared"
+FOREIGN_CALLERS = (FOREIGN_KEY, FOREIGN_ACCOUNT, FOREIGN_SESSION)
+SESSION_ORGS = {SESSION: "acme", FOREIGN_SESSION: "acme-shared"}  # where each was opened
 # A caller: (label, authorization, privilege in acme: 0 for none).
 Caller = tuple[str, str | None, int]
 
@@ -154,16 +157,16 @@ def _rpcs() -> list[Rpc]:
 RPCS = _rpcs()
 
 
-def _cases(index: int, rpc: Rpc, callers: list[Caller]) -> list[Case]:
-    """Every caller of the index-th RPC, with a web session of its own opened with admin's
-    key; where the path names a flow, the callers from outside acme (no key, foreign keys)
-    address the public flow too, before the others call."""
-    session_id = f"privilege-matrix-session-{index:08d}"
+def _cases(rpc: Rpc, callers: list[Caller]) -> list[Case]:
+    """Every caller of the RPC, with web sessions of its own opened with admin's key (in acme
+    and in acme-shared); where the path names a flow, the callers from outside acme (no key,
+    foreign keys and session) address the public flow too, before the others call."""
     with storage.database.connection_context():
-        web_sessions.open_session(session_id, hash_key(ALICE_KEY), "acme")
+        opened = {caller: f"Session {web_sessions.open_session(hash_key(ALICE_KEY), org)}"
+                  for caller, org in SESSION_ORGS.items()}
     values = rpc.path_values
-    cases = [Case(caller, f"Session {session_id}" if caller == SESSION else authorization,
-                  level, values) for caller, authorization, level in callers]
+    cases = [Case(caller, opened.get(caller, authorization), level, values)
+             for caller, authorization, level in callers]
     if "flow_name" in values:
         public = {**values, "flow_name": PUBLIC_FLOW}
         outside = [Case(c.caller, c.authorization, 0, public) for c in cases
@@ -302,7 +305,8 @@ def callers(seeded: FlaskClient) -> list[Caller]:
 
     found: list[Caller] = [
         (NO_KEY, None, 0), (FOREIGN_KEY, f"Bearer {BOB_KEY}", 0),
-        (FOREIGN_ACCOUNT, account_key("other", "matrix-foreign", "admin", BOB_KEY), 0)]
+        (FOREIGN_ACCOUNT, account_key("other", "matrix-foreign", "admin", BOB_KEY), 0),
+        (FOREIGN_SESSION, None, 0)]
     for level, role in enumerate(ROLES, start=1):
         found.append((role, f"Bearer {ROLE_KEYS[role]}", level))
         found.append((f"{role} service account",
@@ -330,10 +334,10 @@ def test_every_rpc_declares_a_privilege_or_is_anonymous() -> None:
 def test_the_privilege_matrix_over_rest(seeded: FlaskClient, callers: list[Caller]) -> None:
     failures: list[str] = []
     calls = 0
-    for index, rpc in enumerate(RPCS):
+    for rpc in RPCS:
         if rpc.route is None:  # the structural test fails for it
             continue
-        for case in _cases(index, rpc, callers):
+        for case in _cases(rpc, callers):
             url = _url(rpc.route, case.path_values)
             headers = {} if case.authorization is None else {"Authorization": case.authorization}
             for body_label, body in _bodies(rpc.route):
@@ -355,14 +359,14 @@ def test_the_privilege_matrix_over_grpc(callers: list[Caller], db: str) -> None:
     failures: list[str] = []
     calls = 0
     with grpc_channel(db) as channel:
-        for index, rpc in enumerate(RPCS):
+        for rpc in RPCS:
             call = channel.unary_unary(
                 method_path(rpc.method),
                 request_serializer=message_factory.GetMessageClass(
                     rpc.method.input_type).SerializeToString,
                 response_deserializer=message_factory.GetMessageClass(
                     rpc.method.output_type).FromString)
-            for case in _cases(index, rpc, callers):
+            for case in _cases(rpc, callers):
                 request = _grpc_request(rpc, case.path_values)
                 metadata = () if case.authorization is None else (
                     ("authorization", case.authorization),)

@@ -268,3 +268,75 @@ def test_a_custom_attestation_beyond_the_share_is_429(client):
         for slot in held:
             slot.__exit__(None, None, None)
     assert attest(client, "custom", custom({"line_coverage": 90})).status_code == 201
+
+
+# ---- times no client can show (issue 47, item 8) --------------------------------------------------
+
+YEAR_1 = -62135596800  # 0001-01-01T00:00:00Z
+MAX_TIMESTAMP = 253402300799  # 9999-12-31T23:59:59Z
+BAD_TIMES = [1e19, MAX_TIMESTAMP + 1, YEAR_1, -1]
+
+
+def test_times_outside_the_years_1970_to_9999_are_refused_at_the_door(client, db: str):
+    """A commit's time (trail, artifact, attestation), a running artifact's creation time and a
+    time filter are refused (400 naming the field) beyond what the CLI can print; the bounds
+    themselves pass. Over gRPC, a trail's commit time too."""
+    from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+    from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
+    from tests.helpers import details_of
+
+    create_flow(client)
+    commit = {"sha1": "c0ffee" * 6 + "c0ff", "message": "m", "author": "a", "branch": "main"}
+    client.put("/api/v2/environments/acme", headers=bearer(),
+               json={"name": "prod", "type": "server", "description": ""})
+
+    def sent(stamp: float) -> list[tuple[str, object, str]]:
+        """(what, answer, the field its error names) of each way a time comes in."""
+        trail = client.put("/api/v2/trails/acme/payments", headers=bearer(),
+                           content_type="multipart/form-data", data={"data_json": json.dumps({
+                               "name": f"t-{abs(int(stamp))}",
+                               "git_commit_info": {**commit, "timestamp": stamp}})})
+        artifact = client.post("/api/v2/artifacts/acme/payments", headers=bearer(), json={
+            "fingerprint": "e" * 64, "filename": "x", "trail_name": f"t-{abs(int(stamp))}",
+            "git_commit": commit["sha1"], "build_url": "https://ci.example/1",
+            "commit_url": "https://ci.example/c", "repo_url": "https://ci.example/r",
+            "git_commit_info": {**commit, "timestamp": stamp}})
+        attestation = attest(client, "generic", {
+            "attestation_name": "a", "is_compliant": True,
+            "git_commit_info": {**commit, "timestamp": stamp}},
+            trail=f"t-{abs(int(stamp))}")
+        report = client.put("/api/v2/environments/acme/prod/report/server", headers=bearer(),
+                            json={"artifacts": [{"digests": {"app": "f" * 64},
+                                                 "creationTimestamp": int(stamp)}]})
+        listed = client.get("/api/v2/attestations/acme", headers=bearer(),
+                            query_string={"from_timestamp": repr(stamp)})
+        return [("trail", trail, "git_commit_info.timestamp"),
+                ("artifact", artifact, "git_commit_info.timestamp"),
+                ("attestation", attestation, "git_commit_info.timestamp"),
+                ("report", report, "artifacts.0.creationTimestamp"),
+                ("filter", listed, "from_timestamp")]
+
+    for stamp in (0, 1700000000.5, MAX_TIMESTAMP):
+        for what, answer, _ in sent(stamp):
+            assert answer.status_code < 300, (what, stamp, answer.get_json())
+    for stamp in BAD_TIMES:
+        for what, answer, field in sent(stamp):
+            assert answer.status_code == 400, (what, stamp, answer.get_json())
+            if what == "report" and abs(stamp) > 2**53:
+                continue  # a JSON integer beyond a double's: refused as such by the shim
+            errors = answer.get_json()["errors"]
+            assert any(field in key for key in errors), (what, stamp, errors)
+            assert "1970 to 9999" in " ".join(errors.values()), (what, stamp, errors)
+    with grpc_channel(db) as channel:
+        stub = trail_grpc.TrailServiceStub(channel)
+        for stamp in BAD_TIMES:
+            request = trail_pb.BeginTrailRequest(org="acme", flow_name="payments")
+            request.data_json.name = "grpc"
+            request.data_json.git_commit_info.sha1 = commit["sha1"]
+            request.data_json.git_commit_info.timestamp = stamp
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.BeginTrail(request, metadata=(("authorization", f"Bearer {ALICE_KEY}"),),
+                                timeout=10)
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+            errors = details_of(refused.value)[1]
+            assert "1970 to 9999" in errors["data_json.git_commit_info.timestamp"], errors

@@ -110,3 +110,51 @@ def test_a_private_flows_pages_send_anonymous_visitors_to_sign_in(world):  # noq
         assert answer.status_code == 302 and answer.headers["Location"].startswith(
             "/sign-in?next="), path
         assert answer.headers["Cache-Control"] == "no-store"
+
+
+PAGE_VALUES = ["2147483648", "99999999999999999999", "-1", "-2147483649", "0", "abc", "1e9",
+               "\u00b2", "\u0661", " 2", ""]
+
+
+def test_every_page_takes_huge_negative_and_non_numeric_parameters(world, db):  # noqa: F811
+    """Issue 47, item 6: every page's numbers (`?page=`, `?from=`/`?to=`, a snapshot's index)
+    are read by one helper that clamps (a page) or refuses (a snapshot number): never a 500,
+    signed in or anonymously on a public flow; the flow page shows its last page for a
+    page past any list. The API's page fields refuse what an int32 cannot hold, on both doors."""
+    from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+    from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
+    from tests.conftest import grpc_channel
+
+    world.put("/api/v2/environments/acme", headers=H,
+              json={"name": "prod", "type": "server", "description": ""})
+    world.put("/api/v2/flows/acme", headers=H, json={
+        "name": "payments", "description": "open", "visibility": "public"})
+    paths = _page_paths(world.application)
+    paths += [p.replace("/1", f"/{huge}") for p in paths if p.endswith("/1")
+              for huge in ("2147483648", "99999999999999999999")]
+    tried, failures = 0, []
+    for signed_in in (False, True):
+        if signed_in:
+            sign_in(world)
+        for path in paths:
+            for value in PAGE_VALUES:
+                answer = world.get(path, query_string={"page": value, "from": value,
+                                                       "to": value})
+                tried += 1
+                if answer.status_code not in (200, 302, 400, 404):
+                    failures.append(f"{path} {value!r} -> {answer.status_code}")
+        for value in PAGE_VALUES:
+            flow = world.get("/acme/flows/payments", query_string={"page": value})
+            assert flow.status_code == 200, (value, flow.status_code)
+            diff = world.get("/acme/environments/prod/diff",
+                             query_string={"from": value, "to": "1"})
+            assert diff.status_code == 400 or value == "0", (value, diff.status_code)
+    assert tried > 400 and not failures, f"{len(failures)} of {tried}:\n" + "\n".join(failures)
+    for page, status in (("2147483647", 200), ("2147483648", 400), ("-1", 400), ("0", 400)):
+        answer = world.get(f"/api/v2/trails/acme/payments?page={page}&per_page=100")
+        assert answer.status_code == status, (page, answer.get_data(as_text=True))
+    with grpc_channel(db) as channel:
+        stub = trail_grpc.TrailServiceStub(channel)
+        found = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(
+            org="acme", flow_name="payments", page=2**31 - 1, per_page=100), timeout=10)
+        assert list(found.data) == []

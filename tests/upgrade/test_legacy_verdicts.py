@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import pathlib
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import peewee
@@ -164,7 +166,8 @@ def test_0018_gives_back_the_verdicts_0011_turned_unknown(old_database: peewee.D
     snapshot(db, ids["prod"], 1, "a" * 64, "d" * 64)
     snapshot(db, ids["prod"], 2, "a" * 64, "b" * 64)
     Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0017_packed_deployment_series")
-    upgraded_at = datetime.datetime.fromtimestamp(STAMP + 10)  # naive local time, as peewee's
+    # naive UTC, as this release's runner records it
+    upgraded_at = datetime.datetime.fromtimestamp(STAMP + 10, datetime.UTC).replace(tzinfo=None)
     db.execute_sql(("UPDATE schema_migration SET applied = ? WHERE name = ?"
                     if isinstance(db, peewee.SqliteDatabase) else
                     "UPDATE schema_migration SET applied = %s WHERE name = %s"),
@@ -199,3 +202,52 @@ def test_0018_gives_back_the_verdicts_0011_turned_unknown(old_database: peewee.D
     assert summary(after[(ids["prod"], 2)][1]) == [
         ("app-a", True, [], ["COMPLIANT"]),
         ("app-b", False, ["Artifact is INCOMPLETE in trail 't2' of flow 'ci'"], ["INCOMPLETE"])]
+
+
+@pytest.fixture
+def zone() -> Iterator[Callable[[str], None]]:
+    """Sets this process's time zone (TZ), restored afterwards."""
+    before = os.environ.get("TZ")
+
+    def set_zone(name: str) -> None:
+        os.environ["TZ"] = name
+        time.tzset()
+
+    yield set_zone
+    if before is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+@pytest.mark.parametrize("zone_0011, zone_0018", [("Asia/Tokyo", "America/New_York"),
+                                                  ("America/New_York", "Asia/Tokyo")])
+def test_0018_finds_the_same_snapshots_whatever_the_zones_of_the_upgrades(
+        old_database: peewee.Database, zone: Callable[[str], None], zone_0011: str,
+        zone_0018: str) -> None:
+    """Issue 47, item 9: 0011 recorded in one zone and 0018 run in another (hours apart either
+    way) still tell a snapshot made three hours before 0011 (Unknown as 0011 of 2026-11-24..27
+    left it: given back its verdict) from one made three hours after (Unknown: kept)."""
+    db = old_database
+    ids = evidence(db)
+    upgraded = time.time()
+    snapshot(db, ids["prod"], 1, "a" * 64, created_at=upgraded - 3 * 3600)
+    zone(zone_0011)
+    storage.MigrationRunner(db, directory=str(storage.MIGRATIONS_DIR)).up(
+        target="0017_packed_deployment_series")
+    [(before, verdicts)] = kept(db).values()
+    assert before is True
+    unknown = [{**v, "compliant": None, "reasons_for_incompliance": []} for v in verdicts]
+    db.execute_sql(("UPDATE snapshot SET compliant = NULL, verdicts = ?" if isinstance(
+        db, peewee.SqliteDatabase) else "UPDATE snapshot SET compliant = NULL, verdicts = %s"),
+                   [json.dumps(unknown)])
+    insert(db, "snapshot", environment_id=ids["prod"], index=2, type="server",
+           artifacts=running("a" * 64), created_at=upgraded + 3 * 3600, compliant=None,
+           verdicts=unknown, applied_policies=[])
+    zone(zone_0018)
+
+    assert "0018_legacy_verdicts_restored" in storage.migrate()
+
+    assert {key: compliant for key, (compliant, _) in kept(db).items()} == {
+        (ids["prod"], 1): True, (ids["prod"], 2): None}

@@ -21,7 +21,7 @@ from ..kernel.errors import (
     authentication_required,
     not_found,
 )
-from ..kernel.names import check_name
+from ..kernel.names import check_name, reads_as
 from . import service_accounts, web_sessions
 from .callers import Caller, hash_key
 
@@ -77,8 +77,12 @@ def authenticate(header: str | None, org_name: str | None) -> Caller:
     names an organization, check the key may act there, with which privilege. An unknown
     organization and a foreign one answer alike."""
     session_id = web_sessions.session_id_of(header)
-    if session_id is not None:  # a web page's session: its key, as a reader at most
-        caller = _authenticate_key(web_sessions.key_hash_of(session_id), org_name)
+    if session_id is not None:  # a web page's session: its key, as a reader at most, in the
+        # organization it was opened for only (a call naming none acts there)
+        key_hash, opened_for = web_sessions.opened_with(session_id)
+        if org_name and org_name != opened_for:
+            raise _foreign(org_name)
+        caller = _authenticate_key(key_hash, opened_for)
         return dataclasses.replace(caller, privilege=min(caller.privilege, READER))
     return _authenticate_key(hash_key(key_from_authorization(header)), org_name)
 
@@ -95,10 +99,16 @@ def _authenticate_key(key_hash: str, org_name: str | None) -> Caller:
         return Caller(user=user)
     org_values = dict(zip(_ORG_COLUMNS, row[6:], strict=True))
     if org_values["id"] is None:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
-                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
+        raise _foreign(org_name)
     return Caller(user=user, organization=_organization(org_values),
                   privilege=service_accounts.privilege_level(row[5]))
+
+
+def _foreign(org_name: str) -> PermissionDenied:
+    """The refusal of a key (or session) in an organization it may not act in; an unknown
+    organization answers alike."""
+    return PermissionDenied(f"You do not have access to organization '{org_name}'",
+                            reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
 
 
 def _organization(values: dict[str, Any]) -> Organization:
@@ -132,8 +142,7 @@ def _authenticate_service_account(key_hash: str, org_name: str | None) -> Caller
     key_id, _, last_used_at, account_name, privilege = row[:5]
     org = _organization(dict(zip(_ORG_COLUMNS, row[5:], strict=True)))
     if org_name and org_name != org.name:
-        raise PermissionDenied(f"You do not have access to organization '{org_name}'",
-                               reason="ORGANIZATION_ACCESS_DENIED", metadata={"organization": org_name})
+        raise _foreign(org_name)
     _note_use(key_id, key_hash, last_used_at)
     return Caller(user=User(name=account_name, default_org=org.name), organization=org,
                   privilege=service_accounts.privilege_level(privilege), service_account=True)
@@ -213,6 +222,18 @@ def _membership_of(field: str, membership: Any) -> tuple[str, str]:
             service_accounts.check_privilege(f"{field}.role", membership.get("role", "admin")))
 
 
+def _check_new_user_name(field: str, name: str) -> None:
+    """A new user's name must not read as an existing user's (but for case or Unicode form);
+    users already there keep their names, clashing or not (history is immutable)."""
+    if User.select().where(User.name == name).exists():
+        return
+    existing = reads_as(name, User.select(User.name).scalars())
+    if existing is not None:
+        raise already_exists("user", f"User '{existing}' has this name but for case or Unicode "
+                             "form", {field: f"Reads as user '{existing}': names differ in more "
+                                             "than case or Unicode form"}, user=existing)
+
+
 def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
     """Create organizations, users, memberships (with their roles) and personal keys; running
     it again changes nothing that is already there (features and roles are brought up to
@@ -236,8 +257,9 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
             counts["organizations"] += created
             orgs[name] = org
         for user_number, entry in enumerate(spec.get("users", [])):
-            user, created = User.get_or_create(name=check_name("users.name", entry["name"]),
-                                               defaults={"created_at": stamp})
+            name = check_name("users.name", entry["name"])
+            _check_new_user_name(f"users[{user_number}].name", name)
+            user, created = User.get_or_create(name=name, defaults={"created_at": stamp})
             counts["users"] += created
             for membership_number, membership in enumerate(entry.get("organizations", [])):
                 org_name, role = _membership_of(f"users[{user_number}].organizations"
@@ -246,13 +268,15 @@ def bootstrap(spec: dict[str, Any]) -> dict[str, int]:
                 if org is None:
                     raise not_found("organization", f"Organization '{org_name}' is not in the "
                                     "bootstrap file nor in the database", organization=org_name)
-                if service_accounts.named_in(org, user.name) and not Membership.select().where(
+                account = service_accounts.named_in(org, user.name)
+                if account is not None and not Membership.select().where(
                         (Membership.user == user) & (Membership.organization == org)).exists():
                     raise already_exists(
                         "service_account",
-                        f"Organization '{org_name}' has a service account named '{user.name}'",
+                        f"Organization '{org_name}' has a service account named '{account}'",
                         {f"users[{user_number}].name": f"A service account of '{org_name}' has "
-                                                       "this name: a member's cannot"})
+                                                       "this name (but for case or Unicode "
+                                                       "form): a member's cannot"})
                 row, created = Membership.get_or_create(user=user, organization=org,
                                                         defaults={"role": role})
                 if not created and row.role != role:

@@ -25,7 +25,7 @@ from ...storage.models import (
 )
 from ..kernel import limits
 from ..kernel.errors import NotFound, already_exists, validation_error
-from ..kernel.names import CONTROL_CHARACTERS, pattern_mismatch
+from ..kernel.names import CONTROL_CHARACTERS, pattern_mismatch, reads_as
 from ..kernel.pages import in_time_range, page_of
 from . import web_sessions
 from .callers import current_actor_type, hash_key
@@ -99,16 +99,17 @@ def _record(org: Organization, actor: str, event_type: str, account: ServiceAcco
                                 role=account.privilege, details=details)
 
 
-def named_in(org: Organization, name: str) -> bool:
-    """Whether a service account of the organization has this name."""
-    return ServiceAccount.select().where((ServiceAccount.organization == org)
-                                         & (ServiceAccount.name == name)).exists()
+def named_in(org: Organization, name: str) -> str | None:
+    """The name of the organization's service account that reads as `name` (the same but for
+    case and Unicode compatibility forms: kernel.names.folded), if there is one."""
+    return reads_as(name, ServiceAccount.select(ServiceAccount.name)
+                    .where(ServiceAccount.organization == org).scalars())
 
 
-def member_named(org: Organization, name: str) -> bool:
-    """Whether a user of this name is a member of the organization."""
-    return (Membership.select().join(User)
-            .where((Membership.organization == org) & (User.name == name)).exists())
+def member_named(org: Organization, name: str) -> str | None:
+    """The name of the organization's member that reads as `name`, if there is one."""
+    return reads_as(name, User.select(User.name).join(Membership)
+                    .where(Membership.organization == org).scalars())
 
 
 def account_view(account: ServiceAccount) -> views.ServiceAccount:
@@ -140,14 +141,24 @@ def create_account(org: Organization, actor: str, name: str, description: str | 
     if description is not None:
         _check_text("description", description, MAX_ACCOUNT_DESCRIPTION)
     privilege = check_privilege("privilege", privilege or "reader")
-    if named_in(org, name):
+    # Names are unique as people read them: `MIKE` beside `mike` would pass for it.
+    existing = named_in(org, name)
+    if existing == name:
         raise already_exists("service_account", f"Service account '{name}' already exists in "
                              f"organization '{org.name}'", organization=org.name,
                              service_account=name)
-    if member_named(org, name):  # its records and audit events would read as the member's
-        raise already_exists("member", f"A member of organization '{org.name}' is named '{name}'",
-                            {"name": f"A member of '{org.name}' has this name: a service "
-                                     "account's cannot"})
+    if existing is not None:
+        raise already_exists("service_account", f"Service account '{existing}' of organization "
+                             f"'{org.name}' has this name but for case or Unicode form",
+                             {"name": f"Reads as service account '{existing}': names differ in "
+                                      "more than case or Unicode form"},
+                             organization=org.name, service_account=existing)
+    member = member_named(org, name)
+    if member is not None:  # its records and audit events would read as the member's
+        raise already_exists("member", f"A member of organization '{org.name}' is named "
+                             f"'{member}'",
+                             {"name": f"A member of '{org.name}' has this name (but for case or "
+                                      "Unicode form): a service account's cannot"})
     account = ServiceAccount.create(organization=org, name=name, description=description,
                                     privilege=privilege, created_by=actor, created_at=now())
     _record(org, actor, "service_account_created", account)

@@ -3,9 +3,11 @@
 The browser's `evidence_session` cookie holds a random id and nothing else; the database keeps
 its SHA-256, the SHA-256 of the API key the visitor signed in with and the organization. A
 page calls the servicers with `authorization: Session <id>`, which the auth interceptor
-resolves here to that key's hash and then authenticates like any key: a revoked or expired key,
-or a lost membership, ends the session at the next request. A session acts at most as a
-reader (the pages only read). It also ends by sign-out (its row is deleted), after
+resolves here to that key's hash and the session's organization, and then authenticates like
+any key in that organization only (a call naming another one is refused as a foreign key's
+is): a revoked or expired key, or a lost membership, ends the session at the next request. A
+session acts at most as a reader (the pages only read). Its id is made here, never by a
+client (no session fixation). It also ends by sign-out (its row is deleted), after
 `IDLE_SECONDS` without a request, `ABSOLUTE_SECONDS` after sign-in, and when its key is
 revoked (`end_for_key`), and when an admin of its organization ends it (`end_one`,
 `end_all`: OrganizationService, /api/v2/organizations/{org}/sessions), which the membership
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 from typing import Any
 
 import peewee
@@ -41,10 +44,14 @@ ABSOLUTE_SECONDS = 7 * 86400
 LAST_SEEN_RESOLUTION = 60.0  # seconds: last_seen_at is written at most once a minute
 SESSION_SCHEME = "session"  # `authorization: Session <id>`
 # Metadata of the calls the web pages make to open a session (on the sign-in check, with the
-# key: recorded once the call succeeded) and to end one (the call does nothing else).
+# key: opened once the call succeeded, its new id answered in the trailing metadata
+# ID_METADATA) and to end one (with the session's own `authorization`: the call does nothing
+# else).
 OPEN_METADATA = "x-evidence-session-open"
+ID_METADATA = "x-evidence-session-id"
 END_METADATA = "x-evidence-session-end"
 MIN_ID_LENGTH = 32
+ID_BYTES = 32  # of randomness in an id the server makes (43 characters of base64url)
 
 
 def hash_id(session_id: str) -> str:
@@ -57,19 +64,20 @@ def session_id_of(header: str | None) -> str | None:
     return value.strip() if scheme.lower() == SESSION_SCHEME else None
 
 
-def open_session(session_id: str, key_hash: str, org_name: str) -> None:
-    """Record a session opened with the key of that hash in that organization (after the key
-    was authenticated there). Sessions past their time are swept out on the way."""
-    if len(session_id) < MIN_ID_LENGTH:
-        raise Unauthenticated("A session id is too short", reason="SESSION_INVALID")
+def open_session(key_hash: str, org_name: str) -> str:
+    """Open a session with the key of that hash in that organization (after the key was
+    authenticated there): its new random id. Sessions past their time are swept out on the
+    way."""
     org = Organization.get_or_none(Organization.name == org_name)
     if org is None:
         raise Unauthenticated("Invalid session", reason="SESSION_INVALID")
+    session_id = secrets.token_urlsafe(ID_BYTES)
     stamp = now()
     with write_transaction():
         _sweep(stamp)
         WebSession.insert(id_hash=hash_id(session_id), key_hash=key_hash, organization=org.id,
                           created_at=stamp, last_seen_at=stamp).execute()
+    return session_id
 
 
 def end_session(session_id: str) -> None:
@@ -83,10 +91,12 @@ def end_for_key(key_hash: str) -> int:
     return WebSession.delete().where(WebSession.key_hash == key_hash).execute()
 
 
-def key_hash_of(session_id: str) -> str:
-    """The hash of the key a live session was opened with; Unauthenticated for an unknown,
-    idle or too old one (which is deleted). Notes the session's use, at most once a minute."""
-    found = WebSession.get_or_none(WebSession.id_hash == hash_id(session_id))
+def opened_with(session_id: str) -> tuple[str, str]:
+    """The hash of the key a live session was opened with and the name of the organization it
+    was opened for; Unauthenticated for an unknown, idle or too old one (which is deleted).
+    Notes the session's use, at most once a minute."""
+    found = (WebSession.select(WebSession, Organization.name).join(Organization)
+             .where(WebSession.id_hash == hash_id(session_id)).first())
     stamp = now()
     if found is None:
         raise Unauthenticated("The session ended: sign in again", reason="SESSION_ENDED")
@@ -101,7 +111,7 @@ def key_hash_of(session_id: str) -> str:
             WebSession.update(last_seen_at=stamp).where(WebSession.id == found.id).execute()
         except peewee.OperationalError:  # a busy database: recorded at the next request
             log.warning("could not record the use of a web session")
-    return found.key_hash
+    return found.key_hash, found.organization.name
 
 
 def _sweep(stamp: float) -> None:

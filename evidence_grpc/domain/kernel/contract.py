@@ -16,11 +16,12 @@ import jsonschema
 
 from .errors import InvalidArgument
 from .names import schema_error_message, whole_string_patterns
-from .numbers import bounded_integers
+from .numbers import TIMESTAMP_MARK, bounded_integers, bounded_timestamps
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("contract-schemas.json")
 
-_GIT_COMMIT = {"type": ["object", "null"], "required": ["sha1"]}
+_GIT_COMMIT = {"type": ["object", "null"], "required": ["sha1"],
+               "properties": {"timestamp": {"type": ["number", "null"]}}}
 _FINDINGS = {"anyOf": [{"type": "array", "items": {
     "type": "object", "required": ["id", "message"],
     "properties": {"id": {"type": "string"}, "message": {"type": "string"},
@@ -123,8 +124,9 @@ class SchemaCheck:
         return validator
 
     def _schema(self, key: str) -> dict[str, Any]:
-        """The schema of `key` as checked: its integers bounded (numbers.bounded_integers)."""
-        return bounded_integers(self._schemas()[key])
+        """The schema of `key` as checked: its times and integers bounded
+        (numbers.bounded_timestamps, numbers.bounded_integers)."""
+        return bounded_integers(bounded_timestamps(self._schemas()[key]))
 
     def validate(self, key: str, payload: Any) -> None:
         try:
@@ -132,11 +134,20 @@ class SchemaCheck:
             return
         except fastjsonschema.JsonSchemaException:
             pass
-        errors = sorted(self.full(key).iter_errors(payload), key=lambda e: list(e.absolute_path))
+        errors = sorted((_time_refused(e) for e in self.full(key).iter_errors(payload)),
+                        key=lambda e: list(e.absolute_path))
         if errors:
             raise InvalidArgument("Input payload validation failed", {
                 (".".join(str(p) for p in e.absolute_path) or self._root): schema_error_message(e)
                 for e in errors[:10]})
+
+
+def _time_refused(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """A time out of range where it lies (an optional object's `anyOf` refuses the whole
+    object): the error naming the time itself, else the error as it is."""
+    found = jsonschema.exceptions.best_match([error])
+    return found if found is not None and isinstance(found.schema, dict) and found.schema.get(
+        TIMESTAMP_MARK) else error
 
 
 CHECKS = SchemaCheck(_schemas, "data_json")

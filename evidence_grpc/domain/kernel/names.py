@@ -8,12 +8,14 @@ from __future__ import annotations
 import functools
 import os
 import re
+import unicodedata
 from typing import Any
 
 import jsonschema
 
 from . import limits
 from .errors import validation_error
+from .numbers import TIMESTAMP_MARK, TIMESTAMP_RANGE
 
 # The hosted service's rule for names, written as it quotes it in its errors (ECMA-262).
 NAME_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\.\-_~]*$"
@@ -21,6 +23,18 @@ MAX_NAME_LENGTH = limits.NAME.most
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
 # A schema pattern's end of input, as written and as Python says it (see whole_string_patterns).
 ECMA_END, PYTHON_END = "$", r"\Z"
+
+
+def folded(name: str) -> str:
+    """A name as people read it: case and Unicode compatibility forms folded (NFKC, case fold,
+    NFKC again), so `Mike`, `MIKE` and `ｍｉｋｅ` all read as `mike`."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def reads_as(name: str, names: Any) -> str | None:
+    """The first of `names` that reads as `name` (see `folded`), or None."""
+    wanted = folded(name)
+    return next((other for other in names if folded(other) == wanted), None)
 
 
 def pattern_mismatch(pattern: str, value: Any) -> str:
@@ -38,6 +52,11 @@ def schema_error_message(error: jsonschema.ValidationError) -> str:
         (e for e in error.context or () if e.validator == "pattern"), None)
     if refused is not None:
         return pattern_mismatch(str(refused.validator_value), refused.instance)
+    out_of_range = next((e for e in [error, *(error.context or ())]
+                         if e.validator in ("minimum", "maximum")
+                         and isinstance(e.schema, dict) and e.schema.get(TIMESTAMP_MARK)), None)
+    if out_of_range is not None:
+        return f"{out_of_range.instance} is out of range: {TIMESTAMP_RANGE}"
     return error.message
 
 

@@ -21,6 +21,12 @@ DOUBLE_LIMIT = 2.0**63
 # can render: schema checks bound their integers by this too (`bounded_integers`).
 INTEGER_LIMIT = 2**53 - 1
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+# A time a caller sends is seconds since 1970-01-01 UTC up to the end of the year 9999: the
+# times the CLI prints (a Go time.Time formatted with a four-digit year), and Python's datetime.
+MAX_TIMESTAMP = 253402300799  # 9999-12-31T23:59:59Z
+TIMESTAMP_RANGE = (f"must be a time in the years 1970 to 9999: seconds since 1970-01-01 UTC "
+                   f"from 0 to {MAX_TIMESTAMP}")
+TIMESTAMP_MARK = "x-timestamp"  # marks the bounded branch of a schema (`bounded_timestamps`)
 _DIGITS = re.compile(r"[0-9]+")
 
 
@@ -32,6 +38,15 @@ def as_whole_number(text: str, maximum: int = COLUMN_MAX) -> int | None:
     if len(digits) > len(str(maximum)) or int(digits) > maximum:
         return None
     return int(digits)
+
+
+def clamped_whole_number(text: str, minimum: int, maximum: int, default: int) -> int:
+    """ASCII digits as an int clamped into [minimum, maximum]; `default` for any other text (a
+    sign, a fraction, other scripts' digits, nothing)."""
+    if not _DIGITS.fullmatch(text):
+        return default
+    number = as_whole_number(text, maximum)
+    return maximum if number is None else max(number, minimum)
 
 
 def whole_number(field: str, text: str, maximum: int = COLUMN_MAX) -> int:
@@ -49,6 +64,48 @@ def check_double(field: str, value: float) -> float:
         raise validation_error(field, f"{value} is out of range: numbers must be finite and "
                                       f"within ±2^63")
     return value
+
+
+def check_timestamp(field: str, value: float) -> float:
+    """A time within the years 1970 to 9999 (MAX_TIMESTAMP); a validation error naming `field`
+    else."""
+    if not 0 <= value <= MAX_TIMESTAMP:
+        raise validation_error(field, f"{value} is out of range: {TIMESTAMP_RANGE}")
+    return value
+
+
+def is_timestamp_name(name: str) -> bool:
+    """Whether a field or property of that name is a time: `timestamp`, `creationTimestamp`,
+    `*_timestamp`, `*_ts`."""
+    lowered = name.lower()
+    return lowered.endswith("timestamp") or lowered.endswith("_ts")
+
+
+def bounded_timestamps(schema: Any) -> Any:
+    """A JSON Schema whose properties named as times (`is_timestamp_name`) take numbers within
+    0..MAX_TIMESTAMP only (each numeric branch bounded and marked TIMESTAMP_MARK), built anew."""
+    if isinstance(schema, list):
+        return [bounded_timestamps(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bounded = {key: bounded_timestamps(value) for key, value in schema.items()}
+    properties = bounded.get("properties")
+    if isinstance(properties, dict):
+        bounded["properties"] = {name: _bounded_time(value) if is_timestamp_name(name) else value
+                                 for name, value in properties.items()}
+    return bounded
+
+
+def _bounded_time(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [_bounded_time(branch) for branch in schema["anyOf"]]}
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "number" not in kinds and "integer" not in kinds:
+        return schema
+    return {**schema, "minimum": 0, "maximum": MAX_TIMESTAMP, TIMESTAMP_MARK: True}
 
 
 @overload

@@ -9,8 +9,12 @@ from collections.abc import Callable
 import peewee
 
 from .errors import validation_error
+from .numbers import clamped_whole_number
 
 MAX_PER_PAGE = 100
+# The last page a web page asks for: past any real list, and page * per_page stays within an
+# int32 (the API's page fields).
+MAX_PAGE = 1_000_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +65,13 @@ def page_of(page: int | None, per_page: int | None, default_size: int = 20,
         raise validation_error(size_field, f"Must be between 1 and {maximum}")
     requested = page is not None or per_page is not None
     return Page(number, size if requested or not whole_when_unpaged else None, requested)
+
+
+def page_asked(text: str | None) -> int:
+    """The page a web page's query string asks for (`?page=`), clamped: ASCII digits within
+    1..MAX_PAGE (0 is 1, beyond is MAX_PAGE), anything else page 1. The pages show a list
+    whatever the query string holds; the API refuses what its page fields cannot hold."""
+    return clamped_whole_number(text or "", 1, MAX_PAGE, 1)
 
 
 def counted(paging: Page, total: int) -> dict[str, int]:
