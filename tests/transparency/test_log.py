@@ -100,7 +100,12 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     origin, size, root = checkpoint(client, key)
     assert origin == "evidence.test/acme" and key.startswith("evidence.test+")
     found = entries(client, size)
-    leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    genesis, *leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    # the log begins with its first record: its genesis counts no record from before
+    assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
+    assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
+                                       "trail_event"}
+    assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     assert [leaf["kind"] for leaf in leaves] == [
         "trail_event", "trail_event", "attestation", "attestation", "snapshot"]
     assert [leaf.get("type") for leaf in leaves[:2]] == ["trail_reported", "artifact_creation_reported"]
@@ -195,7 +200,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (5 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (6 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -232,9 +237,9 @@ def test_an_entry_goes_with_the_savepoint_it_was_made_in(client):
         trails.begin_trail(acme, "payments", {"name": "gone"}, alice)
         raise _Undone
     assert [t.name for t in Trail.select()] == ["kept"]
-    assert [json.loads(e.leaf)["trail"] for e in LogEntry.select().order_by(LogEntry.number)] == [
-        "kept"]
-    assert log.size_of(acme) == 1 and log.verify_log(acme) == []
+    assert [json.loads(e.leaf).get("trail") for e in LogEntry.select().order_by(LogEntry.number)
+            ] == [None, "kept"]  # the genesis, then the trail kept
+    assert log.size_of(acme) == 2 and log.verify_log(acme) == []
 
 
 def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
@@ -267,10 +272,13 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     LogEntry.update(hashes=kept[:64]).where(LogEntry.id == third.id).execute()
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
-    # the last entry cut off
-    LogEntry.delete().where(LogEntry.number == 4).execute()
-    assert "the log's head says 5 entries, 4 are stored in order" in log.verify_log(acme)
-    assert LogHead.get().size == 5
+    # the last entry cut off: its record has no entry
+    last = LogEntry.get(LogEntry.number == 5)
+    LogEntry.delete().where(LogEntry.number == 5).execute()
+    assert log.verify_log(acme) == [
+        "the log's head says 6 entries, 5 are stored in order",
+        f"snapshot {last.record_id} (#1 of environment prod) has no log entry"]
+    assert LogHead.get().size == 6
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -283,7 +291,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n5\n", "\n4\n"))
+    saved.write_text(saved.read_text().replace("\n6\n", "\n5\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 

@@ -143,3 +143,38 @@ def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:
             .join(Organization).where(TrailEvent.id.in_(ids)))
     return {e.id: trail_event_leaf(e.trail.flow.organization.name, e.trail, e.id, e.timestamp,
                                    e.type, e.payload) for e in rows}
+
+
+# ---- the rows that must each have an entry (log.register's `rows`, `label`) ----------------------
+
+def attestation_rows(org_id: int, after: int, limit: int) -> list[int]:
+    return [i for (i,) in Attestation.select(Attestation.id).where(
+        (Attestation.organization == org_id) & (Attestation.id > after))
+        .order_by(Attestation.id).limit(limit).tuples()]
+
+
+def bound_rows(org_id: int, after: int, limit: int) -> list[int]:
+    """The attestations bound to an artifact reported after they were made (_bind_pending):
+    made without one, each has the entry of its binding."""
+    return [i for (i,) in Attestation.select(Attestation.id).join(Artifact).where(
+        (Attestation.organization == org_id) & (Attestation.id > after)
+        & (Artifact.created_at > Attestation.created_at))
+        .order_by(Attestation.id).limit(limit).tuples()]
+
+
+def trail_event_rows(org_id: int, after: int, limit: int) -> list[int]:
+    return [i for (i,) in TrailEvent.select(TrailEvent.id).join(Trail).join(Flow).where(
+        (Flow.organization == org_id) & (TrailEvent.id > after)
+        & TrailEvent.type.in_(LOGGED_EVENTS)).order_by(TrailEvent.id).limit(limit).tuples()]
+
+
+def attestation_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in trail {trail}" for i, name, trail in Attestation.select(
+        Attestation.id, Attestation.name, Trail.name).join(Trail)
+        .where(Attestation.id.in_(ids)).tuples()}
+
+
+def trail_event_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{type_} in trail {trail}" for i, type_, trail in TrailEvent.select(
+        TrailEvent.id, TrailEvent.type, Trail.name).join(Trail)
+        .where(TrailEvent.id.in_(ids)).tuples()}

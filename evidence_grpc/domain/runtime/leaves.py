@@ -30,3 +30,16 @@ def rebuild_snapshots(ids: list[int]) -> dict[int, dict[str, Any]]:
     rows = (Snapshot.select(Snapshot, Environment.id, Organization.name).join(Environment)
             .join(Organization).where(Snapshot.id.in_(ids)))
     return {s.id: snapshot_leaf(s.environment.organization.name, s) for s in rows}
+
+
+def snapshot_rows(org_id: int, after: int, limit: int) -> list[int]:
+    """The snapshots of the organization's environments: each must have an entry."""
+    return [i for (i,) in Snapshot.select(Snapshot.id).join(Environment).where(
+        (Environment.organization == org_id) & (Snapshot.id > after))
+        .order_by(Snapshot.id).limit(limit).tuples()]
+
+
+def snapshot_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"#{index} of environment {name}" for i, index, name in Snapshot.select(
+        Snapshot.id, Snapshot.index, Environment.name).join(Environment)
+        .where(Snapshot.id.in_(ids)).tuples()}
