@@ -565,8 +565,9 @@ class _Before:
         table = self.table
         if table is not None:
             for chunk in in_chunks(self.waiting):
-                rows = table.select(*(table[c] for c in self.columns)).where(
-                    table.id.in_(chunk)).order_by(table.id).tuples()
+                row_id = peewee.Column(table, "id")
+                rows = table.select(*(peewee.Column(table, c) for c in self.columns)).where(
+                    row_id.in_(chunk)).order_by(row_id).tuples()
                 for row in rows.execute(database):
                     self.sha256.update(row_line(row))
         self.waiting.clear()
