@@ -391,10 +391,10 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
-    every record that must have an entry having one (or counted by the log's genesis among those
-    from before the log), and with --since, that the log only grew since a checkpoint saved earlier. Each log is read
-    in pages (memory does not grow with it); on a terminal, progress goes to stderr; a summary
-    line a log and one for all of them end the output."""
+    every record that must have an entry having one (or counted by the log's genesis among
+    those from before the log), and with --since, that the log only grew since a checkpoint
+    saved earlier. Each log is read in pages (memory does not grow with it); on a terminal,
+    progress goes to stderr; a summary line a log and one for all of them end the output."""
     from .domain.kernel.errors import DomainError
     from .domain.transparency import log as transparency_log
     from .domain.transparency import notes

@@ -218,6 +218,47 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
         f"entry {entry_of[f'snapshot{snapshot.id}']}: snapshot {snapshot.id} no longer exists"]
 
 
+def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_records(client, db):
+    """A compliant attestation inserted in SQL, newer than the real one (what the trail would
+    then show), has no entry: named, where it is, one line; an attestation bound to an artifact
+    reported after it, with no entry of the binding either; an approval. The log deleted (entries
+    and head) beside the records: named, not `ok (0 entries)`."""
+    write_evidence(client)
+    acme = Organization.get(Organization.name == "acme")
+    scan = Attestation.get(Attestation.name == "scan")
+    artifact = Artifact.get(Artifact.fingerprint == BACKEND_FP)
+    columns = {f.name: getattr(scan, f.name) for f in Attestation._meta.sorted_fields
+               if f.name != "id"}
+    forged = Attestation.insert({**columns, "uid": "forged", "is_compliant": True,
+                                 "created_at": scan.created_at + 1}).execute()
+    early = Attestation.insert({**columns, "uid": "early", "name": "early",
+                                "created_at": artifact.created_at - 1}).execute()
+    approval = Approval.insert(organization=acme, flow=scan.flow_id, number=1,
+                               fingerprint=BACKEND_FP, artifact_name="backend", state="APPROVED",
+                               created_at=1.0, last_modified_at=1.0).execute()
+    named = [f"attestation {forged} (scan in trail release-1) has no log entry",
+             f"attestation {early} (early in trail release-1) has no log entry",
+             f"attestation_bound {early} (early in trail release-1) has no log entry",
+             f"approval {approval} (#1 of flow payments) has no log entry"]
+    assert sorted(log.verify_log(acme)) == sorted(named)
+    done = _verify_log(db)
+    assert done.returncode == 1 and all(f"acme: {line}\n" in done.stdout for line in named), \
+        done.stdout + done.stderr
+    assert "acme: FAILED (6 entries" in done.stdout
+    for made in (forged, early):
+        Attestation.delete().where(Attestation.id == made).execute()
+    Approval.delete().where(Approval.id == approval).execute()
+    assert log.verify_log(acme) == []
+    LogEntry.delete().execute()
+    LogHead.delete().execute()
+    gone = ("records but no log: attestation 2, snapshot 1, trail_event 2 rows, and no log_begun "
+            "entry (the log is empty, deleted or never began)")
+    assert log.verify_log(acme) == [gone]
+    done = _verify_log(db)
+    assert done.returncode == 1 and f"acme: {gone}\nacme: FAILED (0 entries" in done.stdout, \
+        done.stdout + done.stderr
+
+
 class _Undone(Exception):
     pass
 
