@@ -264,7 +264,7 @@ def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(empt
         db.execute_sql(f"INSERT INTO log_head (organization_id, size, frontier) VALUES "
                        f"({p}, {p}, {p})", (org, 70, json.dumps(frontier)))
 
-        assert "0024_log_hashes_in_entries" in storage.migrate()
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
 
         assert "log_hash" not in db.get_tables()
         assert "log_entry_organization_id" not in {i.name for i in db.get_indexes("log_entry")}

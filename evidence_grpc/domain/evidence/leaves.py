@@ -147,25 +147,18 @@ def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:
 
 # ---- the rows that must each have an entry (log.register's `rows`, `label`) ----------------------
 
-def attestation_rows(org_id: int, after: int, limit: int) -> list[int]:
-    return [i for (i,) in Attestation.select(Attestation.id).where(
-        (Attestation.organization == org_id) & (Attestation.id > after))
-        .order_by(Attestation.id).limit(limit).tuples()]
-
-
-def bound_rows(org_id: int, after: int, limit: int) -> list[int]:
-    """The attestations bound to an artifact reported after they were made (_bind_pending):
-    made without one, each has the entry of its binding."""
-    return [i for (i,) in Attestation.select(Attestation.id).join(Artifact).where(
-        (Attestation.organization == org_id) & (Attestation.id > after)
-        & (Artifact.created_at > Attestation.created_at))
-        .order_by(Attestation.id).limit(limit).tuples()]
-
-
-def trail_event_rows(org_id: int, after: int, limit: int) -> list[int]:
-    return [i for (i,) in TrailEvent.select(TrailEvent.id).join(Trail).join(Flow).where(
-        (Flow.organization == org_id) & (TrailEvent.id > after)
-        & TrailEvent.type.in_(LOGGED_EVENTS)).order_by(TrailEvent.id).limit(limit).tuples()]
+attestation_rows = log.ids_after(lambda org, after: Attestation.select(Attestation.id).where(
+    (Attestation.organization == org) & (Attestation.id > after)).order_by(Attestation.id))
+# The attestations bound to an artifact reported after they were made (artifacts._bind_pending):
+# made without one, each has the entry of its binding.
+bound_rows = log.ids_after(lambda org, after: Attestation.select(Attestation.id).join(
+    Artifact).where((Attestation.organization == org) & (Attestation.id > after)
+                    & (Artifact.created_at > Attestation.created_at)).order_by(Attestation.id))
+trail_event_rows = log.ids_after(lambda org, after: TrailEvent.select(TrailEvent.id).join(Trail)
+                                 .join(Flow).where((Flow.organization == org)
+                                                   & (TrailEvent.id > after)
+                                                   & TrailEvent.type.in_(LOGGED_EVENTS))
+                                 .order_by(TrailEvent.id))
 
 
 def attestation_labels(ids: list[int]) -> dict[int, str]:

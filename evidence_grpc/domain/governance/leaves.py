@@ -33,11 +33,9 @@ def rebuild_approvals(ids: list[int]) -> dict[int, dict[str, Any]]:
     return {a.id: approval_leaf(a.organization.name, a) for a in rows}
 
 
-def approval_rows(org_id: int, after: int, limit: int) -> list[int]:
-    """The organization's approvals: each must have an entry."""
-    return [i for (i,) in Approval.select(Approval.id).where(
-        (Approval.organization == org_id) & (Approval.id > after))
-        .order_by(Approval.id).limit(limit).tuples()]
+# The organization's approvals: each must have an entry.
+approval_rows = log.ids_after(lambda org, after: Approval.select(Approval.id).where(
+    (Approval.organization == org) & (Approval.id > after)).order_by(Approval.id))
 
 
 def approval_labels(ids: list[int]) -> dict[int, str]:

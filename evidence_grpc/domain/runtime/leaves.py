@@ -32,11 +32,10 @@ def rebuild_snapshots(ids: list[int]) -> dict[int, dict[str, Any]]:
     return {s.id: snapshot_leaf(s.environment.organization.name, s) for s in rows}
 
 
-def snapshot_rows(org_id: int, after: int, limit: int) -> list[int]:
-    """The snapshots of the organization's environments: each must have an entry."""
-    return [i for (i,) in Snapshot.select(Snapshot.id).join(Environment).where(
-        (Environment.organization == org_id) & (Snapshot.id > after))
-        .order_by(Snapshot.id).limit(limit).tuples()]
+# The snapshots of the organization's environments: each must have an entry.
+snapshot_rows = log.ids_after(lambda org, after: Snapshot.select(Snapshot.id).join(Environment)
+                              .where((Environment.organization == org) & (Snapshot.id > after))
+                              .order_by(Snapshot.id))
 
 
 def snapshot_labels(ids: list[int]) -> dict[int, str]:

@@ -49,9 +49,9 @@ from . import merkle, notes
 
 # Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
 Rebuild = Callable[[list[int]], dict[int, dict[str, Any]]]
-# The rows of a kind that must each have an entry: (organization id, after, limit) -> the ids of
-# the next `limit` of them after id `after`, ascending.
-Rows = Callable[[int, int, int], list[int]]
+# The rows of a kind that must each have an entry: (organization id, after) -> the ids of the
+# next PAGE of them after id `after`, ascending (`ids_after` makes one from a query).
+Rows = Callable[[int, int], list[int]]
 # Where rows are, to name them (row ids -> a few words each: "unit-tests in trail main").
 Label = Callable[[list[int]], dict[int, str]]
 _REBUILDERS: dict[str, Rebuild] = {}
@@ -501,21 +501,28 @@ def _pages(page: Callable[[int], list[int]]) -> Iterator[int]:
         after = ids[-1]
 
 
-def _logged_ids(org_id: int, kind: str, after: int) -> list[int]:
-    return [record_id for (record_id,) in LogEntry.select(LogEntry.record_id).distinct().where(
-        (LogEntry.organization == org_id) & (LogEntry.kind == kind) & (LogEntry.record_id > after))
-        .order_by(LogEntry.record_id).limit(PAGE).tuples()]
+def ids_after(build: Callable[[Any, Any], peewee.Query]) -> Rows:
+    """`Rows` from `build(org, after)`: a query selecting the ids of an organization's rows
+    after `after`, ordered by id (compiled once; its rows read as they come)."""
+    prepared = Prepared(lambda org, after: build(org, after).limit(PAGE), org=int, after=int)
+    return lambda org_id, after: [row_id for (row_id,) in prepared.rows(org=org_id, after=after)]
+
+
+_LOGGED = Prepared(lambda org, kind, after: LogEntry.select(LogEntry.record_id).distinct().where(
+    (LogEntry.organization == org) & (LogEntry.kind == kind) & (LogEntry.record_id > after))
+    .order_by(LogEntry.record_id).limit(PAGE), org=int, kind=str, after=int)
 
 
 def _row_ids(org_id: int, rows: Rows) -> Iterator[int]:
-    return _pages(lambda after: rows(org_id, after, PAGE))
+    return _pages(lambda after: rows(org_id, after))
 
 
 def _unlogged(org_id: int, kind: str, rows: Rows, counted: dict[str, int]) -> Iterator[int]:
     """The ids of `kind`'s rows that must have an entry and have none, ascending: its rows and
     the record ids of its entries, both read in id order in keyset pages, merged. The rows are
     counted in `counted[kind]`."""
-    logged = _pages(lambda after: _logged_ids(org_id, kind, after))
+    logged = _pages(lambda after: [record_id for (record_id,) in
+                                   _LOGGED.rows(org=org_id, kind=kind, after=after)])
     next_logged = next(logged, None)
     counted.setdefault(kind, 0)
     for row_id in _row_ids(org_id, rows):
@@ -538,9 +545,9 @@ def row_line(values: Iterable[Any]) -> bytes:
 
 
 class _Before:
-    """What a genesis says of a kind's rows from before the log, and those found now: their
-    count, highest id and (when it names the table and columns it digested) the SHA-256 of
-    their rows' `row_line`s in id order, its id first."""
+    """What a genesis says of a kind's rows from before the log (its claim: their count, highest
+    id and, when it names the table and columns it digested, the SHA-256 of their rows'
+    `row_line`s in id order, id first), and the same made again from the rows found now."""
 
     def __init__(self, number: int, claim: dict[str, Any]) -> None:
         self.number, self.claim = number, claim
@@ -551,12 +558,11 @@ class _Before:
         if isinstance(table, str) and isinstance(columns, list) and all(
                 isinstance(c, str) and _IDENTIFIER.fullmatch(c) for c in [table, *columns]):
             self.table, self.columns = peewee.Table(table), ["id", *columns]
-        self.count, self.found_last, self.sha256 = 0, 0, hashlib.sha256()
+        self.count, self.sha256 = 0, hashlib.sha256()
         self.waiting: list[int] = []
 
     def add(self, row_id: int) -> None:
         self.count += 1
-        self.found_last = row_id
         self.waiting.append(row_id)
         if len(self.waiting) >= _CHECKED_AT_ONCE:
             self._digest()
