@@ -259,6 +259,18 @@ def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_record
         done.stdout + done.stderr
 
 
+def test_a_kind_is_begun_once(db):
+    """A second genesis naming a kind a first one covers is a finding (a later release's genesis
+    is for kinds covered from then on only)."""
+    acme = Organization.get(Organization.name == "acme")
+    first = json.dumps({"kind": "log_begun", "records": {"attestation": {"count": 0, "last_id": 0}}})
+    again = json.dumps({"kind": "log_begun", "records": {"attestation": {"count": 0, "last_id": 0},
+                                                         "snapshot": {"count": 0, "last_id": 0}}})
+    begun = [(0, first.encode()), (7, again.encode())]
+    assert log.check_coverage(acme.id, begun, {}) == [
+        "entry 7: a genesis of attestation rows after entry 0's"]
+
+
 class _Undone(Exception):
     pass
 
