@@ -10,6 +10,7 @@ Run by hand (not a test):
     python bench/bench_transparency.py --part ingest --before /tmp/before-log
     git -C /work/main archive dddfeca | tar -x -C /tmp/before-verify   # verify-log before issue 45
     python bench/bench_transparency.py --part verify --before /tmp/before-verify [--postgres URL]
+    python bench/bench_transparency.py --part coverage [--sizes 1000000] [--postgres URL]
 
   ingest  bench_evidence.py's ingest part (1 KB generic attestations over REST, --concurrency
           clients, 2 s warm-up + --seconds) run as a subprocess of each checkout: this one and
@@ -31,6 +32,9 @@ Run by hand (not a test):
           proofs, one organization), run as a subprocess of this checkout and of --before
           (the synthetic kind's rebuilder registered first): wall time and peak RSS of each
           (os.wait4's ru_maxrss), --rounds rounds, alternating. Target: RSS flat in the size.
+  coverage  verify-log's check that every record has its entry (log.check_coverage, in
+          process) over --sizes attestations, each with an entry: time and peak traced memory.
+          Target: memory flat in the size.
 
 All traffic goes to 127.0.0.1; servers and temporary files are removed at the end.
 """
@@ -689,14 +693,84 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- coverage: every record has its entry -------------------------------------------------------
+
+def run_coverage(args: argparse.Namespace) -> int:
+    """log.check_coverage over --sizes attestations of one trail, each with an entry (rows and
+    entries inserted straight, as build_log does): time and peak traced memory, --rounds each."""
+    import tracemalloc
+
+    import evidence_grpc.domain  # noqa: F401  (the kinds' registrations)
+    from evidence_grpc.domain.identity.organizations import bootstrap
+    from evidence_grpc.domain.transparency import log
+    from evidence_grpc.storage.db import database, init_database, migrate
+    from evidence_grpc.storage.models import Attestation, Flow, LogEntry, Organization, Trail
+
+    engine = "PostgreSQL" if args.postgres else "SQLite"
+    describe_machine("bench_transparency coverage", f"{engine}; {args.rounds} round(s)")
+    for size in args.sizes:
+        with scratch_dir("bench-coverage-", args.keep) as workdir, \
+                (scratch_postgres(args.postgres, "bench_coverage") if args.postgres
+                 else _none()) as pg_url:
+            url = pg_url or f"sqlite:///{workdir / 'evidence.db'}"
+            init_database(url)
+            migrate()
+            with database.connection_context():
+                bootstrap({"organizations": [{"name": ORG}]})
+                org = Organization.get(Organization.name == ORG).id
+                flow = Flow.insert(organization=org, name="f", created_at=1.0,
+                                   last_modified_at=1.0).execute()
+                trail = Trail.insert(flow=flow, name="t", created_at=1.0,
+                                     last_modified_at=1.0).execute()
+            started = time.monotonic()
+            with _raw_connection(url) as (conn, mark):
+                table, columns = "attestation", ["uid", "organization_id", "flow_id", "trail_id",
+                                                 "name", "type", "is_compliant", "data",
+                                                 "summary", "created_by", "created_at"]
+                _insert(conn, mark, table, columns, [
+                    (f"u{n}", org, flow, trail, f"a{n}", "generic", True, "{}", "{}", "", 2.0)
+                    for n in range(size)])
+            with database.connection_context():
+                ids = [i for (i,) in Attestation.select(Attestation.id).order_by(Attestation.id)
+                       .tuples()]
+                entry_table, entry_columns = _columns(LogEntry)
+                values = {"organization_id": org, "kind": "attestation", "leaf": "{}",
+                          "hashes": b""}
+                rows = [tuple({**values, "number": n + 1, "record_id": i}[c]
+                              for c in entry_columns) for n, i in enumerate(ids)]
+            with _raw_connection(url) as (conn, mark):
+                _insert(conn, mark, entry_table, entry_columns, rows)
+            del rows, ids
+            print(f"  {size:,} attestations and entries inserted in "
+                  f"{time.monotonic() - started:.0f} s", flush=True)
+            genesis = json.dumps({"records": {kind: {"count": 0, "last_id": 0}
+                                              for kind in log._COVERED}}).encode()
+            with database.connection_context():
+                for _ in range(args.rounds):
+                    counted: dict[str, int] = {}
+                    tracemalloc.start()
+                    started = time.monotonic()
+                    problems = log.check_coverage(org, [(0, genesis)], counted)
+                    seconds = time.monotonic() - started
+                    peak = tracemalloc.get_traced_memory()[1]
+                    tracemalloc.stop()
+                    if problems or counted["attestation"] != size:
+                        raise RuntimeError(f"coverage of {size:,}: {problems[:3]} {counted}")
+                    print(f"    {size:,} records checked for their entry in {seconds:.1f} s, peak "
+                          f"traced {peak / 2**20:.1f} MiB  (load {load_average() or 0:.2f})",
+                          flush=True)
+            database.close()
+    return 0
+
+
 # ---- main ---------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--part", choices=("ingest", "proofs", "verify"), required=True)
+    p.add_argument("--part", choices=("ingest", "proofs", "verify", "coverage"), required=True)
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000],
-                   help="verify: log sizes (default 100,000 and 1,000,000)")
+                   help="verify, coverage: log sizes (default 100,000 and 1,000,000)")
     p.add_argument("--quick", action="store_true", help="100,000 entries, 1,000 requests")
     p.add_argument("--entries", type=int, help="log entries for proofs (default 1,000,000)")
     p.add_argument("--requests", type=int, help="c=1 requests per kind and round (default 2,000)")
@@ -728,7 +802,8 @@ def main(argv: list[str] | None = None) -> int:
     load = load_average()
     started = time.monotonic()
     try:
-        code = {"ingest": run_ingest, "proofs": run_proofs, "verify": run_verify}[args.part](args)
+        code = {"ingest": run_ingest, "proofs": run_proofs, "verify": run_verify,
+                "coverage": run_coverage}[args.part](args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

@@ -391,14 +391,15 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
-    and with --since, that the log only grew since a checkpoint saved earlier. Each log is read
-    in pages (memory does not grow with it); on a terminal, progress goes to stderr; a summary
-    line a log and one for all of them end the output."""
+    every record that must have an entry having one (or counted by the log's genesis among
+    those from before the log), and with --since, that the log only grew since a checkpoint
+    saved earlier. Each log is read in pages (memory does not grow with it); on a terminal,
+    progress goes to stderr; a summary line a log and one for all of them end the output."""
     from .domain.kernel.errors import DomainError
     from .domain.transparency import log as transparency_log
     from .domain.transparency import notes
     from .storage.db import read_snapshot, require_current_schema
-    from .storage.models import LogHead, Organization
+    from .storage.models import Organization
 
     settings = _settings(args)
     _open_database(settings, existing=True)
@@ -417,17 +418,21 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     started = time.monotonic()
     entries = findings = 0
     with read_snapshot():
-        orgs = Organization.select().where(Organization.name == args.org) if args.org else (
-            Organization.select().join(LogHead).order_by(Organization.name))
-        found = list(orgs)
+        # every organization: one whose log was deleted may still hold records
+        found = list(Organization.select().where(Organization.name == args.org) if args.org
+                     else Organization.select().order_by(Organization.name))
         if args.org and not found:
             print(f"verify-log: no organization '{args.org}'", file=sys.stderr)
             return REFUSED
+        logs = 0
         for org in found:
             org_started = time.monotonic()
             with _Progress(org.name, transparency_log.size_of(org)) as progress:
                 check = transparency_log.check_log(org, progress)
             problems = check.problems
+            if not (args.org or check.size or check.entries or problems):
+                continue  # no log and nothing that should be in one
+            logs += 1
             since = "not asked"
             if verifier is not None:
                 grew = transparency_log.verify_growth(org, saved, verifier)
@@ -439,21 +444,23 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             print(f"{org.name}: {'FAILED' if problems else 'ok'} ({size} entries, root "
                   f"{root.hex()})")
             print(f"{org.name}: checked {check.entries:,} entries and {check.hashes:,} hashes; "
-                  f"{_rederived(check.rederived)}; since the saved checkpoint: {since}; "
+                  f"{_counted(check.rederived, 'leaves re-derived')}; "
+                  f"{_counted(check.covered, 'records checked for their entry')}; "
+                  f"since the saved checkpoint: {since}; "
                   f"{len(problems)} finding(s) in {time.monotonic() - org_started:.1f} s",
                   flush=True)
             entries += check.entries
             findings += len(problems)
             failed = failed or bool(problems)
-    print(f"verify-log: {len(found)} log(s), {entries:,} entries, {findings} finding(s) in "
+    print(f"verify-log: {logs} log(s), {entries:,} entries, {findings} finding(s) in "
           f"{time.monotonic() - started:.1f} s")
     return 1 if failed else 0
 
 
-def _rederived(by_kind: dict[str, int]) -> str:
-    """`N leaves re-derived (kind n, ...)`."""
-    kinds = ", ".join(f"{kind} {count:,}" for kind, count in sorted(by_kind.items()))
-    return f"{sum(by_kind.values()):,} leaves re-derived" + (f" ({kinds})" if kinds else "")
+def _counted(by_kind: dict[str, int], what: str) -> str:
+    """`N <what> (kind n, ...)`, kinds counting none left out."""
+    kinds = ", ".join(f"{kind} {count:,}" for kind, count in sorted(by_kind.items()) if count)
+    return f"{sum(by_kind.values()):,} {what}" + (f" ({kinds})" if kinds else "")
 
 
 class _Progress:

@@ -19,9 +19,15 @@ from .transparency import log
 events.subscribe(ArtifactRepoKnown, link_artifact)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
 notifications.register_provenance(first_reports)
-# How `verify-log` re-derives each kind of leaf from its rows.
-log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations)
-log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings)
-log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events)
-log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots)
-log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals)
+# How `verify-log` re-derives each kind of leaf from its rows, and which rows must each have an
+# entry (named, where they are, when one has none).
+log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations,
+             evidence_leaves.attestation_rows, evidence_leaves.attestation_labels)
+log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings,
+             evidence_leaves.bound_rows, evidence_leaves.attestation_labels)
+log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events,
+             evidence_leaves.trail_event_rows, evidence_leaves.trail_event_labels)
+log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
+             runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels)
+log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,
+             governance_leaves.approval_rows, governance_leaves.approval_labels)

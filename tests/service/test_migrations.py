@@ -20,6 +20,7 @@ from evidence_grpc.storage.models import (
     Action,
     Approval,
     Artifact,
+    Attestation,
     Deployment,
     DeploymentSeries,
     Environment,
@@ -28,10 +29,12 @@ from evidence_grpc.storage.models import (
     Flow,
     FlowAlias,
     LogEntry,
+    LogHead,
     Organization,
     OutboxMessage,
     Repo,
     Trail,
+    TrailEvent,
     WebSession,
 )
 from tests.conftest import _close_shared_database
@@ -260,7 +263,7 @@ def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(empt
         db.execute_sql(f"INSERT INTO log_head (organization_id, size, frontier) VALUES "
                        f"({p}, {p}, {p})", (org, 70, json.dumps(frontier)))
 
-        assert "0024_log_hashes_in_entries" in storage.migrate()
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
 
         assert "log_hash" not in db.get_tables()
         assert "log_entry_organization_id" not in {i.name for i in db.get_indexes("log_entry")}
@@ -321,4 +324,77 @@ def test_0025_pins_each_trail_to_what_judged_it_and_keeps_the_ids_of_artifacts(
         t1 = Trail.select(Trail, Flow).join(Flow).where(Trail.id == begun["t1"]).get()
         template, compliance = trails.compliance_of(t1, ([], []))
         assert (template["content"], compliance["flow_template_id"]) == ("version: 1\n", current["ci"])
+    _close_shared_database()
+
+
+def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty_database: str):
+    """Each organization's log gets a log_begun entry counting the records of the logged kinds
+    that have no entry (from before the log): verify-log passes, then names a row inserted among
+    them, one of them changed, a row with no entry written after the genesis, and a log deleted
+    beside records."""
+    from evidence_grpc.domain.evidence import leaves
+    from evidence_grpc.domain.transparency import log, merkle
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(
+            target="0025_flow_templates_and_artifact_uids")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", **times).execute()
+        quiet = Organization.insert(name="quiet", **times).execute()
+        flow = Flow.insert(organization=org, name="ci", **times).execute()
+        trail = Trail.insert(flow=flow, name="main", **times).execute()
+
+        def attest(name: str, **given: object) -> int:
+            return Attestation.insert(uid=name, organization=org, flow=flow, trail=trail,
+                                      name=name, type="generic", is_compliant=False,
+                                      created_at=1_700_000_000.5, **given).execute()
+
+        made = [attest(f"a{n}") for n in range(4)]
+        TrailEvent.insert(trail=trail, timestamp=1.5, type="trail_reported", payload={}).execute()
+        TrailEvent.insert(trail=trail, timestamp=2.5, type="trail_attestation_reported",
+                          payload={}).execute()  # logged as its attestation
+        Attestation.delete().where(Attestation.id == made[0]).execute()  # a gap among them
+        # the log of 2026-11-28b on: a3 has its entry
+        leaf = log.canonical(leaves.rebuild_attestations([made[3]])[made[3]])
+        LogEntry.insert(organization=org, number=0, kind="attestation", record_id=made[3],
+                        leaf=leaf.decode(), hashes=merkle.leaf_hash(leaf)).execute()
+        LogHead.insert(organization=org, size=1, frontier=[merkle.leaf_hash(leaf).hex()]).execute()
+
+        assert "0026_log_genesis" in storage.migrate()
+
+        acme, other = Organization.get_by_id(org), Organization.get_by_id(quiet)
+        genesis = json.loads(LogEntry.get((LogEntry.organization == org)
+                                          & (LogEntry.number == 1)).leaf)
+        assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
+        counted = {kind: (c["count"], c["last_id"]) for kind, c in genesis["records"].items()}
+        assert counted == {"attestation": (2, made[2]), "attestation_bound": (0, 0),
+                           "trail_event": (1, 1), "snapshot": (0, 0), "approval": (0, 0)}
+        assert [e.kind for e in LogEntry.select().where(LogEntry.organization == quiet)] == [
+            "log_begun"]
+        assert log.verify_log(acme) == [] and log.verify_log(other) == []
+        # a row inserted among those the genesis counted, in the gap
+        Attestation.insert(id=made[0], uid="forged", organization=org, flow=flow, trail=trail,
+                           name="forged", type="generic", is_compliant=True,
+                           created_at=1.0).execute()
+        before = f"2 attestation rows before the log (up to id {made[2]})"
+        assert log.verify_log(acme) == [
+            f"entry 1: the log's genesis counts {before}; 3 are there now"]
+        Attestation.delete().where(Attestation.id == made[0]).execute()
+        # one of them changed
+        Attestation.update(is_compliant=True).where(Attestation.id == made[1]).execute()
+        assert log.verify_log(acme) == [f"entry 1: the log's genesis commits to {before}; they "
+                                        "have been changed, replaced or added to"]
+        Attestation.update(is_compliant=False).where(Attestation.id == made[1]).execute()
+        # one written after it with no entry (an older release's write, or SQL)
+        late = attest("late")
+        assert log.verify_log(acme) == [f"attestation {late} (late in trail main) has no log entry"]
+        Attestation.delete().where(Attestation.id == late).execute()
+        assert log.verify_log(acme) == []
+        # the log deleted
+        LogEntry.delete().where(LogEntry.organization == org).execute()
+        LogHead.delete().where(LogHead.organization == org).execute()
+        assert log.verify_log(acme) == [
+            "records but no log: attestation 3, trail_event 1 rows, and no log_begun entry (the "
+            "log is empty, deleted or never began)"]
     _close_shared_database()

@@ -100,7 +100,12 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     origin, size, root = checkpoint(client, key)
     assert origin == "evidence.test/acme" and key.startswith("evidence.test+")
     found = entries(client, size)
-    leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    genesis, *leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    # the log begins with its first record: its genesis counts no record from before
+    assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
+    assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
+                                       "trail_event"}
+    assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     assert [leaf["kind"] for leaf in leaves] == [
         "trail_event", "trail_event", "attestation", "attestation", "snapshot"]
     assert [leaf.get("type") for leaf in leaves[:2]] == ["trail_reported", "artifact_creation_reported"]
@@ -195,7 +200,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (5 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (6 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -211,6 +216,59 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     Snapshot.delete().where(Snapshot.id == snapshot.id).execute()
     assert log.verify_log(acme) == [
         f"entry {entry_of[f'snapshot{snapshot.id}']}: snapshot {snapshot.id} no longer exists"]
+
+
+def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_records(client, db):
+    """A compliant attestation inserted in SQL, newer than the real one (what the trail would
+    then show), has no entry: named, where it is, one line; an attestation bound to an artifact
+    reported after it, with no entry of the binding either; an approval. The log deleted (entries
+    and head) beside the records: named, not `ok (0 entries)`."""
+    write_evidence(client)
+    acme = Organization.get(Organization.name == "acme")
+    scan = Attestation.get(Attestation.name == "scan")
+    artifact = Artifact.get(Artifact.fingerprint == BACKEND_FP)
+    columns = {f.name: getattr(scan, f.name) for f in Attestation._meta.sorted_fields
+               if f.name != "id"}
+    forged = Attestation.insert({**columns, "uid": "forged", "is_compliant": True,
+                                 "created_at": scan.created_at + 1}).execute()
+    early = Attestation.insert({**columns, "uid": "early", "name": "early",
+                                "created_at": artifact.created_at - 1}).execute()
+    approval = Approval.insert(organization=acme, flow=scan.flow_id, number=1,
+                               fingerprint=BACKEND_FP, artifact_name="backend", state="APPROVED",
+                               created_at=1.0, last_modified_at=1.0).execute()
+    named = [f"attestation {forged} (scan in trail release-1) has no log entry",
+             f"attestation {early} (early in trail release-1) has no log entry",
+             f"attestation_bound {early} (early in trail release-1) has no log entry",
+             f"approval {approval} (#1 of flow payments) has no log entry"]
+    assert sorted(log.verify_log(acme)) == sorted(named)
+    done = _verify_log(db)
+    assert done.returncode == 1 and all(f"acme: {line}\n" in done.stdout for line in named), \
+        done.stdout + done.stderr
+    assert "acme: FAILED (6 entries" in done.stdout
+    for made in (forged, early):
+        Attestation.delete().where(Attestation.id == made).execute()
+    Approval.delete().where(Approval.id == approval).execute()
+    assert log.verify_log(acme) == []
+    LogEntry.delete().execute()
+    LogHead.delete().execute()
+    gone = ("records but no log: attestation 2, snapshot 1, trail_event 2 rows, and no log_begun "
+            "entry (the log is empty, deleted or never began)")
+    assert log.verify_log(acme) == [gone]
+    done = _verify_log(db)
+    assert done.returncode == 1 and f"acme: {gone}\nacme: FAILED (0 entries" in done.stdout, \
+        done.stdout + done.stderr
+
+
+def test_a_kind_is_begun_once(db):
+    """A second genesis naming a kind a first one covers is a finding (a later release's genesis
+    is for kinds covered from then on only)."""
+    acme = Organization.get(Organization.name == "acme")
+    first = json.dumps({"kind": "log_begun", "records": {"attestation": {"count": 0, "last_id": 0}}})
+    again = json.dumps({"kind": "log_begun", "records": {"attestation": {"count": 0, "last_id": 0},
+                                                         "snapshot": {"count": 0, "last_id": 0}}})
+    begun = [(0, first.encode()), (7, again.encode())]
+    assert log.check_coverage(acme.id, begun, {}) == [
+        "entry 7: a genesis of attestation rows after entry 0's"]
 
 
 class _Undone(Exception):
@@ -232,9 +290,9 @@ def test_an_entry_goes_with_the_savepoint_it_was_made_in(client):
         trails.begin_trail(acme, "payments", {"name": "gone"}, alice)
         raise _Undone
     assert [t.name for t in Trail.select()] == ["kept"]
-    assert [json.loads(e.leaf)["trail"] for e in LogEntry.select().order_by(LogEntry.number)] == [
-        "kept"]
-    assert log.size_of(acme) == 1 and log.verify_log(acme) == []
+    assert [json.loads(e.leaf).get("trail") for e in LogEntry.select().order_by(LogEntry.number)
+            ] == [None, "kept"]  # the genesis, then the trail kept
+    assert log.size_of(acme) == 2 and log.verify_log(acme) == []
 
 
 def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
@@ -267,10 +325,13 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     LogEntry.update(hashes=kept[:64]).where(LogEntry.id == third.id).execute()
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
-    # the last entry cut off
-    LogEntry.delete().where(LogEntry.number == 4).execute()
-    assert "the log's head says 5 entries, 4 are stored in order" in log.verify_log(acme)
-    assert LogHead.get().size == 5
+    # the last entry cut off: its record has no entry
+    last = LogEntry.get(LogEntry.number == 5)
+    LogEntry.delete().where(LogEntry.number == 5).execute()
+    assert log.verify_log(acme) == [
+        "the log's head says 6 entries, 5 are stored in order",
+        f"snapshot {last.record_id} (#1 of environment prod) has no log entry"]
+    assert LogHead.get().size == 6
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -283,7 +344,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n5\n", "\n4\n"))
+    saved.write_text(saved.read_text().replace("\n6\n", "\n5\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 

@@ -328,8 +328,11 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
         assert ingest.reports_acked == ATTESTATIONS // 40
         with opened(url) as acme:
             size = check_log(acme, ingest.acked)
-            # a trail event per trail begun, the attestations, a snapshot per report
-            assert size == FIRST_TRAILS + ATTESTATIONS + ATTESTATIONS // 40, size
+            # the genesis (one, first, however many writers found the log empty), a trail
+            # event per trail begun, the attestations, a snapshot per report
+            assert size == 1 + FIRST_TRAILS + ATTESTATIONS + ATTESTATIONS // 40, size
+            assert [e.number for e in LogEntry.select().where(
+                LogEntry.kind == log.BEGUN)] == [0]
             assert Snapshot.select().count() == ATTESTATIONS // 40
         done = verify_log_cli(url)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -343,9 +343,10 @@ LATER_READS = {"2026-11-28b": [
 LOGGED_FROM = "2026-11-28c"
 
 
-def reads(cli: Cli, release: str) -> dict[str, Any]:
+def reads(cli: Cli, release: str, log_size: int | None = None) -> dict[str, Any]:
     """Every read of the evidence written up to `release`, by name: REST answers (status and
-    JSON) and what `kosli assert snapshot` says of each snapshot (exit code)."""
+    JSON) and what `kosli assert snapshot` says of each snapshot (exit code). The log's proofs
+    and tiles are read at `log_size` (what the release's log held), else at its size now."""
     found: dict[str, Any] = {}
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {KEY}"
@@ -395,7 +396,8 @@ def reads(cli: Cli, release: str) -> dict[str, Any]:
                 "evolving", check=False).returncode
     if releases.index(release) >= releases.index(LOGGED_FROM):
         log = f"/api/v2/transparency/{ORG}"
-        size = int(get(f"{log}/checkpoint").split("\n")[1])
+        now = int(get(f"{log}/checkpoint").split("\n")[1])
+        size = log_size or now
         for index in range(size):
             get(f"{log}/entries/{index}")
             get(f"{log}/proofs/inclusion?index={index}&tree_size={size}")

@@ -20,11 +20,21 @@ from typing import Any
 import pytest
 import requests
 
-from tests.conftest import POSTGRES_URL, kosli_binary, start_server, stop_server
+from evidence_grpc.domain.transparency import log
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import LogEntry, Organization
+from tests.conftest import (
+    POSTGRES_URL,
+    _close_shared_database,
+    kosli_binary,
+    start_server,
+    stop_server,
+)
 from tests.upgrade.make_fixture import FIXTURES, postgres_copy
 from tests.upgrade.scenario import (
     EVOLVING,
     KEY,
+    ORG,
     PUBLIC_URL,
     SNAPSHOTS,
     WRITERS,
@@ -53,6 +63,10 @@ TEMPLATE_IDS = [(r"GET /api/v2/(trails|asserts)/.*", r"/flow_template_id$",
 ASSERTED_FLOWS = (r"GET /api/v2/asserts/.*",
                   r"^/body/flows\[\d+\]/compliance_status/(status|is_compliant)$",
                   "each flow of an assert answer carries the artifact's state there")
+# After 2026-12-02: each log's genesis appended by migration 0026 (issue 45): the checkpoint is of
+# one entry more.
+GENESIS = (rf"GET /api/v2/transparency/{ORG}/checkpoint", r"^/body$",
+           "the log's checkpoint, its genesis appended")
 BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-23": [
         *ARTIFACT_IDS, *TEMPLATE_IDS,
@@ -65,8 +79,9 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     ],
     "2026-11-28": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
     "2026-11-28b": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
-    "2026-11-28c": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS],
-    "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS, ASSERTED_FLOWS],  # artifacts keep their ids (migration 0025)
+    "2026-11-28c": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS, GENESIS],
+    # artifacts keep their ids (migration 0025)
+    "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS, ASSERTED_FLOWS, GENESIS],
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -111,8 +126,9 @@ def answers_of(release: str, engine: str) -> dict[str, Any]:
 
 @pytest.fixture
 def upgraded(request: pytest.FixtureRequest, engine: str, tmp_path: pathlib.Path
-             ) -> Iterator[tuple[str, Cli]]:
-    """(release, the CLI against this release serving that release's fixture database)."""
+             ) -> Iterator[tuple[str, Cli, str]]:
+    """(release, the CLI against this release serving that release's fixture database, the
+    database's URL)."""
     release = request.param
     if engine == "sqlite":
         shutil.copy(FIXTURES / release / "sqlite.db", tmp_path / "evidence.db")
@@ -128,7 +144,7 @@ def upgraded(request: pytest.FixtureRequest, engine: str, tmp_path: pathlib.Path
         server = start_server(database, tmp_path, "--public-url", PUBLIC_URL, *signed,
                               bootstrap_with=None)
         try:
-            yield release, Cli(kosli_binary(), server.http_url, tmp_path / "files")
+            yield release, Cli(kosli_binary(), server.http_url, tmp_path / "files"), database
         finally:
             stop_server(server)
     finally:
@@ -203,11 +219,15 @@ PROMISES: dict[str, Callable[[Cli], None]] = {"2026-12-02": _templates_kept}
 
 
 @pytest.mark.parametrize("upgraded", RELEASES, indirect=True)
-def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cli], engine: str
-                                                         ) -> None:
-    release, cli = upgraded
-    got = all_facts(reads(cli, release))
-    changed = _changed(all_facts(answers_of(release, engine)), got)
+def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cli, str],
+                                                         engine: str) -> None:
+    release, cli, database = upgraded
+    recorded = answers_of(release, engine)
+    checkpoint = recorded.get(f"GET /api/v2/transparency/{ORG}/checkpoint")
+    # the log's proofs at the size it had: a log that grew since answers them alike
+    got = all_facts(reads(cli, release, int(checkpoint["body"].split("\n")[1]) if checkpoint
+                          else None))
+    changed = _changed(all_facts(recorded), got)
 
     # Snapshots an earlier release took and judged answer as that release answered them: each
     # verdict as the first release that answered it (a later one may have answered it otherwise,
@@ -229,3 +249,21 @@ def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cl
         was, now) in sorted(unexplained.items()))
     if release in PROMISES:
         PROMISES[release](cli)
+    _logs_verify(database)
+
+
+def _logs_verify(database: str) -> None:
+    """Every organization's log verifies, its genesis (migration 0026) counting the records from
+    before the log and every later one having its entry (the release's reads and promises wrote
+    some)."""
+    storage.init_database(database)
+    try:
+        with storage.database.connection_context():
+            orgs = list(Organization.select())
+            assert orgs and {org.name: log.verify_log(org) for org in orgs} == {
+                org.name: [] for org in orgs}
+            assert all(LogEntry.select().where((LogEntry.organization == org)
+                                               & (LogEntry.kind == log.BEGUN)).count() == 1
+                       for org in orgs)
+    finally:
+        _close_shared_database()

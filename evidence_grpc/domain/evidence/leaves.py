@@ -143,3 +143,31 @@ def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:
             .join(Organization).where(TrailEvent.id.in_(ids)))
     return {e.id: trail_event_leaf(e.trail.flow.organization.name, e.trail, e.id, e.timestamp,
                                    e.type, e.payload) for e in rows}
+
+
+# ---- the rows that must each have an entry (log.register's `rows`, `label`) ----------------------
+
+attestation_rows = log.ids_after(lambda org, after: Attestation.select(Attestation.id).where(
+    (Attestation.organization == org) & (Attestation.id > after)).order_by(Attestation.id))
+# The attestations bound to an artifact reported after they were made (artifacts._bind_pending):
+# made without one, each has the entry of its binding.
+bound_rows = log.ids_after(lambda org, after: Attestation.select(Attestation.id).join(
+    Artifact).where((Attestation.organization == org) & (Attestation.id > after)
+                    & (Artifact.created_at > Attestation.created_at)).order_by(Attestation.id))
+trail_event_rows = log.ids_after(lambda org, after: TrailEvent.select(TrailEvent.id).join(Trail)
+                                 .join(Flow).where((Flow.organization == org)
+                                                   & (TrailEvent.id > after)
+                                                   & TrailEvent.type.in_(LOGGED_EVENTS))
+                                 .order_by(TrailEvent.id))
+
+
+def attestation_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in trail {trail}" for i, name, trail in Attestation.select(
+        Attestation.id, Attestation.name, Trail.name).join(Trail)
+        .where(Attestation.id.in_(ids)).tuples()}
+
+
+def trail_event_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{type_} in trail {trail}" for i, type_, trail in TrailEvent.select(
+        TrailEvent.id, TrailEvent.type, Trail.name).join(Trail)
+        .where(TrailEvent.id.in_(ids)).tuples()}

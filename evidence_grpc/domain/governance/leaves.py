@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...storage.models import Approval, Organization
+from ...storage.models import Approval, Flow, Organization
 from ..transparency import log
 
 APPROVAL = "approval"
@@ -31,3 +31,13 @@ def log_approval(org: Organization, approval: Approval) -> None:
 def rebuild_approvals(ids: list[int]) -> dict[int, dict[str, Any]]:
     rows = Approval.select(Approval, Organization.name).join(Organization).where(Approval.id.in_(ids))
     return {a.id: approval_leaf(a.organization.name, a) for a in rows}
+
+
+# The organization's approvals: each must have an entry.
+approval_rows = log.ids_after(lambda org, after: Approval.select(Approval.id).where(
+    (Approval.organization == org) & (Approval.id > after)).order_by(Approval.id))
+
+
+def approval_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"#{number} of flow {name}" for i, number, name in Approval.select(
+        Approval.id, Approval.number, Flow.name).join(Flow).where(Approval.id.in_(ids)).tuples()}

@@ -30,3 +30,15 @@ def rebuild_snapshots(ids: list[int]) -> dict[int, dict[str, Any]]:
     rows = (Snapshot.select(Snapshot, Environment.id, Organization.name).join(Environment)
             .join(Organization).where(Snapshot.id.in_(ids)))
     return {s.id: snapshot_leaf(s.environment.organization.name, s) for s in rows}
+
+
+# The snapshots of the organization's environments: each must have an entry.
+snapshot_rows = log.ids_after(lambda org, after: Snapshot.select(Snapshot.id).join(Environment)
+                              .where((Environment.organization == org) & (Snapshot.id > after))
+                              .order_by(Snapshot.id))
+
+
+def snapshot_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"#{index} of environment {name}" for i, index, name in Snapshot.select(
+        Snapshot.id, Snapshot.index, Environment.name).join(Environment)
+        .where(Snapshot.id.in_(ids)).tuples()}

@@ -6,7 +6,14 @@ A leaf is the record's canonical JSON (RFC 8785): its kind, organization, ids, v
 actor, and SHA-256 digests of its bulky parts, built by the context that owns the record (a
 *leaf builder*). The same builders re-derive leaves from the stored rows (`verify_log`), so a
 record changed or removed behind the service's back is named. Leaf hash, interior hashes, roots
-and proofs are RFC 9162's (`merkle`); checkpoints are C2SP signed notes (`notes`)."""
+and proofs are RFC 9162's (`merkle`); checkpoints are C2SP signed notes (`notes`).
+
+A log begins with a `log_begun` entry (its *genesis*), which commits, for each kind whose rows
+must all have an entry (registered with `rows`), to the rows of that kind the log does not hold:
+none for an organization whose log began with its first record; for a database upgraded from a
+release whose log began later (migration 0026), their count, highest id and a digest of their
+stored columns. `check_log` then names every such row with no entry, and a genesis whose rows
+no longer are what it committed to."""
 
 from __future__ import annotations
 
@@ -14,13 +21,23 @@ import hashlib
 import itertools
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import peewee
 import rfc8785
 
-from ...storage.db import Prepared, as_given, at_transaction_end, for_update, in_chunks
+from ...storage.db import (
+    Prepared,
+    as_given,
+    at_transaction_end,
+    database,
+    for_update,
+    in_chunks,
+    now,
+)
 from ...storage.models import LogEntry, LogHead, Organization
 from ..kernel.errors import (
     FailedPrecondition,
@@ -32,13 +49,29 @@ from . import merkle, notes
 
 # Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
 Rebuild = Callable[[list[int]], dict[int, dict[str, Any]]]
+# The rows of a kind that must each have an entry: (organization id, after) -> the ids of the
+# next PAGE of them after id `after`, ascending (`ids_after` makes one from a query).
+Rows = Callable[[int, int], list[int]]
+# Where rows are, to name them (row ids -> a few words each: "unit-tests in trail main").
+Label = Callable[[list[int]], dict[int, str]]
 _REBUILDERS: dict[str, Rebuild] = {}
+_COVERED: dict[str, tuple[Rows, Label | None]] = {}
 _sequence = itertools.count()
 
+BEGUN = "log_begun"  # the kind of a log's genesis entry
 
-def register(kind: str, rebuild: Rebuild) -> None:
-    """How `verify_log` re-derives the leaves of `kind` from their rows (domain/__init__.py)."""
+
+def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
+             label: Label | None = None) -> None:
+    """How `verify_log` re-derives the leaves of `kind` from their rows (domain/__init__.py).
+    With `rows`, each of those rows must have an entry: one with none is named (with `label`'s
+    words), unless the log's genesis counted it among the rows from before the log. A genesis
+    covers the kinds registered with `rows` when it was made: a kind covered from a later
+    release on needs a migration appending a `log_begun` entry for its rows from before (see
+    migrations/0026), and its `rows` must never come to include rows a genesis did not see."""
     _REBUILDERS[kind] = rebuild
+    if rows is not None:
+        _COVERED[kind] = (rows, label)
 
 
 def digest(value: Any) -> str:
@@ -124,11 +157,21 @@ def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
         found = _HEAD.rows(org=org_id)
     head_id, size, text = found[0]
     frontier = _frontier(text)
+    if size == 0:  # the head is locked: the one writer that finds the log empty begins it
+        leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id))), *leaves]
     for n, (kind, record_id, leaf) in enumerate(leaves):
         made = merkle.append_leaf(frontier, size + n, merkle.leaf_hash(leaf))
         _ENTRY.execute(org=org_id, number=size + n, kind=kind, record=record_id,
                        leaf=leaf.decode(), hashes=b"".join(made))
     _SET_HEAD.execute(head=head_id, size=size + len(leaves), frontier=_frontier_text(frontier))
+
+
+def genesis_leaf(org_id: int) -> dict[str, Any]:
+    """The first entry of a log begun with its organization's first record: it holds every row
+    of the kinds it names (none predates it)."""
+    name = Organization.select(Organization.name).where(Organization.id == org_id).scalar()
+    return {"kind": BEGUN, "org": name, "created_at": now(),
+            "records": {kind: {"count": 0, "last_id": 0} for kind in sorted(_COVERED)}}
 
 
 # ---- reads ------------------------------------------------------------------------------------
@@ -314,6 +357,7 @@ class LogCheck:
     entries: int = 0  # entries read in order, each hashed again
     hashes: int = 0  # stored hashes compared with those the leaves make
     rederived: dict[str, int] = field(default_factory=dict)  # records re-derived, by kind
+    covered: dict[str, int] = field(default_factory=dict)  # rows that must have an entry, by kind
     problems: list[str] = field(default_factory=list)
 
 
@@ -335,6 +379,7 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
     frontier: list[bytes] = []
     size = 0
     pending: dict[str, dict[int, tuple[int, bytes]]] = {}
+    begun: list[tuple[int, bytes]] = []
     waiting = 0
     for number, kind, record_id, text, hashes in _entries(org.id):
         if number != size:
@@ -345,6 +390,9 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
         problems += _check_hashes(size, made, bytes(hashes))
         check.hashes += len(made)
         size += 1
+        if kind == BEGUN:  # checked against the rows it commits to, below
+            begun.append((number, leaf))
+            continue
         pending.setdefault(kind, {})[record_id] = (number, leaf)
         waiting += 1
         if waiting >= _CHECKED_AT_ONCE:
@@ -359,6 +407,7 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
     elif head is not None and _frontier(head.frontier) != frontier:
         problems.append("the log's head holds hashes the leaves do not make")
     problems.sort(key=_entry_order)
+    problems += check_coverage(org.id, begun, check.covered)
     return check
 
 
@@ -436,6 +485,151 @@ def _check_records(kind: str, records: dict[int, tuple[int, bytes]]) -> list[str
                                  if recorded.get(k) != now[record_id].get(k))
                 problems.append(f"entry {number}: {kind} {record_id} differs from its leaf "
                                 f"({', '.join(changed)})")
+    return problems
+
+
+# ---- coverage: no record without its entry ------------------------------------------------------
+
+def _pages(page: Callable[[int], list[int]]) -> Iterator[int]:
+    """The ids `page(after)` answers, page after page (ascending, PAGE at most each)."""
+    after = -(2**63)
+    while True:
+        ids = page(after)
+        yield from ids
+        if len(ids) < PAGE:
+            return
+        after = ids[-1]
+
+
+def ids_after(build: Callable[[Any, Any], peewee.Query]) -> Rows:
+    """`Rows` from `build(org, after)`: a query selecting the ids of an organization's rows
+    after `after`, ordered by id (compiled once; its rows read as they come)."""
+    prepared = Prepared(lambda org, after: build(org, after).limit(PAGE), org=int, after=int)
+    return lambda org_id, after: [row_id for (row_id,) in prepared.rows(org=org_id, after=after)]
+
+
+_LOGGED = Prepared(lambda org, kind, after: LogEntry.select(LogEntry.record_id).distinct().where(
+    (LogEntry.organization == org) & (LogEntry.kind == kind) & (LogEntry.record_id > after))
+    .order_by(LogEntry.record_id).limit(PAGE), org=int, kind=str, after=int)
+
+
+def _row_ids(org_id: int, rows: Rows) -> Iterator[int]:
+    return _pages(lambda after: rows(org_id, after))
+
+
+def _unlogged(org_id: int, kind: str, rows: Rows, counted: dict[str, int]) -> Iterator[int]:
+    """The ids of `kind`'s rows that must have an entry and have none, ascending: its rows and
+    the record ids of its entries, both read in id order in keyset pages, merged. The rows are
+    counted in `counted[kind]`."""
+    logged = _pages(lambda after: [record_id for (record_id,) in
+                                   _LOGGED.rows(org=org_id, kind=kind, after=after)])
+    next_logged = next(logged, None)
+    counted.setdefault(kind, 0)
+    for row_id in _row_ids(org_id, rows):
+        counted[kind] += 1
+        while next_logged is not None and next_logged < row_id:
+            next_logged = next(logged, None)
+        if next_logged != row_id:
+            yield row_id
+
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def row_line(values: Iterable[Any]) -> bytes:
+    """A row's stored values as a genesis digests them: a JSON array (compact, ASCII) and a
+    newline, booleans as 0 and 1 and bytes as hex (as either engine reads them back)."""
+    plain = [int(v) if isinstance(v, bool) else bytes(v).hex() if isinstance(v, bytes | memoryview)
+             else v for v in values]
+    return json.dumps(plain, separators=(",", ":")).encode() + b"\n"
+
+
+class _Before:
+    """What a genesis says of a kind's rows from before the log (its claim: their count, highest
+    id and, when it names the table and columns it digested, the SHA-256 of their rows'
+    `row_line`s in id order, id first), and the same made again from the rows found now."""
+
+    def __init__(self, number: int, claim: dict[str, Any]) -> None:
+        self.number, self.claim = number, claim
+        last_id = claim.get("last_id")
+        self.last_id: int = last_id if isinstance(last_id, int) else 0
+        table, columns = claim.get("table"), claim.get("columns")
+        self.table: peewee.Table | None = None
+        if isinstance(table, str) and isinstance(columns, list) and all(
+                isinstance(c, str) and _IDENTIFIER.fullmatch(c) for c in [table, *columns]):
+            self.table, self.columns = peewee.Table(table), ["id", *columns]
+        self.count, self.sha256 = 0, hashlib.sha256()
+        self.waiting: list[int] = []
+
+    def add(self, row_id: int) -> None:
+        self.count += 1
+        self.waiting.append(row_id)
+        if len(self.waiting) >= _CHECKED_AT_ONCE:
+            self._digest()
+
+    def _digest(self) -> None:
+        table = self.table
+        if table is not None:
+            for chunk in in_chunks(self.waiting):
+                row_id = peewee.Column(table, "id")
+                rows = table.select(*(peewee.Column(table, c) for c in self.columns)).where(
+                    row_id.in_(chunk)).order_by(row_id).tuples()
+                for row in rows.execute(database):
+                    self.sha256.update(row_line(row))
+        self.waiting.clear()
+
+    def problem(self, kind: str) -> str | None:
+        self._digest()
+        claim = self.claim
+        if self.count == claim.get("count") and (
+                self.table is None or self.sha256.hexdigest() == claim.get("sha256")):
+            return None
+        said = f"{claim.get('count')} {kind} rows before the log (up to id {self.last_id})"
+        if self.count != claim.get("count"):
+            return f"entry {self.number}: the log's genesis counts {said}; {self.count} are there now"
+        return (f"entry {self.number}: the log's genesis commits to {said}; they have been "
+                "changed, replaced or added to")
+
+
+def check_coverage(org_id: int, begun: list[tuple[int, bytes]], counted: dict[str, int]
+                   ) -> list[str]:
+    """Each row of a covered kind (registered with `rows`) that has no entry and is not one
+    the genesis counted from before the log, and each genesis whose rows from before are not
+    what it committed to. `begun`: the organization's `log_begun` entries (number, leaf); a kind
+    is covered by the first that names it. No genesis beside rows of covered kinds: one line.
+    The rows of each kind are counted in `counted`."""
+    problems = []
+    covered: dict[str, _Before] = {}
+    for number, leaf in begun:
+        records = json.loads(leaf).get("records")
+        for kind, claim in (records.items() if isinstance(records, dict) else ()):
+            if kind in covered:
+                problems.append(f"entry {number}: a genesis of {kind} rows after entry "
+                                f"{covered[kind].number}'s")
+            elif isinstance(claim, dict):
+                covered[kind] = _Before(number, claim)
+    if not begun:
+        counted.update((kind, sum(1 for _ in _row_ids(org_id, rows)))
+                       for kind, (rows, _) in sorted(_COVERED.items()))
+        if any(counted.values()):
+            found = ", ".join(f"{kind} {count:,}" for kind, count in counted.items() if count)
+            return [f"records but no log: {found} rows, and no log_begun entry (the log is "
+                    "empty, deleted or never began)"]
+        return []
+    for kind, (rows, label) in sorted(_COVERED.items()):
+        before = covered.get(kind)
+        missing: list[int] = []
+        for row_id in _unlogged(org_id, kind, rows, counted):
+            if before is not None and row_id <= before.last_id:
+                before.add(row_id)
+            else:
+                missing.append(row_id)
+        if before is not None and (problem := before.problem(kind)):
+            problems.append(problem)
+        for chunk in in_chunks(missing):
+            where = label(chunk) if label else {}
+            problems += [f"{kind} {row_id}{f' ({where[row_id]})' if row_id in where else ''} has "
+                         "no log entry" for row_id in chunk]
     return problems
 
 
