@@ -41,6 +41,39 @@ def register(kind: str, rebuild: Rebuild) -> None:
     _REBUILDERS[kind] = rebuild
 
 
+@dataclass(frozen=True)
+class Subject:
+    """Something whose entries a *manifest* lists (a trail). Each append that logs entries of
+    a subject ends with one manifest entry of it (kind `kind`, record id the subject's id):
+    {kind, id, count, entries_sha256 (`entries_digest` of the numbers of all its entries, in
+    order), previous (the number of its manifest before, or null), and what `describe` says
+    of it now (its verdict)}. A manifest is under 1 KiB whatever the subject's size."""
+    kind: str
+    # the numbers of every entry of the subject, as its rows say (its first manifest: a subject
+    # logged before manifests were, or new)
+    entries: Callable[[int], list[int]]
+    # the manifest's other fields, as the subject is now (in the transaction appending it)
+    describe: Callable[[int], dict[str, Any]]
+
+
+_SUBJECTS: dict[str, Subject] = {}
+
+
+def register_subject(subject: Subject) -> None:
+    """Log a manifest of kind `subject.kind` (domain/__init__.py)."""
+    _SUBJECTS[subject.kind] = subject
+
+
+def entries_digest(numbers: Iterable[int], after: str | None = None) -> str:
+    """The digest of an ordered list of entry numbers: h = 32 zero bytes, then for each number
+    h = SHA-256(h || the number as 8 bytes, big-endian); hex. `after`: the digest of the list
+    these numbers continue (a manifest extends its previous one's)."""
+    kept = bytes.fromhex(after) if after is not None else bytes(32)
+    for number in numbers:
+        kept = hashlib.sha256(kept + number.to_bytes(8, "big")).digest()
+    return kept.hex()
+
+
 def digest(value: Any) -> str:
     """SHA-256 (hex) of JSON data: keys sorted, compact separators, non-ASCII as \\u escapes
     (Python's json.dumps(value, sort_keys=True, separators=(",", ":"))). Any value accepted has
@@ -77,19 +110,26 @@ def canonical(leaf: dict[str, Any]) -> bytes:
     return rfc8785.dumps(leaf)
 
 
-def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any]) -> None:
+# What an append logs: (kind, record id, leaf, the subject it is an entry of: (its manifest's
+# kind, its id), if any).
+Item = tuple[str, int, bytes, tuple[str, int] | None]
+
+
+def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any],
+           subject: tuple[str, int] | None = None) -> None:
     """Log `leaf` (of the record `kind` `record_id`) when the current write transaction
-    commits: after its other writes, in the order appended."""
-    item = (next(_sequence), org_id, kind, record_id, canonical(leaf))
+    commits: after its other writes, in the order appended. `subject`: (manifest kind, id) of
+    the registered Subject it is an entry of, whose manifest the append then ends with."""
+    item = (next(_sequence), org_id, (kind, record_id, canonical(leaf), subject))
     at_transaction_end("transparency-log", _append_all, [item], last=True)
 
 
-def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
-    by_org: dict[int, list[tuple[int, int, str, int, bytes]]] = {}
-    for item in sorted(items):
-        by_org.setdefault(item[1], []).append(item)
+def _append_all(items: set[tuple[int, int, Item]]) -> None:
+    by_org: dict[int, list[Item]] = {}
+    for _, org_id, item in sorted(items, key=lambda each: each[0]):
+        by_org.setdefault(org_id, []).append(item)
     for org_id in sorted(by_org):  # one locking order for every writer
-        _append_to(org_id, [(kind, record_id, leaf) for _, _, kind, record_id, leaf in by_org[org_id]])
+        _append_to(org_id, by_org[org_id])
 
 
 def _frontier(text: str | list[str]) -> list[bytes]:
@@ -115,20 +155,59 @@ _ENTRY = Prepared(lambda org, number, kind, record, leaf, hashes: LogEntry.inser
     org=int, number=int, kind=str, record=int, leaf=str, hashes=bytes)
 
 
-def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
+def _append_to(org_id: int, leaves: list[Item]) -> None:
     """Three statements whatever the log's size: the head read (and locked), one row per
-    entry holding its hashes, the head written."""
+    entry holding its hashes, the head written; then a manifest per subject of its entries
+    (made from the numbers they were given), two statements more each."""
     found = _HEAD.rows(org=org_id)
     if not found:  # the organization's first entry (two first writers: one inserts)
         LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
         found = _HEAD.rows(org=org_id)
     head_id, size, text = found[0]
     frontier = _frontier(text)
-    for n, (kind, record_id, leaf) in enumerate(leaves):
-        made = merkle.append_leaf(frontier, size + n, merkle.leaf_hash(leaf))
-        _ENTRY.execute(org=org_id, number=size + n, kind=kind, record=record_id,
+    subjects: dict[tuple[str, int], list[int]] = {}  # in the order first logged
+
+    def add(kind: str, record_id: int, leaf: bytes) -> int:
+        nonlocal size
+        made = merkle.append_leaf(frontier, size, merkle.leaf_hash(leaf))
+        _ENTRY.execute(org=org_id, number=size, kind=kind, record=record_id,
                        leaf=leaf.decode(), hashes=b"".join(made))
-    _SET_HEAD.execute(head=head_id, size=size + len(leaves), frontier=_frontier_text(frontier))
+        size += 1
+        return size - 1
+
+    for kind, record_id, leaf, subject in leaves:
+        number = add(kind, record_id, leaf)
+        if subject is not None:
+            subjects.setdefault(subject, []).append(number)
+    for (kind, subject_id), numbers in subjects.items():
+        add(kind, subject_id, canonical(_manifest(_SUBJECTS[kind], subject_id, numbers)))
+    _SET_HEAD.execute(head=head_id, size=size, frontier=_frontier_text(frontier))
+
+
+_LATEST = Prepared(lambda kind, record: LogEntry.select(LogEntry.number, LogEntry.leaf).where(
+    (LogEntry.kind == kind) & (LogEntry.record_id == record)).order_by(LogEntry.number.desc())
+    .limit(1), kind=str, record=int)
+
+
+def _manifest(subject: Subject, subject_id: int, numbers: list[int]) -> dict[str, Any]:
+    """The subject's manifest once `numbers` (its entries just appended) are logged: its
+    previous one's list extended, or (none yet) every entry its rows have."""
+    latest = _LATEST.rows(kind=subject.kind, record=subject_id)
+    if latest:
+        previous, text = latest[0]
+        before = json.loads(text)
+        count, listed = before["count"] + len(numbers), entries_digest(numbers, before["entries_sha256"])
+    else:
+        previous, every = None, sorted(subject.entries(subject_id))
+        count, listed = len(every), entries_digest(every)
+    return {**subject.describe(subject_id), "kind": subject.kind, "id": subject_id,
+            "count": count, "entries_sha256": listed, "previous": previous}
+
+
+def latest_manifest(kind: str, subject_id: int) -> int | None:
+    """The number of the subject's latest manifest, if it has one."""
+    latest = _LATEST.rows(kind=kind, record=subject_id)
+    return latest[0][0] if latest else None
 
 
 # ---- reads ------------------------------------------------------------------------------------
