@@ -489,7 +489,7 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
     """Check an audit package with nothing but it and the log's verifier key (exit 0 when it
     holds, 1 naming what does not); no database, no server."""
     from .domain.transparency import notes
-    from .domain.views.audit_packages import verify_package
+    from .domain.views.audit_packages import check_package
 
     try:
         with open(args.public_key) as key:
@@ -499,11 +499,13 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
     except (OSError, notes.NoteError) as error:
         print(f"verify-package: {error}", file=sys.stderr)
         return REFUSED
-    problems = verify_package(content, verifier)
-    for problem in problems:
+    check = check_package(content, verifier)
+    for problem in check.problems:
         print(problem)
-    print(f"{args.file}: {'FAILED' if problems else 'ok'}")
-    return 1 if problems else 0
+    for note in check.notes:
+        print(f"note: {note}")
+    print(f"{args.file}: {'FAILED' if check.problems else 'ok'}")
+    return 1 if check.problems else 0
 
 
 def _at_least_one(text: str) -> int:
