@@ -723,3 +723,18 @@ class LogEntry(BaseModel):
 
 
 ALL_MODELS += [LogHead, LogEntry]
+
+
+class TrailNewest(BaseModel):
+    """The newest attestation of each name at each level of a trail (the trail itself, each
+    artifact it names), which alone its verdict depends on (evidence.compliance): kept in the
+    transaction of each attestation so that the trail's manifest (evidence.manifests) judges it
+    without reading every attestation; made from its attestations when missing (a trail last
+    written before migration 0027)."""
+
+    trail = peewee.ForeignKeyField(Trail, primary_key=True, on_delete="CASCADE")
+    # [[seq, uid, name, type, is_compliant, target, overrides], ...] (trails.EvidenceRows)
+    newest = JSONField()
+
+
+ALL_MODELS += [TrailNewest]

@@ -52,8 +52,9 @@ class Subject:
     # the numbers of every entry of the subject, as its rows say (its first manifest: a subject
     # logged before manifests were, or new)
     entries: Callable[[int], list[int]]
-    # the manifest's other fields, as the subject is now (in the transaction appending it)
-    describe: Callable[[int], dict[str, Any]]
+    # the manifest's other fields, as the subject is now (in the transaction appending it),
+    # told the records (kind, record id) of the subject's entries this append logs
+    describe: Callable[[int, list[tuple[str, int]]], dict[str, Any]]
 
 
 _SUBJECTS: dict[str, Subject] = {}
@@ -165,7 +166,8 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
         found = _HEAD.rows(org=org_id)
     head_id, size, text = found[0]
     frontier = _frontier(text)
-    subjects: dict[tuple[str, int], list[int]] = {}  # in the order first logged
+    # the numbers and records of each subject's entries, in the order first logged
+    subjects: dict[tuple[str, int], tuple[list[int], list[tuple[str, int]]]] = {}
 
     def add(kind: str, record_id: int, leaf: bytes) -> int:
         nonlocal size
@@ -178,9 +180,11 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
     for kind, record_id, leaf, subject in leaves:
         number = add(kind, record_id, leaf)
         if subject is not None:
-            subjects.setdefault(subject, []).append(number)
-    for (kind, subject_id), numbers in subjects.items():
-        add(kind, subject_id, canonical(_manifest(_SUBJECTS[kind], subject_id, numbers)))
+            numbers, records = subjects.setdefault(subject, ([], []))
+            numbers.append(number)
+            records.append((kind, record_id))
+    for (kind, subject_id), (numbers, records) in subjects.items():
+        add(kind, subject_id, canonical(_manifest(_SUBJECTS[kind], subject_id, numbers, records)))
     _SET_HEAD.execute(head=head_id, size=size, frontier=_frontier_text(frontier))
 
 
@@ -189,7 +193,8 @@ _LATEST = Prepared(lambda kind, record: LogEntry.select(LogEntry.number, LogEntr
     .limit(1), kind=str, record=int)
 
 
-def _manifest(subject: Subject, subject_id: int, numbers: list[int]) -> dict[str, Any]:
+def _manifest(subject: Subject, subject_id: int, numbers: list[int],
+              records: list[tuple[str, int]]) -> dict[str, Any]:
     """The subject's manifest once `numbers` (its entries just appended) are logged: its
     previous one's list extended, or (none yet) every entry its rows have."""
     latest = _LATEST.rows(kind=subject.kind, record=subject_id)
@@ -200,7 +205,7 @@ def _manifest(subject: Subject, subject_id: int, numbers: list[int]) -> dict[str
     else:
         previous, every = None, sorted(subject.entries(subject_id))
         count, listed = len(every), entries_digest(every)
-    return {**subject.describe(subject_id), "kind": subject.kind, "id": subject_id,
+    return {**subject.describe(subject_id, records), "kind": subject.kind, "id": subject_id,
             "count": count, "entries_sha256": listed, "previous": previous}
 
 
