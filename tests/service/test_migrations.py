@@ -34,7 +34,7 @@ from evidence_grpc.storage.models import (
     OutboxMessage,
     Repo,
     Trail,
-    TrailNewest,
+    TrailManifest,
     User,
     WebSession,
 )
@@ -331,14 +331,14 @@ def test_0025_pins_each_trail_to_what_judged_it_and_keeps_the_ids_of_artifacts(
 
 def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_trails(
         empty_database: str):
-    """A trail of the release before has no TrailNewest row: its next write makes it from
+    """A trail of the release before has no TrailManifest row: its next write makes it from
     every attestation the trail has, and its manifest's verdict is the one its answer gives."""
     from evidence_grpc.domain.evidence import trails
 
     db = storage.init_database(empty_database)
     with storage.database.connection_context():
         Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
-        assert "trail_newest" not in db.get_tables()
+        assert "trail_manifest" not in db.get_tables()
         times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
         org = Organization.insert(name="acme", **times).execute()
         flow = Flow.insert(organization=org, name="ci", template_yaml="version: 1\n", **times).execute()
@@ -348,15 +348,16 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
                                type="generic", is_compliant=compliant, data={}, summary={},
                                created_at=times["created_at"] + n).execute()
 
-        assert "0027_trail_newest_attestations" in storage.migrate()
+        assert "0027_trail_manifests" in storage.migrate()
 
-        assert {c.name for c in db.get_columns("trail_newest")} == {"trail_id", "newest"}
+        assert {c.name for c in db.get_columns("trail_manifest")} == {
+            "trail_id", "manifest", "count", "entries_sha256", "newest"}
         user = User.insert(name="alice", created_at=times["created_at"]).execute()
         trails.begin_trail(Organization.get_by_id(org), "ci", {"name": "t1"}, User.get_by_id(user))
-        [kept] = TrailNewest.select()
+        [kept] = TrailManifest.select()
         assert [row[1] for row in kept.newest] == ["u1"]
         assert json.loads(LogEntry.select().order_by(LogEntry.number.desc()).get().leaf)[
             "status"] == "COMPLIANT"
         Trail.delete().where(Trail.id == trail).execute()
-        assert TrailNewest.select().count() == 0
+        assert TrailManifest.select().count() == 0
     _close_shared_database()

@@ -24,7 +24,7 @@ import requests
 
 from evidence_grpc.api.v2 import transparency_service_pb2 as transparency_pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as transparency_grpc
-from evidence_grpc.domain.evidence.manifests import trail_entries
+from evidence_grpc.domain.evidence.manifests import latest_manifest, trail_entries
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
@@ -251,7 +251,7 @@ def check_log(org: Organization, acked: list[str]) -> int:
     for (kind, trail_id), _ in per_record.items():
         if kind == "trail_manifest":
             latest = json.loads(LogEntry.get((LogEntry.organization == org) & (
-                LogEntry.number == log.latest_manifest(kind, trail_id))).leaf)
+                LogEntry.number == latest_manifest(trail_id))).leaf)
             assert latest["entries_sha256"] == log.entries_digest(trail_entries(trail_id))
     attested = {rid for kind, rid in per_record if kind == "attestation"}
     assert attested == {row.id for row in rows}, (

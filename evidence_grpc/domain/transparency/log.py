@@ -44,17 +44,13 @@ def register(kind: str, rebuild: Rebuild) -> None:
 @dataclass(frozen=True)
 class Subject:
     """Something whose entries a *manifest* lists (a trail). Each append that logs entries of
-    a subject ends with one manifest entry of it (kind `kind`, record id the subject's id):
-    {kind, id, count, entries_sha256 (`entries_digest` of the numbers of all its entries, in
-    order), previous (the number of its manifest before, or null), and what `describe` says
-    of it now (its verdict)}. A manifest is under 1 KiB whatever the subject's size."""
+    a subject ends with one manifest entry of it (kind `kind`, record id the subject's id),
+    whose leaf `manifest` makes: told the subject's id, the number the manifest gets, and the
+    numbers and records (kind, record id) of the subject's entries the append logs. A manifest
+    holds the count of the subject's entries and `entries_digest` of their numbers, never the
+    list itself, so that it fits an entry bundle whatever the subject's size."""
     kind: str
-    # the numbers of every entry of the subject, as its rows say (its first manifest: a subject
-    # logged before manifests were, or new)
-    entries: Callable[[int], list[int]]
-    # the manifest's other fields, as the subject is now (in the transaction appending it),
-    # told the records (kind, record id) of the subject's entries this append logs
-    describe: Callable[[int, list[tuple[str, int]]], dict[str, Any]]
+    manifest: Callable[[int, int, list[int], list[tuple[str, int]]], dict[str, Any]]
 
 
 _SUBJECTS: dict[str, Subject] = {}
@@ -159,7 +155,7 @@ _ENTRY = Prepared(lambda org, number, kind, record, leaf, hashes: LogEntry.inser
 def _append_to(org_id: int, leaves: list[Item]) -> None:
     """Three statements whatever the log's size: the head read (and locked), one row per
     entry holding its hashes, the head written; then a manifest per subject of its entries
-    (made from the numbers they were given), two statements more each."""
+    (made from the numbers they were given: Subject)."""
     found = _HEAD.rows(org=org_id)
     if not found:  # the organization's first entry (two first writers: one inserts)
         LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
@@ -184,35 +180,8 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
             numbers.append(number)
             records.append((kind, record_id))
     for (kind, subject_id), (numbers, records) in subjects.items():
-        add(kind, subject_id, canonical(_manifest(_SUBJECTS[kind], subject_id, numbers, records)))
+        add(kind, subject_id, canonical(_SUBJECTS[kind].manifest(subject_id, size, numbers, records)))
     _SET_HEAD.execute(head=head_id, size=size, frontier=_frontier_text(frontier))
-
-
-_LATEST = Prepared(lambda kind, record: LogEntry.select(LogEntry.number, LogEntry.leaf).where(
-    (LogEntry.kind == kind) & (LogEntry.record_id == record)).order_by(LogEntry.number.desc())
-    .limit(1), kind=str, record=int)
-
-
-def _manifest(subject: Subject, subject_id: int, numbers: list[int],
-              records: list[tuple[str, int]]) -> dict[str, Any]:
-    """The subject's manifest once `numbers` (its entries just appended) are logged: its
-    previous one's list extended, or (none yet) every entry its rows have."""
-    latest = _LATEST.rows(kind=subject.kind, record=subject_id)
-    if latest:
-        previous, text = latest[0]
-        before = json.loads(text)
-        count, listed = before["count"] + len(numbers), entries_digest(numbers, before["entries_sha256"])
-    else:
-        previous, every = None, sorted(subject.entries(subject_id))
-        count, listed = len(every), entries_digest(every)
-    return {**subject.describe(subject_id, records), "kind": subject.kind, "id": subject_id,
-            "count": count, "entries_sha256": listed, "previous": previous}
-
-
-def latest_manifest(kind: str, subject_id: int) -> int | None:
-    """The number of the subject's latest manifest, if it has one."""
-    latest = _LATEST.rows(kind=kind, record=subject_id)
-    return latest[0][0] if latest else None
 
 
 # ---- reads ------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from ..evidence.leaves import (
     TRAIL_MANIFEST,
     binding_log_indexes,
 )
-from ..evidence.manifests import trail_entries
+from ..evidence.manifests import latest_manifest, trail_entries
 from ..kernel.errors import FailedPrecondition
 from ..transparency import log, merkle, notes
 from . import artifact_views
@@ -96,7 +96,7 @@ class _Package:
         carried: dict[str, Any] = {"format": TRANSPARENCY_FORMAT, "tree_size": size,
                                    "entries": [{"path": path, **proved(number)}
                                                for path, number in self.covered]}
-        latest = None if trail is None else log.latest_manifest(TRAIL_MANIFEST, trail.id)
+        latest = None if trail is None else latest_manifest(trail)
         if trail is not None and latest is not None and latest < size:
             carried["manifest"] = {**proved(latest), "entries": [
                 number for number in trail_entries(trail.id) if number < latest]}
