@@ -18,6 +18,7 @@ from evidence_grpc.domain.evidence.manifests import trail_entries
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import check_package
 from evidence_grpc.storage.models import LogEntry, Organization, Trail
+from tests import independent_verifier as independent
 from tests.helpers import BACKEND_FP, COMMIT, H, attest, begin_trail, create_flow, report_artifact
 
 pytestmark = pytest.mark.parametrize("engine", ["sqlite"])  # the log's engines: test_log.py
@@ -119,11 +120,7 @@ def test_each_write_of_a_trail_ends_with_its_manifest(client):
         "flow_template_id": trail.flow_template_id, "template_yaml": TEMPLATE,
         "legacy_template": None, "artifacts_judged_alone": False})
     assert {m["trail"] for m in manifests} == {"release-1"}
-    # the digest, as an independent verifier would make it
-    chained = bytes(32)
-    for number in every:
-        chained = hashlib.sha256(chained + number.to_bytes(8, "big")).digest()
-    assert chained.hex() == manifests[-1]["entries_sha256"]
+    assert independent.entries_digest(every) == manifests[-1]["entries_sha256"]  # by the spec
     assert log.verify_log(Organization.get(Organization.name == "acme")) == []
 
 
@@ -131,8 +128,21 @@ def test_the_honest_package_holds_with_its_manifest(package):
     content, verifier = package
     check = check_package(content, verifier)
     assert (check.problems, check.notes) == ([], [])
-    carried = json.loads(_unpack(content)["transparency/entries.json"])
-    assert carried["manifest"]["entries"] == sorted({e["index"] for e in carried["entries"]})
+    files = _unpack(content)
+    carried = json.loads(files["transparency/entries.json"])
+    manifest = carried["manifest"]
+    assert manifest["entries"] == sorted({e["index"] for e in carried["entries"]})
+    # the manifest, proved with nothing of ours
+    _, size, root = independent.open_checkpoint(files["transparency/checkpoint"].decode(),
+                                                files["transparency/public-key"].decode())
+    leaf = base64.b64decode(manifest["leaf"])
+    assert independent.inclusion_root(manifest["index"], size, independent.leaf_hash(leaf), [
+        base64.b64decode(h) for h in manifest["inclusion_proof"]]) == root
+    logged = json.loads(leaf)
+    assert (logged["count"], logged["entries_sha256"], logged["status"]) == (
+        len(manifest["entries"]), independent.entries_digest(manifest["entries"]), "NON-COMPLIANT")
+    assert logged["template_sha256"] == hashlib.sha256(json.dumps(
+        json.loads(files["template.json"]), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def test_an_omitted_attestation_its_entry_and_event_fail(package):
