@@ -19,7 +19,16 @@ from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import check_package
 from evidence_grpc.storage.models import LogEntry, Organization, Trail
 from tests import independent_verifier as independent
-from tests.helpers import BACKEND_FP, COMMIT, H, attest, begin_trail, create_flow, report_artifact
+from tests.helpers import (
+    BACKEND_FP,
+    COMMIT,
+    FRONTEND_FP,
+    H,
+    attest,
+    begin_trail,
+    create_flow,
+    report_artifact,
+)
 
 pytestmark = pytest.mark.parametrize("engine", ["sqlite"])  # the log's engines: test_log.py
 
@@ -45,7 +54,7 @@ def _manifests() -> list[dict]:
 
 def _trail_evidence(client) -> None:
     """unit-tests passes, review (about nothing the template names) fails: NON-COMPLIANT; a
-    note about the backend made before it was reported, bound to it later."""
+    note about the backend made before it was reported, bound to it later; two artifacts."""
     create_flow(client, template=TEMPLATE)
     begin_trail(client, user_data={"team": "payments"}, git_commit_info=GIT)
     assert attest(client, "generic", {"attestation_name": "note", "is_compliant": True,
@@ -60,6 +69,9 @@ def _trail_evidence(client) -> None:
                                       "description": "not yet", "user_data": {"by": "bob"},
                                       "git_commit_info": GIT},
                   attachment=("review.txt", b"needs work")).status_code == 201
+    # reported last, its fingerprint sorts first: the report lists artifacts as reported
+    assert report_artifact(client, FRONTEND_FP, "frontend.tgz", template_name="frontend"
+                           ).status_code == 201
 
 
 def _unpack(content: bytes) -> Files:
@@ -106,15 +118,16 @@ def test_each_write_of_a_trail_ends_with_its_manifest(client):
     _trail_evidence(client)
     trail = Trail.get(Trail.name == "release-1")
     manifests = _manifests()
-    # begun, note, artifact reported (+ note bound), unit-tests, review: one manifest a write
-    assert [m["count"] for m in manifests] == [1, 2, 4, 5, 6]
+    # begun, note, artifact reported (+ note bound), unit-tests, review, another artifact: one
+    # manifest a write
+    assert [m["count"] for m in manifests] == [1, 2, 4, 5, 6, 7]
     assert [m["status"] for m in manifests] == [
-        "INCOMPLETE", "INCOMPLETE", "INCOMPLETE", "COMPLIANT", "NON-COMPLIANT"]
+        "INCOMPLETE", "INCOMPLETE", "INCOMPLETE", "COMPLIANT", "NON-COMPLIANT", "NON-COMPLIANT"]
     numbers = [e.number for e in LogEntry.select().where(LogEntry.kind == "trail_manifest")
                .order_by(LogEntry.number)]
     assert [m["previous"] for m in manifests] == [None, *numbers[:-1]]
     every = trail_entries(trail.id)
-    assert len(every) == 6 and not set(every) & set(numbers)
+    assert len(every) == 7 and not set(every) & set(numbers)
     assert manifests[-1]["entries_sha256"] == log.entries_digest(every)
     assert manifests[-1]["template_sha256"] == log.digest({
         "flow_template_id": trail.flow_template_id, "template_yaml": TEMPLATE,

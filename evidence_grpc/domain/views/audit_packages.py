@@ -372,14 +372,17 @@ def _proved(entry: dict[str, Any], size: int, root: bytes, origin: str, problems
         return None
 
 
-def _stems(files: dict[str, bytes]) -> set[str]:
-    return {path[len("attestations/"):-len(".json")] for path in files
-            if path.startswith("attestations/") and path.endswith(".json") and path.count("/") == 1}
+def _stems(files: dict[str, bytes]) -> list[str]:
+    """The attestation files' stems (`NNNN-name`), in the package's order (their numbers)."""
+    stems = [path[len("attestations/"):-len(".json")] for path in files
+             if path.startswith("attestations/") and path.endswith(".json") and path.count("/") == 1]
+    return sorted(stems, key=lambda stem: (int(stem.partition("-")[0]) if stem.partition("-")[0]
+                                           .isdigit() else -1, stem))
 
 
 def _unexpected(files: dict[str, bytes]) -> list[str]:
     """Files a package does not hold, and those it must that are not there."""
-    stems = _stems(files)
+    stems = set(_stems(files))
     trail = "trail.json" in files
     problems = []
     for path in sorted(files):
@@ -402,7 +405,7 @@ def _unexpected(files: dict[str, bytes]) -> list[str]:
 
 def _attested(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
     problems = []
-    for stem in sorted(_stems(files)):
+    for stem in _stems(files):
         path = f"attestations/{stem}.json"
         logged = [leaf for _, leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
         if len(logged) != 1:
@@ -518,14 +521,18 @@ def _artifacts(files: dict[str, bytes]) -> list[str]:
 
 
 def _attestation_documents(files: dict[str, bytes]) -> list[dict[str, Any]]:
-    return [json.loads(files[f"attestations/{stem}.json"]) for stem in sorted(_stems(files))]
+    return [json.loads(files[f"attestations/{stem}.json"]) for stem in _stems(files)]
 
 
 def _report(files: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
     """report.pdf: the one the package's own files make (its rendering is deterministic)."""
     if "trail.json" not in files or "report.pdf" not in files:
         return []
-    made = [json.loads(files[p]) for p in sorted(p for p in files if p.startswith("artifacts/"))]
+    reported = list(dict.fromkeys(event.get("fingerprint") for event in _logged_events(files)
+                                  if event.get("type") == "artifact_creation_reported"))
+    made = sorted((json.loads(files[p]) for p in files if p.startswith("artifacts/")),
+                  key=lambda a: reported.index(a.get("fingerprint"))
+                  if a.get("fingerprint") in reported else len(reported))  # as first reported
     expected = _pdf(str(manifest.get("org", "")), json.loads(files["trail.json"]),
                     _attestation_documents(files), made)
     return [] if expected == files["report.pdf"] else [
@@ -585,7 +592,7 @@ def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
     """The trail's verdict made from the package alone: its template in force, its attestation
     files (in report order: their entries'), the artifacts its logged reports name."""
     attested = []
-    for stem in sorted(_stems(files)):
+    for stem in _stems(files):
         path = f"attestations/{stem}.json"
         document = json.loads(files[path])
         entry = [n for n, leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
