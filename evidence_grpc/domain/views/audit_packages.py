@@ -405,6 +405,10 @@ def _unexpected(files: dict[str, bytes]) -> list[str]:
 
 def _attested(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
     problems = []
+    attachments: dict[str, list[str]] = {}  # by the stem of their attestation
+    for path in files:
+        if path.startswith("attachments/"):
+            attachments.setdefault(path.split("/")[1], []).append(path)
     for stem in _stems(files):
         path = f"attestations/{stem}.json"
         logged = [leaf for _, leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
@@ -419,7 +423,7 @@ def _attested(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[
         if differ:
             problems.append(f"{path}: differs from its log entry ({', '.join(differ)})")
         problems += _as_recorded(stem, document, leaf, files)
-        attached = [p for p in files if p.startswith(f"attachments/{stem}/")]
+        attached = attachments.get(stem, [])
         for each in attached:
             if hashlib.sha256(files[each]).hexdigest() != leaf.get("attachment_sha256"):
                 problems.append(f"{each}: not the attachment its log entry names")
