@@ -497,7 +497,7 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
     one holds, 1 when one does not); no database, no server. Each finding is a line naming its
     package, and each package ends with its verdict: `PACKAGE: ok` or `PACKAGE: FAILED`."""
     from .domain.transparency import notes
-    from .domain.views.audit_packages import verify_package
+    from .domain.views.audit_packages import check_package
 
     try:
         with open(args.public_key) as key:
@@ -514,11 +514,13 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
             print(f"verify-package: {error}", file=sys.stderr)
             unreadable = True
             continue
-        problems = verify_package(content, verifier)
-        for problem in problems:
+        check = check_package(content, verifier)
+        for problem in check.problems:
             print(f"{path}: {problem}")
-        print(f"{path}: {'FAILED' if problems else 'ok'}", flush=True)
-        failed = failed or bool(problems)
+        for note in check.notes:
+            print(f"{path}: note: {note}")
+        print(f"{path}: {'FAILED' if check.problems else 'ok'}", flush=True)
+        failed = failed or bool(check.problems)
     return REFUSED if unreadable else 1 if failed else 0
 
 

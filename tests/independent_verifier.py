@@ -90,3 +90,12 @@ def open_checkpoint(note: str, verifier_key: str) -> tuple[str, int, bytes]:
                 origin, size, root = body.splitlines()[:3]
                 return origin, int(size), base64.b64decode(root)
     raise ValueError("no signature of this key")
+
+
+def entries_digest(numbers: list[int]) -> str:
+    """A trail manifest's `entries_sha256` (docs/api.md, "A trail's manifest"): h = 32 zero
+    bytes, then h = SHA-256(h || number as 8 bytes, big-endian) for each number in order; hex."""
+    chained = bytes(32)
+    for number in numbers:
+        chained = hashlib.sha256(chained + number.to_bytes(8, "big")).digest()
+    return chained.hex()

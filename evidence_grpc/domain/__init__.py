@@ -7,6 +7,7 @@ outbound and identity beside each other, kernel. A context imports only those be
 (kernel.events), subscribed here, once, when the domain is first imported."""
 
 from .evidence import leaves as evidence_leaves
+from .evidence import manifests as evidence_manifests
 from .evidence.artifacts import first_reports
 from .evidence.events import ArtifactRepoKnown
 from .governance import leaves as governance_leaves
@@ -27,6 +28,8 @@ log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings
              evidence_leaves.bound_rows, evidence_leaves.attestation_labels)
 log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events,
              evidence_leaves.trail_event_rows, evidence_leaves.trail_event_labels)
+log.register(evidence_leaves.TRAIL_MANIFEST, evidence_manifests.rebuild_manifests)
+log.register_subject(evidence_manifests.SUBJECT)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
              runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels)
 log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,

@@ -723,3 +723,22 @@ class LogEntry(BaseModel):
 
 
 ALL_MODELS += [LogHead, LogEntry]
+
+
+class TrailManifest(BaseModel):
+    """What a trail's latest manifest in the transparency log says of its entries, and what
+    its verdict is made from (the newest attestation of each name at each level: the trail
+    itself, each artifact it names; evidence.compliance reads no other): kept in the
+    transaction of each write of the trail, so that its next manifest (evidence.manifests) is
+    made from this row, however many entries and attestations the trail has. Made from the
+    trail's rows when missing (a trail last written before migration 0027)."""
+
+    trail = peewee.ForeignKeyField(Trail, primary_key=True, on_delete="CASCADE")
+    manifest = peewee.BigIntegerField()  # the number of its latest manifest
+    count = peewee.BigIntegerField()  # the entries it lists
+    entries_sha256 = peewee.CharField()  # transparency.log.entries_digest of their numbers
+    # [[seq, uid, name, type, is_compliant, target, overrides], ...] (trails.EvidenceRows)
+    newest = JSONField()
+
+
+ALL_MODELS += [TrailManifest]

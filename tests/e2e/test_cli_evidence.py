@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from evidence_grpc.domain.transparency import notes
-from evidence_grpc.domain.views.audit_packages import verify_package
+from evidence_grpc.domain.views.audit_packages import check_package
 from tests.conftest import RunningServer, bearer
 from tests.e2e.cli import Repo, attest_backend, failure, write
 from tests.helpers import TEMPLATE
@@ -565,7 +565,9 @@ def test_attesting_to_a_flow_and_trail_not_set_up_creates_them(live: RunningServ
                        timeout=30).text
     package = requests.get(f"{live.http_url}/api/v2/trails/acme/{adhoc}/{sha}/audit_package",
                            headers=bearer(), timeout=30)
-    assert verify_package(package.content, notes.parse_verifier_key(key.strip())) == []
+    # with the trail's manifest: none of its entries left out, its verdict judged again
+    check = check_package(package.content, notes.parse_verifier_key(key.strip()))
+    assert (check.problems, check.notes) == ([], [])
     checked = subprocess.run([sys.executable, "-m", "evidence_grpc.cli", "verify-log",
                               "--database-url", live.database_url, "--org", "acme"],
                              capture_output=True, text=True, timeout=120)

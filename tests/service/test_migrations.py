@@ -2,7 +2,8 @@
 repos of existing evidence and links artifacts and deployments to them; 0015, 0017; 0019 turns
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
-pins trails to their templates and keeps artifacts' ids (both engines). 0011 and 0018, the
+pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
+made from (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from evidence_grpc.storage.models import (
     Repo,
     Trail,
     TrailEvent,
+    TrailManifest,
+    User,
     WebSession,
 )
 from tests.conftest import _close_shared_database
@@ -397,4 +400,37 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
         assert log.verify_log(acme) == [
             "records but no log: attestation 3, trail_event 1 rows, and no log_begun entry (the "
             "log is empty, deleted or never began)"]
+
+
+def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_trails(
+        empty_database: str):
+    """A trail of the release before has no TrailManifest row: its next write makes it from
+    every attestation the trail has, and its manifest's verdict is the one its answer gives."""
+    from evidence_grpc.domain.evidence import trails
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        assert "trail_manifest" not in db.get_tables()
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", **times).execute()
+        flow = Flow.insert(organization=org, name="ci", template_yaml="version: 1\n", **times).execute()
+        trail = Trail.insert(flow=flow, name="t1", **times).execute()
+        for n, compliant in enumerate((False, True)):  # the newest of its name passes
+            Attestation.insert(uid=f"u{n}", organization=org, flow=flow, trail=trail, name="tests",
+                               type="generic", is_compliant=compliant, data={}, summary={},
+                               created_at=times["created_at"] + n).execute()
+
+        assert "0027_trail_manifests" in storage.migrate()
+
+        assert {c.name for c in db.get_columns("trail_manifest")} == {
+            "trail_id", "manifest", "count", "entries_sha256", "newest"}
+        user = User.insert(name="alice", created_at=times["created_at"]).execute()
+        trails.begin_trail(Organization.get_by_id(org), "ci", {"name": "t1"}, User.get_by_id(user))
+        [kept] = TrailManifest.select()
+        assert [row[1] for row in kept.newest] == ["u1"]
+        assert json.loads(LogEntry.select().order_by(LogEntry.number.desc()).get().leaf)[
+            "status"] == "COMPLIANT"
+        Trail.delete().where(Trail.id == trail).execute()
+        assert TrailManifest.select().count() == 0
     _close_shared_database()

@@ -100,21 +100,24 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     origin, size, root = checkpoint(client, key)
     assert origin == "evidence.test/acme" and key.startswith("evidence.test+")
     found = entries(client, size)
-    genesis, *leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
+    genesis, *logged = [json.loads(base64.b64decode(e["leaf"])) for e in found]
     # the log begins with its first record: its genesis counts no record from before
     assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
     assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
                                        "trail_event"}
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
-    assert [leaf["kind"] for leaf in leaves] == [
-        "trail_event", "trail_event", "attestation", "attestation", "snapshot"]
+    # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...)
+    assert [leaf["kind"] for leaf in logged] == [
+        "trail_event", "trail_manifest", "trail_event", "trail_manifest", "attestation",
+        "trail_manifest", "attestation", "trail_manifest", "snapshot"]
+    leaves = [leaf for leaf in logged if leaf["kind"] != "trail_manifest"]
     assert [leaf.get("type") for leaf in leaves[:2]] == ["trail_reported", "artifact_creation_reported"]
     review, scan = leaves[2], leaves[3]
     assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
         "review", True, "scan", False)
     assert review["attachment_sha256"] == hashlib.sha256(b"looks good").hexdigest()
     assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[4]["index"] == 1
-    assert all(leaf["org"] == "acme" for leaf in leaves)
+    assert all(leaf["org"] == "acme" for leaf in logged)
     for index, entry in enumerate(found):
         leaf = base64.b64decode(entry["leaf"])
         assert entry["index"] == index
@@ -137,7 +140,7 @@ def test_the_log_only_grows_and_proves_it(client):
                   ).status_code == 201
     report_fingerprints(client, "prod")
     _, second, second_root = checkpoint(client, key)
-    assert second == first + 2
+    assert second == first + 3  # the attestation, its trail's manifest, the snapshot
     for earlier in range(1, second + 1):
         answer = client.get(f"{BASE}/proofs/consistency?first={earlier}&second={second}", headers=H)
         hashes = [base64.b64decode(h) for h in answer.json["hashes"]]
@@ -200,7 +203,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (6 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (10 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -290,16 +293,17 @@ def test_an_entry_goes_with_the_savepoint_it_was_made_in(client):
         trails.begin_trail(acme, "payments", {"name": "gone"}, alice)
         raise _Undone
     assert [t.name for t in Trail.select()] == ["kept"]
-    assert [json.loads(e.leaf).get("trail") for e in LogEntry.select().order_by(LogEntry.number)
-            ] == [None, "kept"]  # the genesis, then the trail kept
-    assert log.size_of(acme) == 2 and log.verify_log(acme) == []
+    assert [(json.loads(e.leaf)["kind"], json.loads(e.leaf).get("trail"))
+            for e in LogEntry.select().order_by(LogEntry.number)] == [
+        ("log_begun", None), ("trail_event", "kept"), ("trail_manifest", "kept")]
+    assert log.size_of(acme) == 3 and log.verify_log(acme) == []
 
 
 def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     write_evidence(client)
     acme = Organization.get(Organization.name == "acme")
     first = LogEntry.get(LogEntry.number == 1)
-    LogEntry.update(leaf=first.leaf.replace('"trail_event"', '"trail_evenT"')).where(
+    LogEntry.update(leaf=first.leaf.replace('"acme"', '"acmE"')).where(
         LogEntry.id == first.id).execute()
     assert "entry 1: its leaf does not hash to its stored leaf hash" in log.verify_log(acme)
     LogEntry.update(leaf=first.leaf).where(LogEntry.id == first.id).execute()
@@ -326,12 +330,12 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
     # the last entry cut off: its record has no entry
-    last = LogEntry.get(LogEntry.number == 5)
-    LogEntry.delete().where(LogEntry.number == 5).execute()
+    last = LogEntry.get(LogEntry.number == 9)
+    LogEntry.delete().where(LogEntry.number == 9).execute()
     assert log.verify_log(acme) == [
-        "the log's head says 6 entries, 5 are stored in order",
+        "the log's head says 10 entries, 9 are stored in order",
         f"snapshot {last.record_id} (#1 of environment prod) has no log entry"]
-    assert LogHead.get().size == 6
+    assert LogHead.get().size == 10
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -344,7 +348,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n6\n", "\n5\n"))
+    saved.write_text(saved.read_text().replace("\n10\n", "\n9\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 

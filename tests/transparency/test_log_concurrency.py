@@ -24,6 +24,7 @@ import requests
 
 from evidence_grpc.api.v2 import transparency_service_pb2 as transparency_pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as transparency_grpc
+from evidence_grpc.domain.evidence.manifests import latest_manifest, trail_entries
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
@@ -244,7 +245,14 @@ def check_log(org: Organization, acked: list[str]) -> int:
     per_record: dict[tuple[str, int], int] = {}
     for e in entries:
         per_record[(e.kind, e.record_id)] = per_record.get((e.kind, e.record_id), 0) + 1
-    assert {k: n for k, n in per_record.items() if n != 1} == {}, "records with several entries"
+    # a trail has a manifest a write: its latest lists every entry of the trail
+    assert {k: n for k, n in per_record.items() if n != 1 and k[0] != "trail_manifest"} == {}, \
+        "records with several entries"
+    for (kind, trail_id), _ in per_record.items():
+        if kind == "trail_manifest":
+            latest = json.loads(LogEntry.get((LogEntry.organization == org) & (
+                LogEntry.number == latest_manifest(trail_id))).leaf)
+            assert latest["entries_sha256"] == log.entries_digest(trail_entries(trail_id))
     attested = {rid for kind, rid in per_record if kind == "attestation"}
     assert attested == {row.id for row in rows}, (
         f"attestations without an entry: {sorted({r.id for r in rows} - attested)}; "
@@ -329,8 +337,9 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
         with opened(url) as acme:
             size = check_log(acme, ingest.acked)
             # the genesis (one, first, however many writers found the log empty), a trail
-            # event per trail begun, the attestations, a snapshot per report
-            assert size == 1 + FIRST_TRAILS + ATTESTATIONS + ATTESTATIONS // 40, size
+            # event per trail begun, the attestations, each with its trail's manifest; a
+            # snapshot per report
+            assert size == 1 + 2 * (FIRST_TRAILS + ATTESTATIONS) + ATTESTATIONS // 40, size
             assert [e.number for e in LogEntry.select().where(
                 LogEntry.kind == log.BEGUN)] == [0]
             assert Snapshot.select().count() == ATTESTATIONS // 40
@@ -379,7 +388,7 @@ def test_kill_9_mid_ingest_keeps_every_acknowledged_entry(database_url, tmp_path
     finally:
         stop_server(server)
     with opened(database_url) as acme:
-        assert check_log(acme, [*acked, "after-restart"]) == size + 1
+        assert check_log(acme, [*acked, "after-restart"]) == size + 2  # and its manifest
         row = Attestation.get(Attestation.name == "after-restart")
         entry = LogEntry.get((LogEntry.kind == "attestation") & (LogEntry.record_id == row.id))
         assert entry.number == size

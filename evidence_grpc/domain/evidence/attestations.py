@@ -424,13 +424,7 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation
         "trail_name": a.trail_name,
         "created_at": a.created_at,
         "created_by": a.created_by,
-        "git_commit_info": data.get("git_commit_info"),
-        "repo_info": data.get("repo_info"),
-        "origin_url": data.get("origin_url"),
-        "description": data.get("description"),
-        "user_data": data.get("user_data") or {},
-        "annotations": _annotations(data.get("annotations")),
-        "external_urls": data.get("external_urls") or {},
+        **data_fields(data),  # type: ignore[typeddict-item]  # its keys are views.Attestation's
         "summary": a.summary,
         "evidence": evidence,
         "overridden_attestation_id": a.overrides,
@@ -441,6 +435,20 @@ def common_fields(a: Listed, org_name: str, html_base: str) -> views.Attestation
         "evidence_archive_fingerprint": a.attachment_id,
         "has_audit_package": True,
         "_links": links_view,
+    }
+
+
+def data_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The common fields of an attestation's answer that its data says (kind_part: the others
+    it says), as an audit package's check reads them back."""
+    return {
+        "git_commit_info": data.get("git_commit_info"),
+        "repo_info": data.get("repo_info"),
+        "origin_url": data.get("origin_url"),
+        "description": data.get("description"),
+        "user_data": data.get("user_data") or {},
+        "annotations": _annotations(data.get("annotations")),
+        "external_urls": data.get("external_urls") or {},
     }
 
 

@@ -19,6 +19,7 @@ from . import blobs
 ATTESTATION = "attestation"
 ATTESTATION_BOUND = "attestation_bound"
 TRAIL_EVENT = "trail_event"
+TRAIL_MANIFEST = "trail_manifest"  # evidence.manifests
 # The trail events logged as such. An attestation's event is logged as the attestation itself,
 # a start or stop of running as the snapshot that saw it, an approval as itself (governance).
 LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
@@ -66,12 +67,14 @@ def trail_event_leaf(org_name: str, trail: Trail, event_id: int, timestamp: floa
 
 def log_attestation(org: Organization, trail: Trail, a: Attestation,
                     digests: tuple[str, str] | None = None) -> None:
-    log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a, digests))
+    log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a, digests),
+               (TRAIL_MANIFEST, trail.id))
 
 
 def log_binding(org: Organization, a: Attestation, artifact: Artifact) -> None:
     """`a` just bound to `artifact` (its artifact and fingerprint set in place)."""
-    log.append(org.id, ATTESTATION_BOUND, a.id, binding_leaf(org.name, a, artifact.uid))
+    log.append(org.id, ATTESTATION_BOUND, a.id, binding_leaf(org.name, a, artifact.uid),
+               (TRAIL_MANIFEST, a.trail_id))
 
 
 def binding_log_indexes(uids: list[str]) -> dict[str, int]:
@@ -87,7 +90,8 @@ def binding_log_indexes(uids: list[str]) -> dict[str, int]:
 def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent) -> None:
     if event.type in LOGGED_EVENTS:
         log.append(org_id, TRAIL_EVENT, event.id, trail_event_leaf(
-            org_name, trail, event.id, event.timestamp, event.type, event.payload))
+            org_name, trail, event.id, event.timestamp, event.type, event.payload),
+            (TRAIL_MANIFEST, trail.id))
 
 
 def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:

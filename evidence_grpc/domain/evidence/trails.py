@@ -367,9 +367,25 @@ def evidence_of(trails: list[Trail]) -> dict[int, Evidence]:
 
 def compliance_of(trail: Trail, evidence: Evidence) -> tuple[views.Template, views.ComplianceStatus]:
     """(template view, compliance_status) of a trail whose `flow` is loaded."""
+    return judged(template_in_force(trail), trail.last_modified_at, evidence)
+
+
+def template_in_force(trail: Trail) -> dict[str, Any]:
+    """What judges the trail, as kept (an audit package carries it as `template.json`): the
+    template it was begun with (templates.version) and whether its artifacts are judged alone."""
+    kept = version(trail.flow_template_id)
+    return {"flow_template_id": trail.flow_template_id, "template_yaml": kept.template_yaml,
+            "legacy_template": kept.legacy_template,
+            "artifacts_judged_alone": bool(trail.artifacts_judged_alone)}
+
+
+def judged(in_force: dict[str, Any], evaluated_at: float, evidence: Evidence
+           ) -> tuple[views.Template, views.ComplianceStatus]:
+    """(template view, compliance_status) of a trail judged by `in_force` (template_in_force):
+    plain data in, plain data out, so that an audit package's trail is judged again from its
+    files alone."""
     attestations, artifacts = evidence
-    judged_by = version(trail.flow_template_id)  # the template it was begun with
-    legacy = judged_by.legacy_template
+    legacy = in_force["legacy_template"]
     if legacy is not None:
         # artifacts reported without a template name are required by their fingerprint, as
         # attestations about them name it
@@ -377,10 +393,10 @@ def compliance_of(trail: Trail, evidence: Evidence) -> tuple[views.Template, vie
                       or a["fingerprint"]} for a in artifacts]
         template = legacy_template_view(legacy, [a["template_reference_name"] for a in artifacts])
     else:
-        template = template_view(judged_by.template_yaml)
-    return template, evaluate_trail(template, trail.last_modified_at, attestations, artifacts,
-                                    flow_template_id=trail.flow_template_id,
-                                    artifacts_judged_alone=bool(trail.artifacts_judged_alone))
+        template = template_view(in_force["template_yaml"])
+    return template, evaluate_trail(template, evaluated_at, attestations, artifacts,
+                                    flow_template_id=in_force["flow_template_id"],
+                                    artifacts_judged_alone=in_force["artifacts_judged_alone"])
 
 
 def trail_view(trail: Trail, org_name: str, html_base: str, evidence: Evidence) -> views.Trail:

@@ -74,6 +74,36 @@ def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
         _COVERED[kind] = (rows, label)
 
 
+@dataclass(frozen=True)
+class Subject:
+    """Something whose entries a *manifest* lists (a trail). Each append that logs entries of
+    a subject ends with one manifest entry of it (kind `kind`, record id the subject's id),
+    whose leaf `manifest` makes: told the subject's id, the number the manifest gets, and the
+    numbers and records (kind, record id) of the subject's entries the append logs. A manifest
+    holds the count of the subject's entries and `entries_digest` of their numbers, never the
+    list itself, so that it fits an entry bundle whatever the subject's size."""
+    kind: str
+    manifest: Callable[[int, int, list[int], list[tuple[str, int]]], dict[str, Any]]
+
+
+_SUBJECTS: dict[str, Subject] = {}
+
+
+def register_subject(subject: Subject) -> None:
+    """Log a manifest of kind `subject.kind` (domain/__init__.py)."""
+    _SUBJECTS[subject.kind] = subject
+
+
+def entries_digest(numbers: Iterable[int], after: str | None = None) -> str:
+    """The digest of an ordered list of entry numbers: h = 32 zero bytes, then for each number
+    h = SHA-256(h || the number as 8 bytes, big-endian); hex. `after`: the digest of the list
+    these numbers continue (a manifest extends its previous one's)."""
+    kept = bytes.fromhex(after) if after is not None else bytes(32)
+    for number in numbers:
+        kept = hashlib.sha256(kept + number.to_bytes(8, "big")).digest()
+    return kept.hex()
+
+
 def digest(value: Any) -> str:
     """SHA-256 (hex) of JSON data: keys sorted, compact separators, non-ASCII as \\u escapes
     (Python's json.dumps(value, sort_keys=True, separators=(",", ":"))). Any value accepted has
@@ -110,19 +140,26 @@ def canonical(leaf: dict[str, Any]) -> bytes:
     return rfc8785.dumps(leaf)
 
 
-def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any]) -> None:
+# What an append logs: (kind, record id, leaf, the subject it is an entry of: (its manifest's
+# kind, its id), if any).
+Item = tuple[str, int, bytes, tuple[str, int] | None]
+
+
+def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any],
+           subject: tuple[str, int] | None = None) -> None:
     """Log `leaf` (of the record `kind` `record_id`) when the current write transaction
-    commits: after its other writes, in the order appended."""
-    item = (next(_sequence), org_id, kind, record_id, canonical(leaf))
+    commits: after its other writes, in the order appended. `subject`: (manifest kind, id) of
+    the registered Subject it is an entry of, whose manifest the append then ends with."""
+    item = (next(_sequence), org_id, (kind, record_id, canonical(leaf), subject))
     at_transaction_end("transparency-log", _append_all, [item], last=True)
 
 
-def _append_all(items: set[tuple[int, int, str, int, bytes]]) -> None:
-    by_org: dict[int, list[tuple[int, int, str, int, bytes]]] = {}
-    for item in sorted(items):
-        by_org.setdefault(item[1], []).append(item)
+def _append_all(items: set[tuple[int, int, Item]]) -> None:
+    by_org: dict[int, list[Item]] = {}
+    for _, org_id, item in sorted(items, key=lambda each: each[0]):
+        by_org.setdefault(org_id, []).append(item)
     for org_id in sorted(by_org):  # one locking order for every writer
-        _append_to(org_id, [(kind, record_id, leaf) for _, _, kind, record_id, leaf in by_org[org_id]])
+        _append_to(org_id, by_org[org_id])
 
 
 def _frontier(text: str | list[str]) -> list[bytes]:
@@ -148,9 +185,10 @@ _ENTRY = Prepared(lambda org, number, kind, record, leaf, hashes: LogEntry.inser
     org=int, number=int, kind=str, record=int, leaf=str, hashes=bytes)
 
 
-def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
+def _append_to(org_id: int, leaves: list[Item]) -> None:
     """Three statements whatever the log's size: the head read (and locked), one row per
-    entry holding its hashes, the head written."""
+    entry holding its hashes, the head written; then a manifest per subject of its entries
+    (made from the numbers they were given: Subject)."""
     found = _HEAD.rows(org=org_id)
     if not found:  # the organization's first entry (two first writers: one inserts)
         LogHead.insert(organization=org_id, size=0, frontier=[]).on_conflict_ignore().execute()
@@ -158,12 +196,27 @@ def _append_to(org_id: int, leaves: list[tuple[str, int, bytes]]) -> None:
     head_id, size, text = found[0]
     frontier = _frontier(text)
     if size == 0:  # the head is locked: the one writer that finds the log empty begins it
-        leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id))), *leaves]
-    for n, (kind, record_id, leaf) in enumerate(leaves):
-        made = merkle.append_leaf(frontier, size + n, merkle.leaf_hash(leaf))
-        _ENTRY.execute(org=org_id, number=size + n, kind=kind, record=record_id,
+        leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id)), None), *leaves]
+    # the numbers and records of each subject's entries, in the order first logged
+    subjects: dict[tuple[str, int], tuple[list[int], list[tuple[str, int]]]] = {}
+
+    def add(kind: str, record_id: int, leaf: bytes) -> int:
+        nonlocal size
+        made = merkle.append_leaf(frontier, size, merkle.leaf_hash(leaf))
+        _ENTRY.execute(org=org_id, number=size, kind=kind, record=record_id,
                        leaf=leaf.decode(), hashes=b"".join(made))
-    _SET_HEAD.execute(head=head_id, size=size + len(leaves), frontier=_frontier_text(frontier))
+        size += 1
+        return size - 1
+
+    for kind, record_id, leaf, subject in leaves:
+        number = add(kind, record_id, leaf)
+        if subject is not None:
+            numbers, records = subjects.setdefault(subject, ([], []))
+            numbers.append(number)
+            records.append((kind, record_id))
+    for (kind, subject_id), (numbers, records) in subjects.items():
+        add(kind, subject_id, canonical(_SUBJECTS[kind].manifest(subject_id, size, numbers, records)))
+    _SET_HEAD.execute(head=head_id, size=size, frontier=_frontier_text(frontier))
 
 
 def genesis_leaf(org_id: int) -> dict[str, Any]:

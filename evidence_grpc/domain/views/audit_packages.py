@@ -1,11 +1,13 @@
 """Audit packages and the trail PDF: everything recorded about a trail (or an artifact) in one
 download an auditor can keep and check.
 
-A package is a gzipped tar of `trail.json` (or `artifact.json`), every attestation as JSON,
-their attachments as stored, the artifacts of the trail, the trail report as `report.pdf`, and
-`manifest.json` plus `SHA256SUMS` listing the SHA-256 and size of every other file. Its bytes
-depend only on what is recorded (fixed member times and order), so two downloads of an unchanged
-trail are identical."""
+A package is a gzipped tar of `trail.json` (or `artifact.json`), every attestation as JSON with
+its data and summary as stored (`records/`), their attachments as stored, the artifacts of the
+trail, the template that judges the trail (`template.json`), the trail report as `report.pdf`,
+the log's checkpoint with the entries of what it holds and the trail's latest manifest
+(`transparency/`), and `manifest.json` plus `SHA256SUMS` listing the SHA-256 and size of every
+other file. Its bytes depend only on what is recorded (fixed member times and order), so two
+downloads of an unchanged trail are identical."""
 
 from __future__ import annotations
 
@@ -18,19 +20,24 @@ import io
 import json
 import re
 import tarfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...api.v2 import views
 from ...storage.models import Artifact, Organization, Trail, TrailEvent
 from ..evidence import artifacts, attestations, blobs, trails
+from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
 from ..evidence.leaves import (
     ATTESTATION,
     ATTESTATION_BOUND,
     LOGGED_EVENTS,
     TRAIL_EVENT,
+    TRAIL_MANIFEST,
     binding_log_indexes,
 )
+from ..evidence.manifests import latest_manifest, trail_entries
 from ..kernel.errors import FailedPrecondition
 from ..transparency import log, merkle, notes
 from . import artifact_views
@@ -73,17 +80,27 @@ class _Package:
                 "MiB; download the attachments one by one instead", reason="PACKAGE_TOO_LARGE")
         self.files.append((path, content))
 
-    def add_transparency(self, org: Organization, signer: notes.Signer) -> None:
+    def add_transparency(self, org: Organization, signer: notes.Signer,
+                         trail: Trail | None = None) -> None:
         """The log's checkpoint now, its verifier key, and for each covered file the entries of
-        its records with their inclusion proofs against that checkpoint (transparency/)."""
+        its records with their inclusion proofs against that checkpoint (transparency/); for a
+        trail, its latest manifest (with its proof) and the entries that manifest lists."""
         size = log.size_of(org)
-        entries = [{"path": path, "index": number, "leaf": _b64(log.entry(org, number).leaf),
+
+        def proved(number: int) -> dict[str, Any]:
+            return {"index": number, "leaf": _b64(log.entry(org, number).leaf),
                     "inclusion_proof": [_b64(h) for h in log.inclusion_proof(org, number, size)]}
-                   for path, number in self.covered]
+
+        carried: dict[str, Any] = {"format": TRANSPARENCY_FORMAT, "tree_size": size,
+                                   "entries": [{"path": path, **proved(number)}
+                                               for path, number in self.covered]}
+        latest = None if trail is None else latest_manifest(trail)
+        if trail is not None and latest is not None and latest < size:
+            carried["manifest"] = {**proved(latest), "entries": [
+                number for number in trail_entries(trail.id) if number < latest]}
         self.add("transparency/checkpoint", log.checkpoint(org, signer, signer.name).encode())
         self.add("transparency/public-key", f"{signer.vkey}\n".encode())
-        self.add("transparency/entries.json", _json({"format": TRANSPARENCY_FORMAT,
-                                                     "tree_size": size, "entries": entries}))
+        self.add("transparency/entries.json", _json(carried))
 
     def gzipped(self, about: dict[str, Any]) -> bytes:
         entries = [{"path": path, "sha256": hashlib.sha256(content).hexdigest(),
@@ -110,6 +127,7 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
         attested.append(view)
         stem = f"{number:04d}-{_safe(row.name)}"
         package.add(f"attestations/{stem}.json", _json(view))
+        package.add(f"records/{stem}.json", _json({"data": row.data, "summary": row.summary}))
         if row.log_index is not None:  # else recorded before the log began: verify-package says so
             package.covered.append((f"attestations/{stem}.json", row.log_index))
         if row.uid in bindings:  # made before its artifact, bound to it later
@@ -134,6 +152,7 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
     package = _Package(trail.last_modified_at)
     view = _trail_document(org, trail, html_base)
     package.add("trail.json", _json(view))
+    package.add("template.json", _json(trails.template_in_force(trail)))
     events = [event_id for (event_id,) in TrailEvent.select(TrailEvent.id).where(
         (TrailEvent.trail == trail) & TrailEvent.type.in_(LOGGED_EVENTS)).tuples()]
     package.covered += [("trail.json", number)
@@ -144,8 +163,8 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
     made_views = artifact_views.artifact_views(org, made, html_base) if made else []
     for artifact in made_views:
         package.add(f"artifacts/{artifact['fingerprint']}.json", _json(artifact))
-    package.add("report.pdf", _pdf(org, view, attested, made_views))
-    package.add_transparency(org, signer)
+    package.add("report.pdf", _pdf(org.name, view, attested, made_views))
+    package.add_transparency(org, signer, trail)
     return package.gzipped({"org": org.name, "flow": trail.flow.name, "trail": trail.name,
                             "recorded_until": trail.last_modified_at})
 
@@ -171,7 +190,7 @@ def trail_pdf(org: Organization, flow_name: str, trail_name: str, html_base: str
     rows = attestations.recorded_in(org, trail)
     attested = [attestations.attestation_document(r, org.name, html_base) for r in rows]
     made = list(Artifact.select().where(Artifact.trail == trail).order_by(Artifact.id))
-    return _pdf(org, _trail_document(org, trail, html_base), attested,
+    return _pdf(org.name, _trail_document(org, trail, html_base), attested,
                 artifact_views.artifact_views(org, made, html_base) if made else [])
 
 
@@ -190,10 +209,9 @@ def _when(stamp: Any) -> str:
     return datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]],
-         made: list[views.Artifact]) -> bytes:
-    # imported here: a second of the offline check (verify-package), which makes no PDF
-    from fpdf import FPDF
+def _pdf(org_name: str, trail: Mapping[str, Any], attested: Sequence[Mapping[str, Any]],
+         made: Sequence[Mapping[str, Any]]) -> bytes:
+    from fpdf import FPDF  # imported here: a second, paid only by who makes or checks a report
 
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(auto=True, margin=15)
@@ -205,7 +223,7 @@ def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]
     pdf.multi_cell(0, 9, _text(f"Trail {trail['name']}"), new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", "", 10)
     commit = (trail.get("git_commit_info") or {}).get("sha1", "")
-    for label, value in (("Organization", org.name), ("Flow", (trail.get("flow") or {}).get("name", "")),
+    for label, value in (("Organization", org_name), ("Flow", (trail.get("flow") or {}).get("name", "")),
                          ("Compliance", trail.get("compliance_state", "")),
                          ("Created", f"{_when(trail['created_at'])} by {trail.get('created_by')}"),
                          ("Last modified", _when(trail["last_modified_at"])),
@@ -238,8 +256,31 @@ def _pdf(org: Organization, trail: dict[str, Any], attested: list[dict[str, Any]
 _ATTESTED = (("id", "attestation_id"), ("name", "attestation_name"), ("type", "attestation_type"),
              ("compliant", "is_compliant"), ("artifact_fingerprint", "artifact_fingerprint"),
              ("target_artifact", "target_artifact"), ("trail", "trail_name"),
-             ("created_at", "created_at"), ("actor", "created_by"))
+             ("created_at", "created_at"), ("actor", "created_by"),
+             ("overrides", "overridden_attestation_id"))
+# The fields of an attestation's answer that are not its kind's part (attestations.kind_part):
+# a key of the kind's part by one of these names is answered as the row says.
+_ANSWER_FIELDS = frozenset(views.Attestation.__annotations__)
+# The fields of a trail that the latest trail_reported / trail_updated event naming them says.
+_TRAIL_FIELDS = ("git_commit_info", "repo_info", "origin_url", "user_data")
 MAX_VERIFIED_BYTES = 2 * MAX_PACKAGE_BYTES
+NO_MANIFEST = ("no manifest: omission not checked (the {what} has no manifest in the log: "
+               "{why}); its verdict is not judged again")
+_FIXED = {"manifest.json", "SHA256SUMS", "transparency/checkpoint", "transparency/public-key",
+          "transparency/entries.json"}
+_OF_TRAIL = {"trail.json", "template.json", "report.pdf"}
+_ENTRIES_MAY_HOLD = ("trail.json", "attestations/")  # the paths a trail's entries are about
+
+
+@dataclass
+class PackageCheck:
+    """What verify-package found: `problems` (it fails) and `notes` (what it could not check)."""
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+# A leaf proved in the package's checkpoint: (its entry number, the leaf).
+Logged = tuple[int, dict[str, Any]]
 
 
 def _unpacked(content: bytes) -> dict[str, bytes]:
@@ -258,64 +299,158 @@ def _unpacked(content: bytes) -> dict[str, bytes]:
 
 
 def verify_package(content: bytes, verifier: notes.Verifier) -> list[str]:
-    """What does not hold in an audit package, checked with nothing but the package and the
-    log's verifier key: the manifest's sums; the checkpoint's signature; each entry's leaf in
-    the checkpoint's tree (its inclusion proof); each attestation file, attachment and trail
-    event the same as its leaf says (an attestation bound to its artifact later, as its leaf and
-    its binding's say); and every attestation and trail event covered by an entry.
-    [] when the package holds."""
+    """What does not hold in an audit package (check_package); [] when it holds."""
+    return check_package(content, verifier).problems
+
+
+def check_package(content: bytes, verifier: notes.Verifier) -> PackageCheck:
+    """Check an audit package with nothing but the package and the log's verifier key: the
+    manifest's sums; the checkpoint's signature; each entry's leaf in the checkpoint's tree
+    (its inclusion proof); each attestation file the same as its leaf says (an attestation
+    bound to its artifact later, as its leaf and its binding's say), its data and summary
+    hashing to the leaf's digests and saying what the file says, its attachment the one the
+    leaf names; each trail event as logged, the trail's fields as its events say, each artifact
+    file as its report event says; the report the one the files make; no file a package does
+    not hold. A trail's package: the trail's latest manifest lists exactly the package's
+    entries, names the verdict the trail file shows, the template the package carries, and the
+    trail judged again from the package's files has that verdict."""
+    check = PackageCheck()
     try:
         files = _unpacked(content)
     except (tarfile.TarError, OSError, EOFError, ValueError) as error:
-        return [f"not an audit package: {error}"]
-    problems: list[str] = []
+        check.problems.append(f"not an audit package: {error}")
+        return check
+    problems = check.problems
     try:
         manifest = json.loads(files["manifest.json"])
         listed = {entry["path"]: entry["sha256"] for entry in manifest["files"]}
         transparency = json.loads(files["transparency/entries.json"])
         origin, size, root, *_ = notes.open_checkpoint(files["transparency/checkpoint"], verifier)
     except KeyError as missing:
-        return [f"the package lacks {missing}"]
+        check.problems.append(f"the package lacks {missing}")
+        return check
     except (ValueError, TypeError) as error:
-        return [f"the package's manifest or checkpoint does not verify: {error}"]
+        check.problems.append(f"the package's manifest or checkpoint does not verify: {error}")
+        return check
     for path in sorted(set(files) - {"manifest.json", "SHA256SUMS"} | set(listed)):
         if path not in files or listed.get(path) != hashlib.sha256(files[path]).hexdigest():
             problems.append(f"{path}: not as the manifest lists it")
+    if files.get("SHA256SUMS") != "".join(f"{e['sha256']}  {e['path']}\n"
+                                          for e in manifest["files"]).encode():
+        problems.append("SHA256SUMS: not the sums the manifest lists")
     if transparency.get("tree_size") != size:
         problems.append(f"the entries are proved against {transparency.get('tree_size')} entries, "
                         f"the checkpoint has {size}")
-    leaves: dict[str, list[dict[str, Any]]] = {}
+    leaves: dict[str, list[Logged]] = {}
     for entry in transparency.get("entries", []):
-        try:
-            leaf = base64.b64decode(entry["leaf"])
-            merkle.verify_inclusion(entry["index"], size, merkle.leaf_hash(leaf),
-                                    [base64.b64decode(h) for h in entry["inclusion_proof"]], root)
-            leaves.setdefault(entry["path"], []).append(json.loads(leaf))
-        except (KeyError, TypeError, ValueError, binascii.Error) as error:
-            problems.append(f"{entry.get('path')}: entry {entry.get('index')} is not in the "
-                            f"log of {origin} ({error})")
-    problems += _attested(files, leaves) + _trail_events(files, leaves)
+        leaf = _proved(entry, size, root, origin, problems)
+        if leaf is not None:
+            leaves.setdefault(entry["path"], []).append(leaf)
+    try:
+        problems += _unexpected(files) + _attested(files, leaves) + _trail_events(files, leaves) \
+            + _trail_fields(files) + _artifacts(files) + _report(files, manifest)
+        if "trail.json" in files:
+            _manifest(files, transparency, size, root, origin, leaves, check)
+        else:
+            check.notes.append(NO_MANIFEST.format(what="artifact", why="artifacts have none yet"))
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        problems.append(f"a file of the package is not as a package writes it: {error!r}")
+    return check
+
+
+def _proved(entry: dict[str, Any], size: int, root: bytes, origin: str, problems: list[str]
+            ) -> Logged | None:
+    """(number, leaf) of an entry whose inclusion proof leads to the checkpoint's root."""
+    try:
+        leaf = base64.b64decode(entry["leaf"])
+        merkle.verify_inclusion(entry["index"], size, merkle.leaf_hash(leaf),
+                                [base64.b64decode(h) for h in entry["inclusion_proof"]], root)
+        return entry["index"], json.loads(leaf)
+    except (KeyError, TypeError, ValueError, binascii.Error) as error:
+        problems.append(f"{entry.get('path', 'the manifest')}: entry {entry.get('index')} is not "
+                        f"in the log of {origin} ({error})")
+        return None
+
+
+def _stems(files: dict[str, bytes]) -> list[str]:
+    """The attestation files' stems (`NNNN-name`), in the package's order (their numbers)."""
+    stems = [path[len("attestations/"):-len(".json")] for path in files
+             if path.startswith("attestations/") and path.endswith(".json") and path.count("/") == 1]
+    return sorted(stems, key=lambda stem: (int(stem.partition("-")[0]) if stem.partition("-")[0]
+                                           .isdigit() else -1, stem))
+
+
+def _unexpected(files: dict[str, bytes]) -> list[str]:
+    """Files a package does not hold, and those it must that are not there."""
+    stems = set(_stems(files))
+    trail = "trail.json" in files
+    problems = []
+    for path in sorted(files):
+        folder, _, rest = path.partition("/")
+        expected = (path in _FIXED or (trail and path in _OF_TRAIL)
+                    or (not trail and path == "artifact.json")
+                    or (folder == "records" and rest.endswith(".json") and rest[:-5] in stems)
+                    or (folder == "attestations" and "/" not in rest)
+                    or (folder == "attachments" and rest.partition("/")[0] in stems
+                        and "/" in rest and "/" not in rest.partition("/")[2])
+                    or (trail and folder == "artifacts" and "/" not in rest
+                        and rest.endswith(".json")))
+        if not expected:
+            problems.append(f"{path}: not a file an audit package holds")
+    for path in sorted({"report.pdf", "trail.json"} - set(files) if trail
+                       else {"artifact.json"} - set(files)):
+        problems.append(f"{path}: missing")
     return problems
 
 
-def _attested(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _attested(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
     problems = []
-    for path in sorted(p for p in files if p.startswith("attestations/")):
-        logged = [leaf for leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
+    attachments: dict[str, list[str]] = {}  # by the stem of their attestation
+    for path in files:
+        if path.startswith("attachments/"):
+            attachments.setdefault(path.split("/")[1], []).append(path)
+    for stem in _stems(files):
+        path = f"attestations/{stem}.json"
+        logged = [leaf for _, leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
         if len(logged) != 1:
             problems.append(f"{path}: not in the transparency log")
             continue
         document, leaf = json.loads(files[path]), _as_bound(logged[0], [
-            bound for bound in leaves[path] if bound.get("kind") == ATTESTATION_BOUND])
+            bound for _, bound in leaves[path] if bound.get("kind") == ATTESTATION_BOUND])
         differ = [key for leaf_key, key in _ATTESTED if document.get(key) != leaf.get(leaf_key)]
         if (document.get("evidence") or {}).get("sha256") != leaf.get("attachment_sha256"):
             differ.append("evidence.sha256")
         if differ:
             problems.append(f"{path}: differs from its log entry ({', '.join(differ)})")
-        stem = path[len("attestations/"):-len(".json")]
-        for attached in (p for p in files if p.startswith(f"attachments/{stem}/")):
-            if hashlib.sha256(files[attached]).hexdigest() != leaf.get("attachment_sha256"):
-                problems.append(f"{attached}: not the attachment its log entry names")
+        problems += _as_recorded(stem, document, leaf, files)
+        attached = attachments.get(stem, [])
+        for each in attached:
+            if hashlib.sha256(files[each]).hexdigest() != leaf.get("attachment_sha256"):
+                problems.append(f"{each}: not the attachment its log entry names")
+        if leaf.get("attachment_sha256") is not None and not attached:
+            problems.append(f"attachments/{stem}/: missing (its log entry names an attachment)")
+    return problems
+
+
+def _as_recorded(stem: str, document: dict[str, Any], leaf: dict[str, Any],
+                 files: dict[str, bytes]) -> list[str]:
+    """An attestation's data and summary (records/) as its leaf digests them, and its file
+    saying what they say."""
+    path = f"records/{stem}.json"
+    if path not in files:
+        return [f"{path}: missing (the data and summary of attestations/{stem}.json)"]
+    record = json.loads(files[path])
+    data, summary = record.get("data"), record.get("summary")
+    problems = [f"{path}: its {name} is not the one its log entry digests ({name}_sha256)"
+                for name, value in (("data", data), ("summary", summary))
+                if log.digest(value) != leaf.get(f"{name}_sha256")]
+    said = {key: value for key, value in attestations.kind_part(data or {}).items()
+            if key not in _ANSWER_FIELDS}
+    said.update(attestations.data_fields(data or {}), summary=summary)
+    differ = sorted(key for key, value in said.items() if document.get(key) != value)
+    if differ:
+        problems.append(f"attestations/{stem}.json: differs from its data and summary as logged "
+                        f"({', '.join(differ)})")
     return problems
 
 
@@ -329,13 +464,17 @@ def _as_bound(leaf: dict[str, Any], bindings: list[dict[str, Any]]) -> dict[str,
     return {**leaf, "artifact_fingerprint": bindings[0].get("artifact_fingerprint")}
 
 
-def _trail_events(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _logged_events(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    return [e for e in json.loads(files["trail.json"]).get("events", [])
+            if e.get("type") in LOGGED_EVENTS] if "trail.json" in files else []
+
+
+def _trail_events(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
     if "trail.json" not in files:
         return []
-    events = [e for e in json.loads(files["trail.json"]).get("events", [])
-              if e.get("type") in LOGGED_EVENTS]
+    events = _logged_events(files)
     logged = {(leaf.get("type"), leaf.get("timestamp"), leaf.get("payload_sha256"))
-              for leaf in leaves.get("trail.json", []) if leaf.get("kind") == TRAIL_EVENT}
+              for _, leaf in leaves.get("trail.json", []) if leaf.get("kind") == TRAIL_EVENT}
     problems = []
     for event in events:
         payload = {k: v for k, v in event.items() if k not in ("timestamp", "type")}
@@ -345,3 +484,135 @@ def _trail_events(files: dict[str, bytes], leaves: dict[str, list[dict[str, Any]
     if len(logged) != len(events):
         problems.append("trail.json: the log holds events of the trail the file does not")
     return problems
+
+
+def _trail_fields(files: dict[str, bytes]) -> list[str]:
+    """The trail's fields that its begin events report, as the latest one naming each says
+    (an event without a field leaves it as it was)."""
+    if "trail.json" not in files:
+        return []
+    trail = json.loads(files["trail.json"])
+    said: dict[str, Any] = {}
+    for event in _logged_events(files):
+        if event.get("type") in ("trail_reported", "trail_updated"):
+            said.update((key, event[key]) for key in _TRAIL_FIELDS if key in event)
+    differ = [key for key, value in said.items() if trail.get(key) not in (value, None)]
+    return [f"trail.json: its {key} is not the one its latest event reporting it says"
+            for key in differ]
+
+
+def _artifacts(files: dict[str, bytes]) -> list[str]:
+    """Each artifact file as the trail's latest report of its fingerprint says (its name,
+    template name and commit)."""
+    reported: dict[str, dict[str, Any]] = {}
+    for event in _logged_events(files):
+        if event.get("type") == "artifact_creation_reported":
+            reported[event.get("fingerprint", "")] = event
+    problems = []
+    for path in sorted(p for p in files if p.startswith("artifacts/")):
+        artifact = json.loads(files[path])
+        latest = reported.get(artifact.get("fingerprint"))
+        if latest is None or path != f"artifacts/{artifact.get('fingerprint')}.json":
+            problems.append(f"{path}: no logged report of the trail is of this artifact")
+            continue
+        differ = [key for key, said in (("filename", "artifact_name"),
+                                        ("template_reference_name", "template_reference_name"),
+                                        ("git_commit_info", "git_commit_info"))
+                  if artifact.get(key) != latest.get(said)]
+        if differ:
+            problems.append(f"{path}: differs from its logged report ({', '.join(differ)})")
+    return problems
+
+
+def _attestation_documents(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    return [json.loads(files[f"attestations/{stem}.json"]) for stem in _stems(files)]
+
+
+def _report(files: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
+    """report.pdf: the one the package's own files make (its rendering is deterministic)."""
+    if "trail.json" not in files or "report.pdf" not in files:
+        return []
+    reported = list(dict.fromkeys(event.get("fingerprint") for event in _logged_events(files)
+                                  if event.get("type") == "artifact_creation_reported"))
+    made = sorted((json.loads(files[p]) for p in files if p.startswith("artifacts/")),
+                  key=lambda a: reported.index(a.get("fingerprint"))
+                  if a.get("fingerprint") in reported else len(reported))  # as first reported
+    expected = _pdf(str(manifest.get("org", "")), json.loads(files["trail.json"]),
+                    _attestation_documents(files), made)
+    return [] if expected == files["report.pdf"] else [
+        "report.pdf: not the report the package's trail, attestations and artifacts make"]
+
+
+def _manifest(files: dict[str, bytes], transparency: dict[str, Any], size: int, root: bytes,
+              origin: str, leaves: dict[str, list[Logged]], check: PackageCheck) -> None:
+    """The trail's latest manifest: the entries it lists are exactly the package's, its
+    verdict the trail file's and the one the package's files make."""
+    problems = check.problems
+    carried = transparency.get("manifest")
+    if carried is None:
+        check.notes.append(NO_MANIFEST.format(what="trail", why="not written since the log "
+                                              "began keeping manifests"))
+        return
+    proved = _proved(carried, size, root, origin, problems)
+    if proved is None:
+        return
+    number, manifest = proved
+    trail = json.loads(files["trail.json"])
+    where = f"the trail's manifest (entry {number})"
+    if manifest.get("kind") != TRAIL_MANIFEST or manifest.get("trail") != trail.get("name"):
+        problems.append(f"{where}: not a manifest of trail {trail.get('name')!r}")
+        return
+    listed = carried.get("entries")
+    if not isinstance(listed, list) or len(listed) != manifest.get("count") \
+            or log.entries_digest(listed) != manifest.get("entries_sha256"):
+        problems.append(f"{where}: the entries the package lists are not those it digests")
+        return
+    held = {n for path, found in leaves.items() if path.startswith(_ENTRIES_MAY_HOLD)
+            for n, _ in found}
+    problems += [f"entry {n}: listed in {where}, the package lacks it"
+                 for n in sorted(set(listed) - held)]
+    problems += [f"entry {n}: in the package, not listed in {where}"
+                 for n in sorted(held - set(listed))]
+    status = manifest.get("status")
+    if trail.get("compliance_state") != status \
+            or (trail.get("compliance_status") or {}).get("status") != status \
+            or trail.get("is_compliant") is not (status == COMPLIANT):
+        problems.append(f"trail.json: its verdict is not {status}, the one {where} logs")
+    if "template.json" not in files:
+        problems.append("template.json: missing (the template the trail is judged by)")
+        return
+    in_force = json.loads(files["template.json"])
+    if log.digest(in_force) != manifest.get("template_sha256"):
+        problems.append(f"template.json: not the template {where} names (template_sha256)")
+        return
+    again = _judged_again(files, in_force, leaves)
+    if again != status:
+        problems.append(f"the trail judged again from the package's files is {again}, "
+                        f"not {status} as {where} logs")
+
+
+def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
+                  leaves: dict[str, list[Logged]]) -> str:
+    """The trail's verdict made from the package alone: its template in force, its attestation
+    files (in report order: their entries'), the artifacts its logged reports name."""
+    attested = []
+    for stem in _stems(files):
+        path = f"attestations/{stem}.json"
+        document = json.loads(files[path])
+        entry = [n for n, leaf in leaves.get(path, []) if leaf.get("kind") == ATTESTATION]
+        attested.append({"id": document.get("attestation_id"), "name": document.get("attestation_name"),
+                         "type": document.get("attestation_type"),
+                         "is_compliant": bool(document.get("is_compliant")),
+                         "seq": entry[0] if entry else -1, "target": document.get("target_artifact"),
+                         "overrides": document.get("overridden_attestation_id")})
+    reported: dict[str, dict[str, Any]] = {}  # by fingerprint, in the order first reported
+    for event in _logged_events(files):
+        if event.get("type") == "artifact_creation_reported":
+            reported[event.get("fingerprint", "")] = {
+                "id": event.get("fingerprint"), "fingerprint": event.get("fingerprint"),
+                "template_reference_name": event.get("template_reference_name")}
+    try:
+        _, compliance = trails.judged(in_force, 0.0, (attested, list(reported.values())))
+    except (KeyError, TypeError, ValueError) as error:
+        return f"not judged ({error!r})"
+    return str(compliance["status"])
