@@ -13,20 +13,25 @@ from ..transparency import log
 SNAPSHOT = "snapshot"
 
 
+SNAPSHOT_LEAF = log.shape(SNAPSHOT, Snapshot, {
+    "id": log.Derived("the entry's record id"), "environment": log.Bound("environment_id"),
+    "index": log.Bound("index"), "type": log.Bound("type"),
+    "artifacts": log.Bound("artifacts_sha256", digested=True),
+    "created_at": log.Bound("created_at"), "verdicts": log.Bound("verdicts_sha256", digested=True),
+    "compliant": log.Bound("compliant"),
+    "applied_policies": log.Bound("applied_policies_sha256", digested=True),
+}, extra={"org": "the organization's name"}, whole_text=True)
+
+
 def snapshot_leaf(org_name: str, s: Snapshot) -> dict[str, Any]:
-    return {
-        "kind": SNAPSHOT, "org": org_name, "environment_id": s.environment_id, "index": s.index,
-        "type": s.type, "compliant": s.compliant, "created_at": s.created_at,
-        "artifacts_sha256": log.digest(s.artifacts), "verdicts_sha256": log.digest(s.verdicts),
-        "applied_policies_sha256": log.digest(s.applied_policies),
-    }
+    return SNAPSHOT_LEAF.leaf(s, org=org_name)
 
 
 def log_snapshot(org: Organization, snapshot: Snapshot) -> None:
     log.append(org.id, SNAPSHOT, snapshot.id, snapshot_leaf(org.name, snapshot))
 
 
-def rebuild_snapshots(ids: list[int]) -> dict[int, dict[str, Any]]:
+def rebuild_snapshots(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     rows = (Snapshot.select(Snapshot, Environment.id, Organization.name).join(Environment)
-            .join(Organization).where(Snapshot.id.in_(ids)))
+            .join(Organization).where(Snapshot.id.in_(list(versions))))
     return {s.id: snapshot_leaf(s.environment.organization.name, s) for s in rows}
