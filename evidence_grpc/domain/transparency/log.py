@@ -104,7 +104,7 @@ class Shape:
         """The leaf of `row`: its bound columns, then `given` (the extra keys, and any bound
         key whose value the builder has already, e.g. a digest made before the write lock)."""
         values = row.__data__
-        held = _whole if self.whole_text else text
+        held = whole if self.whole_text else text
         leaf: dict[str, Any] = {"kind": self.kind}
         if self.version != 1:
             leaf["v"] = self.version
@@ -117,7 +117,8 @@ class Shape:
         return leaf
 
 
-def _whole(value: Any) -> Any:
+def whole(value: Any) -> Any:
+    """A value as a version-1 leaf holds it: as it is."""
     return value
 
 
