@@ -6,6 +6,8 @@ a leaf fits an entry bundle whatever the texts given."""
 from __future__ import annotations
 
 import json
+import pathlib
+import shutil
 import string
 
 import peewee
@@ -16,6 +18,7 @@ from evidence_grpc.domain.evidence import flows, trails
 from evidence_grpc.domain.governance import controls, policies
 from evidence_grpc.domain.runtime import environments
 from evidence_grpc.domain.transparency import log
+from evidence_grpc.storage import db as storage
 from evidence_grpc.storage import models
 from evidence_grpc.storage.models import (
     AllowlistEntry,
@@ -33,11 +36,12 @@ from evidence_grpc.storage.models import (
     Trail,
     User,
 )
+from tests.conftest import _close_shared_database
 from tests.helpers import (
     BACKEND_FP,
     FRONTEND_FP,
-    H,
     SCHEMA,
+    H,
     attest,
     begin_trail,
     create_env,
@@ -211,3 +215,21 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
         assert set(log.verify_log(acme)) == {
             f"entry {_entry(kind, record_id)}: {kind} {record_id} differs from its leaf "
             f"({', '.join(sorted(keys))})" for (kind, record_id), keys in differing.items()}, key
+
+
+FIXTURES = pathlib.Path(__file__).parents[1] / "upgrade" / "fixtures"
+
+
+@pytest.mark.parametrize("release", ["2026-11-28c", "2026-12-02"])
+def test_the_version_1_leaves_of_an_earlier_release_still_verify(release, tmp_path):
+    """Leaves without "v" are re-derived in the shape they were written in."""
+    shutil.copy(FIXTURES / release / "sqlite.db", tmp_path / "evidence.db")
+    storage.init_database(f"sqlite:///{tmp_path / 'evidence.db'}")
+    storage.migrate()
+    try:
+        acme = Organization.get(Organization.name == "acme")
+        check = log.check_log(acme)
+        assert check.problems == [] and check.rederived["attestation"] > 0
+        assert all(b'"v":' not in e.leaf.encode() for e in LogEntry.select(LogEntry.leaf))
+    finally:
+        _close_shared_database()
