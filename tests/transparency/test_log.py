@@ -103,14 +103,14 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     leaves = [json.loads(base64.b64decode(e["leaf"])) for e in found]
     assert [leaf["kind"] for leaf in leaves] == [
         "flow", "trail", "trail_event", "artifact", "trail_event", "attestation", "attestation",
-        "snapshot"]
+        "environment", "snapshot"]
     assert [leaves[n].get("type") for n in (2, 4)] == ["trail_reported", "artifact_creation_reported"]
     review, scan = leaves[5], leaves[6]
     assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
         "review", True, "scan", False)
     assert review["attachment_sha256"] == hashlib.sha256(b"looks good").hexdigest()
     assert review["attachment_name"] == "review.txt" and review["v"] == 2
-    assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[7]["index"] == 1
+    assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[8]["index"] == 1
     assert leaves[3]["fingerprint"] == BACKEND_FP and leaves[0]["name"] == "payments"
     assert all(leaf["org"] == "acme" for leaf in leaves)
     for index, entry in enumerate(found):
@@ -198,7 +198,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (8 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (9 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -272,9 +272,9 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
     # the last entry cut off
-    LogEntry.delete().where(LogEntry.number == 7).execute()
-    assert "the log's head says 8 entries, 7 are stored in order" in log.verify_log(acme)
-    assert LogHead.get().size == 8
+    LogEntry.delete().where(LogEntry.number == 8).execute()
+    assert "the log's head says 9 entries, 8 are stored in order" in log.verify_log(acme)
+    assert LogHead.get().size == 9
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -287,7 +287,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n8\n", "\n7\n"))
+    saved.write_text(saved.read_text().replace("\n9\n", "\n8\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 

@@ -328,8 +328,9 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
         assert ingest.reports_acked == ATTESTATIONS // 40
         with opened(url) as acme:
             size = check_log(acme, ingest.acked)
-            # a trail event per trail begun, the attestations, a snapshot per report
-            assert size == FIRST_TRAILS + ATTESTATIONS + ATTESTATIONS // 40, size
+            # the flow and the environment; a trail and its event per trail begun; the
+            # attestations; a snapshot per report
+            assert size == 2 + 2 * FIRST_TRAILS + ATTESTATIONS + ATTESTATIONS // 40, size
             assert Snapshot.select().count() == ATTESTATIONS // 40
         done = verify_log_cli(url)
         assert done.returncode == 0, done.stdout + done.stderr
