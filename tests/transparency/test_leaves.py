@@ -15,7 +15,7 @@ import pytest
 
 from evidence_grpc import domain
 from evidence_grpc.domain.evidence import flows, trails
-from evidence_grpc.domain.governance import controls, policies
+from evidence_grpc.domain.governance import controls, policies, tags
 from evidence_grpc.domain.runtime import environments
 from evidence_grpc.domain.transparency import log
 from evidence_grpc.storage import db as storage
@@ -131,7 +131,7 @@ def test_a_70_kb_attestation_name_makes_an_entry_its_bundle_serves(client, db):
 def _honest_history(client) -> Organization:
     """A flow, its template changed; a trail begun, then updated; an artifact reported twice,
     an attestation bound to it later; a policy in two versions attached to an environment; a
-    control edited; an artifact allowed."""
+    control edited; a flow, an environment and a control tagged; an artifact allowed."""
     create_flow(client)
     begin_trail(client)
     assert attest(client, "generic", {"attestation_name": "unit-tests", "is_compliant": True,
@@ -152,6 +152,8 @@ def _honest_history(client) -> Organization:
     report_fingerprints(client, "prod", BACKEND_FP)
     controls.create_control(acme, "alice", "SEC-1", "Code review", description="d")
     controls.update_control(acme, "alice", "SEC-1", description="reviewed by two")
+    for resource_type, name in (("flow", "payments"), ("env", "prod"), ("control", "SEC-1")):
+        tags.update_tags(acme, resource_type, name, {"risk": "high"}, [])
     environments.allow_artifact(acme, "prod", {
         "artifact_fingerprint": FRONTEND_FP, "artifact_name": "frontend",
         "description": "vendor"}, User.get(User.name == "alice"))
@@ -161,8 +163,8 @@ def _honest_history(client) -> Organization:
 def test_the_honest_history_of_records_changed_in_place_verifies(client, monkeypatch):
     acme = _honest_history(client)
     kinds = [e.kind for e in LogEntry.select(LogEntry.kind)]
-    for kind, at_least in {"flow": 2, "trail": 2, "artifact": 2, "attestation_bound": 1,
-                           "policy": 2, "policy_version": 2, "environment": 2, "control": 2,
+    for kind, at_least in {"flow": 3, "trail": 2, "artifact": 2, "attestation_bound": 1,
+                           "policy": 2, "policy_version": 2, "environment": 3, "control": 3,
                            "control_version": 2, "allowlist_entry": 1}.items():
         assert kinds.count(kind) >= at_least, kind
     assert log.verify_log(acme) == []
@@ -195,6 +197,7 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
         (Artifact, artifact.id, {"fingerprint": FRONTEND_FP}, "artifact", "fingerprint"),
         (FlowTemplate, current.id, {"template_yaml": "trail: {}\n"}, "flow", "template_sha256"),
         (Flow, flow.id, {"visibility": "public"}, "flow", "visibility"),
+        (Flow, flow.id, {"tags": {"risk": "low"}}, "flow", "tags_sha256"),
         (Flow, flow.id, {"template_yaml": "trail: {}\n"}, "flow", "template_yaml_sha256"),
         (FlowTemplate, judging.id, {"template_yaml": "trail: {}\n"}, "trail",
          "flow_template_sha256"),
@@ -233,3 +236,39 @@ def test_the_version_1_leaves_of_an_earlier_release_still_verify(release, tmp_pa
         assert all(b'"v":' not in e.leaf.encode() for e in LogEntry.select(LogEntry.leaf))
     finally:
         _close_shared_database()
+
+
+DOCS = pathlib.Path(__file__).parents[2] / "docs" / "api.md"
+BEGIN, END = "<!-- leaves: begin (python -m tests.transparency.test_leaves) -->", "<!-- leaves: end -->"
+
+
+def rendered_shapes() -> str:
+    """What each kind's leaf binds, as docs/api.md says it: rendered from the declarations."""
+    lines = []
+    for kind, shape in sorted(log.SHAPES.items()):
+        table = shape.model._meta.table_name
+        version = f"v{shape.version}" if shape.version != 1 else "no `v`"
+        texts = "texts whole" if shape.whole_text else f"texts past {log.TEXT_LIMIT} characters as digests"
+        bound = [f"`{how.key}` ← {column}" + (" (digest)" if how.digested else "")
+                 for column, how in shape.columns.items() if isinstance(how, log.Bound)]
+        extra = [f"`{key}` ({what})" for key, what in shape.extra.items()]
+        derived = [f"{column} ({how.reason})" for column, how in shape.columns.items()
+                   if isinstance(how, log.Derived)]
+        if shape.others is not None:
+            derived.append(f"the other columns ({shape.others.reason})")
+        lines.append(f"- `{kind}` (rows of `{table}`; {version}; {texts}): " + "; ".join(
+            part for part in (", ".join(bound), "also " + ", ".join(extra) if extra else "",
+                              "not held: " + ", ".join(derived) if derived else "") if part) + ".")
+    return "\n".join(lines)
+
+
+def test_the_docs_say_what_each_leaf_binds_as_declared():
+    text = DOCS.read_text()
+    assert text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip() == rendered_shapes(), \
+        "docs/api.md is behind the leaves' shapes: python -m tests.transparency.test_leaves"
+
+
+if __name__ == "__main__":  # rewrite the docs' list from the declarations
+    current = DOCS.read_text()
+    DOCS.write_text(current[:current.index(BEGIN) + len(BEGIN)] + "\n" + rendered_shapes() + "\n"
+                    + current[current.index(END):])

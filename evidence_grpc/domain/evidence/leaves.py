@@ -93,7 +93,7 @@ FLOW_LEAF = log.shape(FLOW, Flow, {
     "template_yaml": log.Bound("template_yaml_sha256", digested=True),
     "legacy_template": log.Bound("legacy_template_sha256", digested=True),
     "template": log.Bound("template_id"), "repo_url": log.Bound("repo_url"),
-    "tags": log.Derived("labels set by `kosli tag`, no verdict's input (not logged)"),
+    "tags": log.Bound("tags_sha256", digested=True),
     "archived": log.Bound("archived"), "created_at": log.Bound("created_at"),
     "last_modified_at": log.Bound("last_modified_at"),
     "last_deployment_at": log.Derived("when an artifact of it last started running: the "

@@ -19,7 +19,6 @@ CONTROL_VERSION = "control_version"
 _RECORD_ID = log.Derived("the entry's record id")
 _ORG = log.Bound("org")
 _ACTOR = log.Bound("actor")
-_TAGS = log.Derived("labels set by `kosli tag`, no verdict's input (not logged)")
 
 APPROVAL_LEAF = log.shape(APPROVAL, Approval, {
     "id": log.Bound("id"), "organization": log.Bound("org"), "flow": log.Bound("flow_id"),
@@ -47,7 +46,7 @@ POLICY_VERSION_LEAF = log.shape(POLICY_VERSION, PolicyVersion, {
 CONTROL_LEAF = log.shape(CONTROL, Control, {
     "id": _RECORD_ID, "organization": _ORG, "identifier": log.Bound("identifier"),
     "name": log.Bound("name"), "description": log.Bound("description"),
-    "links": log.Bound("links_sha256", digested=True), "tags": _TAGS,
+    "links": log.Bound("links_sha256", digested=True), "tags": log.Bound("tags_sha256", digested=True),
     "version": log.Bound("version"), "archived": log.Bound("archived"), "created_by": _ACTOR,
     "created_at": log.Bound("created_at"), "last_modified_at": log.Bound("last_modified_at"),
 })
@@ -86,10 +85,13 @@ def log_policy(org: Organization, policy: Policy, version: PolicyVersion | None)
         log.append(org.id, POLICY_VERSION, version.id, POLICY_VERSION_LEAF.leaf(version, org=org.name))
 
 
-def log_control(org: Organization, control: Control, version: ControlVersion) -> None:
-    """`control` changed (created, edited, archived, brought back), as its `version` says."""
+def log_control(org: Organization, control: Control, version: ControlVersion | None = None
+                ) -> None:
+    """`control` changed (created, edited, archived, brought back: its new `version`; tagged)."""
     log.append(org.id, CONTROL, control.id, CONTROL_LEAF.leaf(control, org=org.name))
-    log.append(org.id, CONTROL_VERSION, version.id, CONTROL_VERSION_LEAF.leaf(version, org=org.name))
+    if version is not None:
+        log.append(org.id, CONTROL_VERSION, version.id,
+                   CONTROL_VERSION_LEAF.leaf(version, org=org.name))
 
 
 def _rebuild(shape: log.Shape, versions: dict[int, int]) -> dict[int, dict[str, Any]]:

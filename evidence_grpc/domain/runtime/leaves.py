@@ -30,7 +30,7 @@ ENVIRONMENT_LEAF = log.shape(ENVIRONMENT, Environment, {
     "type": log.Bound("type"), "description": log.Bound("description"),
     "include_scaling": log.Bound("include_scaling"),
     "require_provenance": log.Bound("require_provenance"),
-    "tags": log.Derived("labels set by `kosli tag`, no verdict's input (not logged)"),
+    "tags": log.Bound("tags_sha256", digested=True),
     "policies": log.Bound("policies_sha256", digested=True),
     "included_environments": log.Bound("included_environments_sha256", digested=True),
     "archived": log.Bound("archived"),
