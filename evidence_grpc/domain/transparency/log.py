@@ -94,6 +94,8 @@ class Shape:
     version: int = 1
     whole_text: bool = False
     others: Derived | None = None
+    # (column, key, digested) of the bound columns: what a leaf is made of, in a loop
+    _bound: tuple[tuple[str, str, bool], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_bound", tuple(
@@ -108,7 +110,7 @@ class Shape:
         leaf: dict[str, Any] = {"kind": self.kind}
         if self.version != 1:
             leaf["v"] = self.version
-        for column, key, digested in self._bound:  # type: ignore[attr-defined]
+        for column, key, digested in self._bound:
             if key not in given:
                 value = values.get(column)
                 leaf[key] = digest(value) if digested else held(value)
