@@ -248,6 +248,8 @@ def rendered_shapes() -> str:
     for kind, shape in sorted(log.SHAPES.items()):
         table = shape.model._meta.table_name
         version = f"v{shape.version}" if shape.version != 1 else "no `v`"
+        if shape.changes:
+            version += "; an entry at each change"
         texts = "texts whole" if shape.whole_text else f"texts past {log.TEXT_LIMIT} characters as digests"
         bound = [f"`{how.key}` ← {column}" + (" (digest)" if how.digested else "")
                  for column, how in shape.columns.items() if isinstance(how, log.Bound)]

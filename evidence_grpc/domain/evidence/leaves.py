@@ -80,7 +80,7 @@ ARTIFACT_LEAF = log.shape(ARTIFACT, Artifact, {
     "annotations": log.Bound("annotations_sha256", digested=True),
     "commits": log.Bound("commits_sha256", digested=True), "created_by": log.Bound("actor"),
     "created_at": log.Bound("created_at"), "last_modified_at": log.Bound("last_modified_at"),
-})
+}, changes=True)
 FLOW_TEMPLATE_LEAF = log.shape(FLOW_TEMPLATE, FlowTemplate, {
     "id": log.Bound("id"), "flow": _FLOW,
     "template_yaml": log.Bound("template_yaml_sha256", digested=True),
@@ -98,7 +98,7 @@ FLOW_LEAF = log.shape(FLOW, Flow, {
     "last_modified_at": log.Bound("last_modified_at"),
     "last_deployment_at": log.Derived("when an artifact of it last started running: the "
                                       "snapshots' entries bind it"),
-}, extra={"template_sha256": "the digest of its template's flow_template leaf"})
+}, extra={"template_sha256": "the digest of its template's flow_template leaf"}, changes=True)
 TRAIL_LEAF = log.shape(TRAIL, Trail, {
     "id": _RECORD_ID, "flow": _FLOW, "name": log.Bound("name"),
     "description": log.Bound("description"),
@@ -113,7 +113,8 @@ TRAIL_LEAF = log.shape(TRAIL, Trail, {
     "created_by": log.Bound("actor"), "created_at": log.Bound("created_at"),
     "last_modified_at": log.Derived("the time of its latest event: each is an entry"),
 }, extra={"org": "the organization's name",
-          "flow_template_sha256": "the digest of the flow_template leaf it is judged by"})
+          "flow_template_sha256": "the digest of the flow_template leaf it is judged by"},
+    changes=True)
 
 
 def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str, str]:

@@ -37,7 +37,7 @@ POLICY_LEAF = log.shape(POLICY, Policy, {
     "description": log.Bound("description"), "created_by": _ACTOR,
     "archived": log.Bound("archived"), "created_at": log.Bound("created_at"),
     "last_modified_at": log.Bound("last_modified_at"),
-})
+}, changes=True)
 POLICY_VERSION_LEAF = log.shape(POLICY_VERSION, PolicyVersion, {
     "id": _RECORD_ID, "policy": log.Bound("policy_id"), "version": log.Bound("version"),
     "policy_yaml": log.Bound("policy_yaml_sha256", digested=True),
@@ -49,7 +49,7 @@ CONTROL_LEAF = log.shape(CONTROL, Control, {
     "links": log.Bound("links_sha256", digested=True), "tags": log.Bound("tags_sha256", digested=True),
     "version": log.Bound("version"), "archived": log.Bound("archived"), "created_by": _ACTOR,
     "created_at": log.Bound("created_at"), "last_modified_at": log.Bound("last_modified_at"),
-})
+}, changes=True)
 CONTROL_VERSION_LEAF = log.shape(CONTROL_VERSION, ControlVersion, {
     "id": _RECORD_ID, "control": log.Bound("control_id"), "version": log.Bound("version"),
     "event": log.Bound("event"), "name": log.Bound("name"),

@@ -40,13 +40,13 @@ ENVIRONMENT_LEAF = log.shape(ENVIRONMENT, Environment, {
                                     "is a snapshot's entry, one that did not changes no answer "
                                     "but this time"),
     "last_changed_at": log.Derived("its newest snapshot's created_at"),
-})
+}, changes=True)
 ALLOWLIST_LEAF = log.shape(ALLOWLIST_ENTRY, AllowlistEntry, {
     "id": _RECORD_ID, "environment": log.Bound("environment_id"),
     "fingerprint": log.Bound("fingerprint"), "artifact_name": log.Bound("artifact_name"),
     "description": log.Bound("description"), "user_name": log.Bound("actor"),
     "created_at": log.Bound("created_at"),
-}, extra={"org": "the organization's name"})
+}, extra={"org": "the organization's name"}, changes=True)
 
 
 def snapshot_leaf(org_name: str, s: Snapshot) -> dict[str, Any]:

@@ -86,7 +86,9 @@ class Shape:
     digests of related rows), with what they are. `version`: written as "v" when not 1.
     `whole_text`: a version-1 shape, written before TEXT_LIMIT, holds its texts whole (each
     bounded at the door). `others`: why the columns not named are left to another kind's leaf
-    (a binding of a record whose own leaf binds the rest)."""
+    (a binding of a record whose own leaf binds the rest). `changes`: its rows change in place,
+    an entry at each change, so verify-log finds which entry of a record is its latest (the
+    entries of another kind, one a record, are each their record's latest)."""
     kind: str
     model: type[peewee.Model]
     columns: dict[str, Bound | Derived]
@@ -94,6 +96,7 @@ class Shape:
     version: int = 1
     whole_text: bool = False
     others: Derived | None = None
+    changes: bool = False
     # (column, key, digested) of the bound columns: what a leaf is made of, in a loop
     _bound: tuple[tuple[str, str, bool], ...] = field(init=False, repr=False, compare=False)
 
@@ -129,16 +132,18 @@ SHAPES: dict[str, Shape] = {}
 
 def shape(kind: str, model: type[peewee.Model], columns: dict[str, Bound | Derived], *,
           extra: dict[str, str] | None = None, version: int = 1, whole_text: bool = False,
-          others: Derived | None = None) -> Shape:
+          others: Derived | None = None, changes: bool = False) -> Shape:
     """Declare (once) what the leaf of `kind` binds of `model`'s rows: see Shape. Parts of a
     leaf (a row whose digest another kind's leaf holds) are declared as kinds too."""
-    made = Shape(kind, model, columns, extra or {}, version, whole_text, others)
+    made = Shape(kind, model, columns, extra or {}, version, whole_text, others, changes)
     SHAPES[kind] = made
     return made
 
 
 def version_of(leaf: bytes) -> int:
     """The version of a leaf's shape: its "v", 1 without one."""
+    if b'"v":' not in leaf:  # no key "v" (a quote in a text is escaped): not parsed
+        return 1
     found = json.loads(leaf).get("v", 1)
     return found if type(found) is int else 1
 
@@ -490,7 +495,8 @@ def _check_all(org_id: int, pending: dict[str, dict[int, tuple[int, bytes]]],
     in `rederived`."""
     problems = []
     for kind, records in pending.items():
-        latest = _latest(org_id, kind, records)
+        shape = SHAPES.get(kind)
+        latest = _latest(org_id, kind, records) if shape is not None and shape.changes else records
         rederived[kind] = rederived.get(kind, 0) + len(latest)
         problems += _check_records(kind, latest)
     pending.clear()
@@ -499,7 +505,8 @@ def _check_all(org_id: int, pending: dict[str, dict[int, tuple[int, bytes]]],
 
 def _latest(org_id: int, kind: str, records: dict[int, tuple[int, bytes]]
             ) -> dict[int, tuple[int, bytes]]:
-    """The records whose entry waiting is their latest (one indexed read a chunk)."""
+    """The records (of a kind that changes in place) whose entry waiting is their latest (one
+    indexed read a chunk)."""
     found: dict[int, tuple[int, bytes]] = {}
     for chunk in in_chunks(sorted(records)):
         for record_id, number in LogEntry.select(
