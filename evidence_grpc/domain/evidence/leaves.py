@@ -1,9 +1,12 @@
 """The transparency log's leaves of the evidence context (domain.transparency.log): an
 attestation as it was made, the binding of an attestation made before its artifact to that
-artifact once reported, and each other event of a trail's history (trail begun or updated,
-artifact reported). A leaf names ids, not names that can change (a flow's), and digests what is
-bulky or free-form (an attestation's data and summary, an event's payload) as it is stored. The
-same functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
+artifact once reported, each other event of a trail's history (trail begun or updated,
+artifact reported), and what changes in place, an entry at each change: an artifact at each
+report, a flow (created, its template or settings changed, renamed, archived, tagged), a trail
+(begun or updated). Each kind's leaf is declared column by column (`log.shape`); a leaf names
+ids, not names that can change (a flow's), and digests what is bulky or free-form (an
+attestation's data and summary, an event's payload, a template) as it is stored. The same
+functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
 
 from __future__ import annotations
 
