@@ -17,7 +17,8 @@ from evidence_grpc import domain
 from evidence_grpc.domain.evidence import flows, trails
 from evidence_grpc.domain.governance import controls, policies, tags
 from evidence_grpc.domain.runtime import environments
-from evidence_grpc.domain.transparency import log
+from evidence_grpc.domain.transparency import log, notes
+from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage import models
 from evidence_grpc.storage.models import (
@@ -126,6 +127,11 @@ def test_a_70_kb_attestation_name_makes_an_entry_its_bundle_serves(client, db):
     leaf = json.loads(LogEntry.get(LogEntry.kind == "attestation").leaf)
     assert leaf["name"] == log.text(name) and leaf["name"].startswith("sha256:")
     assert log.verify_log(Organization.get(Organization.name == "acme")) == []
+    # an audit package's attestation file says the name whole; its leaf, the digest of it
+    key = client.get("/api/v2/transparency/acme/public-key", headers=H).get_data(as_text=True)
+    package = client.get("/api/v2/trails/acme/payments/release-1/audit_package", headers=H)
+    assert package.status_code == 200
+    assert verify_package(package.data, notes.parse_verifier_key(key.strip())) == []
 
 
 def _honest_history(client) -> Organization:
