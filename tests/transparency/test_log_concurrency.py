@@ -336,10 +336,11 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
         assert ingest.reports_acked == ATTESTATIONS // 40
         with opened(url) as acme:
             size = check_log(acme, ingest.acked)
-            # the genesis (one, first, however many writers found the log empty), a trail
-            # event per trail begun, the attestations, each with its trail's manifest; a
-            # snapshot per report
-            assert size == 1 + 2 * (FIRST_TRAILS + ATTESTATIONS) + ATTESTATIONS // 40, size
+            # the genesis (one, first, however many writers found the log empty); the flow
+            # and the environment; a trail and its event per trail begun; the attestations;
+            # each write of a trail with its manifest; a snapshot per report
+            assert size == 1 + 2 + FIRST_TRAILS + 2 * (FIRST_TRAILS + ATTESTATIONS) \
+                + ATTESTATIONS // 40, size
             assert [e.number for e in LogEntry.select().where(
                 LogEntry.kind == log.BEGUN)] == [0]
             assert Snapshot.select().count() == ATTESTATIONS // 40

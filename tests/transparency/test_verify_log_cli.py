@@ -70,7 +70,7 @@ def test_verify_reads_the_log_in_pages_and_its_memory_does_not_grow(db, monkeypa
             tracemalloc.stop()
         assert check.problems == [] and check.entries == size
         assert check.rederived == {SYNTHETIC: size} and check.hashes == 2 * size - bin(size).count("1")
-        pages = [s for s in statements if "log_entry" in s.lower()]
+        pages = [s for s in statements if "log_entry" in s.lower() and "MAX(" not in s]
         # one statement a page of PAGE (LIMIT), and one that finds the last page short
         assert len(pages) == size // log.PAGE + 1 and all("LIMIT" in s for s in pages), pages
         assert max(rounds) <= log._CHECKED_AT_ONCE and sum(rounds) == size

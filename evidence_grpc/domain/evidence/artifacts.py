@@ -105,6 +105,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.repo = remember(org, artifact.repo_info or trail.repo_info, stamp)
             artifact.last_modified_at = stamp
             artifact.save()
+            leaves.log_artifact(org, artifact)
             events.publish(ArtifactRepoKnown(org, artifact))
             _bind_pending(org, trail, artifact)
             trails.reported(org, trail, stamp, "artifact_creation_reported",

@@ -27,6 +27,7 @@ from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.references import former_flow_names
 from ..kernel.urls import check_reported_urls
+from . import leaves
 from .templates import EMPTY_TEMPLATE_YAML, check_template, new_version, served_template
 
 VISIBILITIES = ("private", "public")
@@ -59,7 +60,7 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
             flow = for_update(Flow.select().where((Flow.organization == org)
                                                   & (Flow.name == name))).first()
             if flow is not None and flow.archived:
-                _rename(flow, _archived_name(org, name, flow.last_modified_at), stamp)
+                _rename(org, flow, _archived_name(org, name, flow.last_modified_at), stamp)
                 flow = None
             created, changed = flow is None, False
             if created:
@@ -85,6 +86,7 @@ def upsert_flow(org: Organization, name: str, description: str, *, visibility: s
             flow.save()
             if changed:  # trails begun from now on are judged by it
                 new_version(flow, flow.template_yaml, flow.legacy_template, stamp, uid=flow.template)
+            leaves.log_flow(org, flow)
             return flow, created
 
     return retry_on_conflict(write)
@@ -136,7 +138,7 @@ def archive_flow(org: Organization, name: str) -> Flow:
             if not flow.archived:
                 stamp = now()
                 flow.archived = True
-                _rename(flow, _archived_name(org, flow.name, stamp), stamp)
+                _rename(org, flow, _archived_name(org, flow.name, stamp), stamp)
             return flow
 
     return retry_on_conflict(write)
@@ -160,12 +162,13 @@ def rename_flow(org: Organization, name: str, new_name: str) -> Flow:
         flow = locked(find_flow(org, name))
         if Flow.select().where((Flow.organization == org) & (Flow.name == new_name)).exists():
             raise already_exists("flow", f"A flow named '{new_name}' already exists", flow=new_name)
-        _rename(flow, new_name, now())
+        _rename(org, flow, new_name, now())
         return flow
 
 
-def _rename(flow: Flow, new_name: str, stamp: float) -> None:
-    """Give the flow a free name; its old one resolves to it (FlowAlias) until a flow takes it."""
+def _rename(org: Organization, flow: Flow, new_name: str, stamp: float) -> None:
+    """Give the flow a free name; its old one resolves to it (FlowAlias) until a flow takes it.
+    (Archived, too, when `flow.archived` is set.)"""
     old_name = flow.name
     FlowAlias.delete().where((FlowAlias.organization == flow.organization_id)
                              & (FlowAlias.name == new_name)).execute()
@@ -173,6 +176,7 @@ def _rename(flow: Flow, new_name: str, stamp: float) -> None:
     flow.last_modified_at = stamp
     flow.save()
     FlowAlias.create(organization=flow.organization_id, name=old_name, flow=flow)
+    leaves.log_flow(org, flow)
 
 
 def flow_view(flow: Flow, org_name: str) -> views.Flow:

@@ -1,9 +1,12 @@
 """The transparency log's leaves of the evidence context (domain.transparency.log): an
 attestation as it was made, the binding of an attestation made before its artifact to that
-artifact once reported, and each other event of a trail's history (trail begun or updated,
-artifact reported). A leaf names ids, not names that can change (a flow's), and digests what is
-bulky or free-form (an attestation's data and summary, an event's payload) as it is stored. The
-same functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
+artifact once reported, each other event of a trail's history (trail begun or updated,
+artifact reported), and what changes in place, an entry at each change: an artifact at each
+report, a flow (created, its template or settings changed, renamed, archived, tagged), a trail
+(begun or updated). Each kind's leaf is declared column by column (`log.shape`); a leaf names
+ids, not names that can change (a flow's), and digests what is bulky or free-form (an
+attestation's data and summary, an event's payload, a template) as it is stored. The same
+functions re-derive the leaves from the rows, for `evidence-server verify-log`."""
 
 from __future__ import annotations
 
@@ -12,7 +15,16 @@ from typing import Any
 import peewee
 
 from ...storage.db import in_chunks
-from ...storage.models import Artifact, Attestation, Flow, LogEntry, Organization, Trail, TrailEvent
+from ...storage.models import (
+    Artifact,
+    Attestation,
+    Flow,
+    FlowTemplate,
+    LogEntry,
+    Organization,
+    Trail,
+    TrailEvent,
+)
 from ..transparency import log
 from . import blobs
 
@@ -20,9 +32,93 @@ ATTESTATION = "attestation"
 ATTESTATION_BOUND = "attestation_bound"
 TRAIL_EVENT = "trail_event"
 TRAIL_MANIFEST = "trail_manifest"  # evidence.manifests
+ARTIFACT = "artifact"
+FLOW = "flow"
+FLOW_TEMPLATE = "flow_template"
+TRAIL = "trail"
 # The trail events logged as such. An attestation's event is logged as the attestation itself,
 # a start or stop of running as the snapshot that saw it, an approval as itself (governance).
 LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
+
+_RECORD_ID = log.Derived("the entry's record id")
+_ORG = log.Bound("org")  # the organization's name, given by the builder
+_FLOW, _TRAIL = log.Bound("flow_id"), log.Bound("trail_id")
+
+ATTESTATION_LEAF = log.shape(ATTESTATION, Attestation, {
+    "id": _RECORD_ID, "uid": log.Bound("id"), "organization": _ORG, "flow": _FLOW,
+    "trail": _TRAIL, "artifact": log.Bound("artifact_id"), "name": log.Bound("name"),
+    "type": log.Bound("type"), "target_artifact": log.Bound("target_artifact"),
+    "artifact_fingerprint": log.Bound("artifact_fingerprint"),
+    "is_compliant": log.Bound("compliant"), "data": log.Bound("data_sha256", digested=True),
+    "summary": log.Bound("summary_sha256", digested=True),
+    "attachment": log.Bound("attachment_sha256"), "attachment_name": log.Bound("attachment_name"),
+    "overrides": log.Bound("overrides"), "git_commit": log.Bound("git_commit"),
+    "created_by": log.Bound("actor"), "created_at": log.Bound("created_at"),
+}, extra={"trail": "the trail's name (a trail is never renamed)"}, version=2)
+# A binding says which artifact an attestation made before it is about; the rest of the
+# attestation is its own entry's.
+BINDING_LEAF = log.shape(ATTESTATION_BOUND, Attestation, {
+    "uid": log.Bound("id"), "organization": _ORG, "flow": _FLOW, "trail": _TRAIL,
+    "artifact_fingerprint": log.Bound("artifact_fingerprint"),
+    "artifact": log.Derived("held as the artifact's uid (artifact_id)"),
+}, extra={"artifact_id": "the uid of the artifact it is bound to"}, whole_text=True,
+    others=log.Derived("bound by the attestation's own entry"))
+TRAIL_EVENT_LEAF = log.shape(TRAIL_EVENT, TrailEvent, {
+    "id": log.Bound("id"), "trail": _TRAIL, "timestamp": log.Bound("timestamp"),
+    "type": log.Bound("type"), "payload": log.Bound("payload_sha256", digested=True),
+}, extra={"org": "the organization's name", "flow_id": "the trail's flow",
+          "trail": "the trail's name (at most 256 characters)",
+          "actor": "the payload's user"}, whole_text=True)
+ARTIFACT_LEAF = log.shape(ARTIFACT, Artifact, {
+    "id": _RECORD_ID, "uid": log.Bound("id"), "organization": _ORG, "flow": _FLOW,
+    "trail": _TRAIL, "fingerprint": log.Bound("fingerprint"), "name": log.Bound("name"),
+    "template_reference_name": log.Bound("template_reference_name"),
+    "git_commit": log.Bound("git_commit"),
+    "git_commit_info": log.Bound("git_commit_info_sha256", digested=True),
+    "repo_info": log.Bound("repo_info_sha256", digested=True),
+    "repo": log.Derived("the repository its repo_info, or its trail's, names (both bound), "
+                        "learned when either is reported"),
+    "build_url": log.Bound("build_url"), "commit_url": log.Bound("commit_url"),
+    "repo_url": log.Bound("repo_url"),
+    "external_urls": log.Bound("external_urls_sha256", digested=True),
+    "annotations": log.Bound("annotations_sha256", digested=True),
+    "commits": log.Bound("commits_sha256", digested=True), "created_by": log.Bound("actor"),
+    "created_at": log.Bound("created_at"), "last_modified_at": log.Bound("last_modified_at"),
+}, changes=True)
+FLOW_TEMPLATE_LEAF = log.shape(FLOW_TEMPLATE, FlowTemplate, {
+    "id": log.Bound("id"), "flow": _FLOW,
+    "template_yaml": log.Bound("template_yaml_sha256", digested=True),
+    "legacy_template": log.Bound("legacy_template_sha256", digested=True),
+    "for_trail": log.Bound("for_trail"), "created_at": log.Bound("created_at"),
+})  # a part: its digest is in the leaves of the flow that has it and of the trails judged by it
+FLOW_LEAF = log.shape(FLOW, Flow, {
+    "id": _RECORD_ID, "organization": _ORG, "name": log.Bound("name"),
+    "description": log.Bound("description"), "visibility": log.Bound("visibility"),
+    "template_yaml": log.Bound("template_yaml_sha256", digested=True),
+    "legacy_template": log.Bound("legacy_template_sha256", digested=True),
+    "template": log.Bound("template_id"), "repo_url": log.Bound("repo_url"),
+    "tags": log.Bound("tags_sha256", digested=True),
+    "archived": log.Bound("archived"), "created_at": log.Bound("created_at"),
+    "last_modified_at": log.Bound("last_modified_at"),
+    "last_deployment_at": log.Derived("when an artifact of it last started running: the "
+                                      "snapshots' entries bind it"),
+}, extra={"template_sha256": "the digest of its template's flow_template leaf"}, changes=True)
+TRAIL_LEAF = log.shape(TRAIL, Trail, {
+    "id": _RECORD_ID, "flow": _FLOW, "name": log.Bound("name"),
+    "description": log.Bound("description"),
+    "git_commit_info": log.Bound("git_commit_info_sha256", digested=True),
+    "repo_info": log.Bound("repo_info_sha256", digested=True),
+    "origin_url": log.Bound("origin_url"),
+    "external_urls": log.Bound("external_urls_sha256", digested=True),
+    "user_data": log.Bound("user_data_sha256", digested=True),
+    "template_yaml": log.Bound("template_yaml_sha256", digested=True),
+    "flow_template": log.Bound("flow_template_id"),
+    "artifacts_judged_alone": log.Bound("artifacts_judged_alone"),
+    "created_by": log.Bound("actor"), "created_at": log.Bound("created_at"),
+    "last_modified_at": log.Derived("the time of its latest event: each is an entry"),
+}, extra={"org": "the organization's name",
+          "flow_template_sha256": "the digest of the flow_template leaf it is judged by"},
+    changes=True)
 
 
 def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str, str]:
@@ -34,13 +130,20 @@ def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str,
 def attestation_leaf(org_name: str, trail_name: str, a: Attestation,
                      digests: tuple[str, str] | None = None) -> dict[str, Any]:
     """`digests`: content_digests of its data and summary, when made beforehand."""
-    data_sha256, summary_sha256 = digests or content_digests(a.data, a.summary)
+    if digests is None:
+        return ATTESTATION_LEAF.leaf(a, org=org_name, trail=trail_name)
+    return ATTESTATION_LEAF.leaf(a, org=org_name, trail=trail_name, data_sha256=digests[0],
+                                 summary_sha256=digests[1])
+
+
+def _attestation_leaf_v1(org_name: str, trail_name: str, a: Attestation) -> dict[str, Any]:
+    """The attestation's leaf as written before 2026-12-02 (no "v")."""
     return {
         "kind": ATTESTATION, "org": org_name, "id": a.uid, "flow_id": a.flow_id,
         "trail_id": a.trail_id, "trail": trail_name, "name": a.name, "type": a.type,
         "compliant": a.is_compliant, "artifact_fingerprint": a.artifact_fingerprint,
         "target_artifact": a.target_artifact, "attachment_sha256": a.attachment_id,
-        "data_sha256": data_sha256, "summary_sha256": summary_sha256,
+        "data_sha256": log.digest(a.data), "summary_sha256": log.digest(a.summary),
         "overrides": a.overrides, "created_at": a.created_at, "actor": a.created_by,
     }
 
@@ -49,20 +152,12 @@ def binding_leaf(org_name: str, a: Attestation, artifact_uid: str | None) -> dic
     """An attestation made for a template name before its artifact (`--name app.tests` with
     `--commit`), bound to the artifact `artifact_uid` reported later: its own leaf stays as it
     was made (no fingerprint), this one says which artifact it is about."""
-    return {
-        "kind": ATTESTATION_BOUND, "org": org_name, "id": a.uid, "flow_id": a.flow_id,
-        "trail_id": a.trail_id, "artifact_id": artifact_uid,
-        "artifact_fingerprint": a.artifact_fingerprint,
-    }
+    return BINDING_LEAF.leaf(a, org=org_name, artifact_id=artifact_uid)
 
 
-def trail_event_leaf(org_name: str, trail: Trail, event_id: int, timestamp: float, type_: str,
-                     payload: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "kind": TRAIL_EVENT, "org": org_name, "id": event_id, "flow_id": trail.flow_id,
-        "trail_id": trail.id, "trail": trail.name, "type": type_, "timestamp": timestamp,
-        "payload_sha256": log.digest(payload), "actor": payload.get("user"),
-    }
+def trail_event_leaf(org_name: str, trail: Trail, event: TrailEvent) -> dict[str, Any]:
+    return TRAIL_EVENT_LEAF.leaf(event, org=org_name, flow_id=trail.flow_id, trail=trail.name,
+                                 actor=event.payload.get("user"))
 
 
 def log_attestation(org: Organization, trail: Trail, a: Attestation,
@@ -77,6 +172,35 @@ def log_binding(org: Organization, a: Attestation, artifact: Artifact) -> None:
                (TRAIL_MANIFEST, a.trail_id))
 
 
+def log_artifact(org: Organization, artifact: Artifact) -> None:
+    """`artifact` reported, or reported again (its row written over)."""
+    log.append(org.id, ARTIFACT, artifact.id, ARTIFACT_LEAF.leaf(artifact, org=org.name))
+
+
+def _template_digest(template: FlowTemplate | None) -> str | None:
+    return None if template is None else log.digest(FLOW_TEMPLATE_LEAF.leaf(template))
+
+
+def log_flow(org: Organization, flow: Flow) -> None:
+    """`flow` created or changed (template, description, visibility, name, archived)."""
+    template = FlowTemplate.get_or_none(FlowTemplate.id == flow.template) if flow.template else None
+    log.append(org.id, FLOW, flow.id, FLOW_LEAF.leaf(
+        flow, org=org.name, template_sha256=_template_digest(template)))
+
+
+def log_trail(org: Organization, trail: Trail) -> None:
+    """`trail` begun or updated (description, URLs, template, ...)."""
+    template = (FlowTemplate.get_or_none(FlowTemplate.id == trail.flow_template_id)
+                if trail.flow_template_id else None)
+    log.append(org.id, TRAIL, trail.id, _trail_leaf(org.name, trail, template))
+
+
+def _trail_leaf(org_name: str, trail: Trail, template: FlowTemplate | None) -> dict[str, Any]:
+    # artifacts_judged_alone: null when written is the column's default, false, when read
+    return TRAIL_LEAF.leaf(trail, org=org_name, flow_template_sha256=_template_digest(template),
+                           artifacts_judged_alone=bool(trail.artifacts_judged_alone))
+
+
 def binding_log_indexes(uids: list[str]) -> dict[str, int]:
     """Attestation uid -> the log entry of its binding, for those bound to an artifact later."""
     found: dict[str, int] = {}
@@ -89,9 +213,8 @@ def binding_log_indexes(uids: list[str]) -> dict[str, int]:
 
 def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent) -> None:
     if event.type in LOGGED_EVENTS:
-        log.append(org_id, TRAIL_EVENT, event.id, trail_event_leaf(
-            org_name, trail, event.id, event.timestamp, event.type, event.payload),
-            (TRAIL_MANIFEST, trail.id))
+        log.append(org_id, TRAIL_EVENT, event.id, trail_event_leaf(org_name, trail, event),
+                   (TRAIL_MANIFEST, trail.id))
 
 
 def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
@@ -114,39 +237,68 @@ def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
     return {events[event]: number for event, number in log.log_indexes(TRAIL_EVENT, events).items()}
 
 
-def rebuild_attestations(ids: list[int]) -> dict[int, dict[str, Any]]:
+def rebuild_attestations(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     """The leaves of the attestations as their rows say now, with the SHA-256 of each
     attachment as its stored chunks hash (a chunk changed in SQL shows as another digest).
-    One bound later (an entry of its binding is in the log) was made without a fingerprint:
+    One bound later (an entry of its binding is in the log) was made without an artifact:
     its binding's leaf holds the one its row has now."""
+    ids = list(versions)
     rows = (Attestation.select(Attestation, Trail.id, Trail.name, Organization.name)
             .join(Trail).switch(Attestation).join(Organization).where(Attestation.id.in_(ids)))
     bound = log.log_indexes(ATTESTATION_BOUND, ids)
     rebuilt = {}
     for a in rows:
         if a.id in bound:
-            a.artifact_fingerprint = None
-        leaf = attestation_leaf(a.organization.name, a.trail.name, a)
+            a.artifact_fingerprint = a.artifact_id = None
         if a.attachment_id is not None:
-            leaf["attachment_sha256"] = blobs.digest(blobs.content_of(a.attachment_id))
-        rebuilt[a.id] = leaf
+            a.attachment_id = blobs.digest(blobs.content_of(a.attachment_id))
+        rebuilt[a.id] = (attestation_leaf(a.organization.name, a.trail.name, a)
+                         if versions[a.id] == ATTESTATION_LEAF.version
+                         else _attestation_leaf_v1(a.organization.name, a.trail.name, a))
     return rebuilt
 
 
-def rebuild_bindings(ids: list[int]) -> dict[int, dict[str, Any]]:
+def rebuild_bindings(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     """The binding leaves of the attestations (by id) as their rows say now."""
     rows = (Attestation.select(Attestation, Artifact.uid, Organization.name)
             .join(Artifact, peewee.JOIN.LEFT_OUTER).switch(Attestation).join(Organization)
-            .where(Attestation.id.in_(ids)))
+            .where(Attestation.id.in_(list(versions))))
     return {a.id: binding_leaf(a.organization.name, a, a.artifact.uid if a.artifact else None)
             for a in rows}
 
 
-def rebuild_trail_events(ids: list[int]) -> dict[int, dict[str, Any]]:
+def rebuild_trail_events(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     rows = (TrailEvent.select(TrailEvent, Trail, Flow.id, Organization.name).join(Trail).join(Flow)
-            .join(Organization).where(TrailEvent.id.in_(ids)))
-    return {e.id: trail_event_leaf(e.trail.flow.organization.name, e.trail, e.id, e.timestamp,
-                                   e.type, e.payload) for e in rows}
+            .join(Organization).where(TrailEvent.id.in_(list(versions))))
+    return {e.id: trail_event_leaf(e.trail.flow.organization.name, e.trail, e) for e in rows}
+
+
+def rebuild_artifacts(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = Artifact.select(Artifact, Organization.name).join(Organization).where(
+        Artifact.id.in_(list(versions)))
+    return {a.id: ARTIFACT_LEAF.leaf(a, org=a.organization.name) for a in rows}
+
+
+def _templates(ids: set[str | None]) -> dict[str | None, FlowTemplate]:
+    wanted = sorted(i for i in ids if i is not None)
+    return {t.id: t for chunk in in_chunks(wanted)
+            for t in FlowTemplate.select().where(FlowTemplate.id.in_(chunk))}
+
+
+def rebuild_flows(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = list(Flow.select(Flow, Organization.name).join(Organization).where(
+        Flow.id.in_(list(versions))))
+    templates = _templates({f.template for f in rows})
+    return {f.id: FLOW_LEAF.leaf(f, org=f.organization.name, template_sha256=_template_digest(
+        templates.get(f.template))) for f in rows}
+
+
+def rebuild_trails(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = list(Trail.select(Trail, Flow.id, Organization.name).join(Flow).join(Organization)
+                .where(Trail.id.in_(list(versions))))
+    templates = _templates({t.flow_template_id for t in rows})
+    return {t.id: _trail_leaf(t.flow.organization.name, t, templates.get(t.flow_template_id))
+            for t in rows}
 
 
 # ---- the rows that must each have an entry (log.register's `rows`, `label`) ----------------------

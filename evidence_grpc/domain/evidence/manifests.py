@@ -118,12 +118,12 @@ def manifest(trail_id: int, number: int, numbers: list[int], records: list[tuple
             "entries_sha256": listed, "previous": previous}
 
 
-def rebuild_manifests(ids: list[int]) -> dict[int, dict[str, Any]]:
+def rebuild_manifests(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     """The latest manifest of each trail (by id) as its rows say now, judged in full
     (verify-log)."""
     rebuilt = {}
     for trail in Trail.select(Trail, Flow, Organization).join(Flow).join(Organization).where(
-            Trail.id.in_(ids)):
+            Trail.id.in_(list(versions))):
         every = trail_entries(trail.id)
         manifests = [number for (number,) in LogEntry.select(LogEntry.number).where(
             (LogEntry.kind == TRAIL_MANIFEST) & (LogEntry.record_id == trail.id))

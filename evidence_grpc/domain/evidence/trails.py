@@ -69,6 +69,7 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                 trail.flow_template = new_version(flow, template_yaml, None, stamp, for_trail=True)
             trail.last_modified_at = stamp
             trail.save()
+            leaves.log_trail(org, trail)
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
             event = _EVENT.create(trail=trail, timestamp=stamp,

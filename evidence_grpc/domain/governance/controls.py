@@ -41,6 +41,7 @@ from ..kernel.names import CONTROL_CHARACTERS, check_name
 from ..kernel.pages import MAX_PER_PAGE, Page, counted, in_time_range, page_of
 from ..kernel.references import ids_by_name
 from ..kernel.tag_filters import has_tag
+from . import leaves
 from .policies import policy_controls
 
 FEATURE = "controls"
@@ -218,15 +219,16 @@ def version_view(v: ControlVersion) -> views.ControlVersion:
 
 # ---- writing -----------------------------------------------------------------------------
 
-def _record(control: Control, event: str, user_name: str, stamp: float) -> None:
+def _record(org: Organization, control: Control, event: str, user_name: str, stamp: float
+            ) -> None:
     """Make the control's current state its next version (call inside the write)."""
     control.version = (control.version or 0) + 1
     control.last_modified_at = stamp
     control.save()
-    ControlVersion.create(control=control, version=control.version, event=event,
-                          name=control.name, description=control.description,
-                          links=control.links or {}, archived=control.archived,
-                          created_by=user_name, created_at=stamp)
+    leaves.log_control(org, control, ControlVersion.create(
+        control=control, version=control.version, event=event, name=control.name,
+        description=control.description, links=control.links or {}, archived=control.archived,
+        created_by=user_name, created_at=stamp))
 
 
 def create_control(org: Organization, user_name: str, identifier: str, name: str,
@@ -247,7 +249,7 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
             control = Control(organization=org, identifier=identifier, name=name,
                               description=description or "", links=links, tags={}, version=0,
                               created_by=user_name, created_at=stamp)
-            _record(control, CREATED, user_name, stamp)
+            _record(org, control, CREATED, user_name, stamp)
             return control
 
     return retry_on_conflict(write)
@@ -283,7 +285,7 @@ def update_control(org: Organization, user_name: str, identifier: str, *,
         if changed:
             for key, value in changed.items():
                 setattr(control, key, value)
-            _record(control, EDITED, user_name, now())
+            _record(org, control, EDITED, user_name, now())
         return control
 
 
@@ -297,7 +299,7 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
                                      reason="CONTROL_ARCHIVED" if archived else "CONTROL_NOT_ARCHIVED",
                                      metadata={"control": identifier})
         control.archived = archived
-        _record(control, ARCHIVED if archived else UNARCHIVED, user_name, now())
+        _record(org, control, ARCHIVED if archived else UNARCHIVED, user_name, now())
         return control
 
 

@@ -20,9 +20,11 @@ from ..kernel.errors import InvalidArgument, missing, validation_error
 from ..kernel.names import check_name
 from ..kernel.urls import not_a_url, parsed_url
 from ..kernel.yaml_documents import load_mapping, load_stored_mapping, schema_violations
+from ..runtime import leaves as runtime_leaves
 from ..runtime.environment_changes import check_policy_count, known_policies, set_policies
 from ..runtime.policy_eval import normalize_conditions, rule_problems
 from ..runtime.snapshots import judged_fields, judged_write, latest_running
+from . import leaves
 
 SCHEMA_FILE = "environment-policy-v1.json"
 POLICY_TYPES = ("env",)
@@ -162,15 +164,18 @@ def upsert_policy(org: Organization, user_name: str, name: str, *, description: 
                 policy.last_modified_at = stamp
             latest = (PolicyVersion.select().where(PolicyVersion.policy == policy)
                       .order_by(PolicyVersion.version.desc()).first())
+            made = None
             if policy_yaml is not None and (latest is None or latest.policy_yaml != policy_yaml):
                 version = latest.version + 1 if latest else 1
-                PolicyVersion.create(policy=policy, version=version, policy_yaml=policy_yaml,
-                                     comment=comment, created_by=user_name, created_at=stamp)
+                made = PolicyVersion.create(policy=policy, version=version, policy_yaml=policy_yaml,
+                                            comment=comment, created_by=user_name, created_at=stamp)
                 if not created:
                     _event(policy, "new_version", user_name, stamp, {"version": version})
                 policy.last_modified_at = stamp
-            if policy.dirty_fields:
-                policy.save(only=policy.dirty_fields)
+            if created or policy.dirty_fields:
+                if policy.dirty_fields:
+                    policy.save(only=policy.dirty_fields)
+                leaves.log_policy(org, policy, made)
             return policy, created
 
     return retry_on_conflict(write)
@@ -238,6 +243,7 @@ def _change_policies(org: Organization, env_name: str,
         set_policies(org, env, wanted, field="policy_names", judged=judged)
         env.last_modified_at = now()
         env.save()
+        runtime_leaves.log_environment(org, env)
         return env
 
     return judged_write(org, env_name, prepare, write)

@@ -5,17 +5,21 @@ addressed by the resource type as the CLI spells it (`flow`, `flows`, `env`, `en
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import peewee
 
 from ...storage.db import locked, write_transaction
-from ...storage.models import Control, Organization, Repo
+from ...storage.models import Control, Environment, Flow, Organization, Repo
+from ..evidence import leaves as evidence_leaves
 from ..evidence.flows import find_flow
 from ..evidence.repos import find_repo
 from ..kernel import limits
 from ..kernel.errors import NotFound, not_found, validation_error
 from ..kernel.names import check_name
+from ..runtime import leaves as runtime_leaves
 from ..runtime.environments import find_environment
+from . import leaves
 from .controls import find_control
 
 
@@ -36,6 +40,11 @@ def _control(org: Organization, identifier: str) -> Control:
         raise NotFound(f'"{missing.message}"', reason=missing.reason,
                        metadata=missing.metadata) from None
 
+
+# The resources whose tags their transparency log leaves bind (a repository is not logged).
+_LOGGED: dict[type[peewee.Model], Callable[[Organization, Any], None]] = {
+    Flow: evidence_leaves.log_flow, Environment: runtime_leaves.log_environment,
+    Control: leaves.log_control}
 
 FINDERS: dict[str, Callable[[Organization, str], peewee.Model]] = {
     "flow": find_flow, "flows": find_flow,
@@ -66,4 +75,8 @@ def update_tags(org: Organization, resource_type: str, resource_id: str,
                                    f"{len(tags)}")
         model = type(resource)
         model.update(tags=tags).where(model.id == resource.id).execute()
+        resource.tags = tags
+        logged = _LOGGED.get(model)
+        if logged is not None:  # a policy's conditions read tags (flow.tags.risk)
+            logged(org, resource)
     return tags

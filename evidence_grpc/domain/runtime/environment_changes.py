@@ -15,7 +15,7 @@ from ..kernel.errors import (
     missing,
     validation_error,
 )
-from . import env_audit
+from . import env_audit, leaves
 from .environments import LOGICAL, check_env_name, find_environment, validate
 from .policy_eval import MAX_ENVIRONMENT_POLICIES
 from .snapshots import rejudge_latest
@@ -62,6 +62,7 @@ def upsert_environment(org: Organization, data: dict[str, Any]) -> tuple[Environ
             env.archived = False
             env.last_modified_at = stamp
             env.save()
+            leaves.log_environment(org, env)
             env_audit.record(env, "environment_created" if created else "environment_updated",
                              **{k: v for k, v in data.items() if k != "name"})
             return env, created
@@ -144,6 +145,7 @@ def update_environment(org: Organization, name: str, data: dict[str, Any]) -> En
             env.included_environments = _physical_ids(org, list(data["included_environments"] or []))
         env.last_modified_at = now()
         env.save()
+        leaves.log_environment(org, env)
         env_audit.record(env, "environment_updated", **data)
         return env
 
@@ -154,6 +156,7 @@ def archive_environment(org: Organization, name: str) -> Environment:
         env.archived = True
         env.last_modified_at = now()
         env.save()
+        leaves.log_environment(org, env)
         env_audit.record(env, "environment_archived")
         return env
 
@@ -170,6 +173,7 @@ def rename_environment(org: Organization, name: str, new_name: str) -> Environme
         env.name = new_name
         env.last_modified_at = now()
         env.save()
+        leaves.log_environment(org, env)
         env_audit.record(env, "environment_renamed", old_name=name, new_name=new_name)
         return env
 
@@ -188,5 +192,6 @@ def join_environment(org: Organization, logical_name: str, physical_name: str) -
             [*(logical.included_environments or []), *joining]))
         logical.last_modified_at = now()
         logical.save()
+        leaves.log_environment(org, logical)
         env_audit.record(logical, "environment_joined", physical_env_name=physical_name)
         return logical

@@ -21,7 +21,7 @@ from ..kernel.names import check_name, whole_string_patterns
 from ..kernel.pages import page_of
 from ..kernel.tag_filters import has_tag
 from ..outbound import actions
-from . import env_audit
+from . import env_audit, leaves
 
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
 LOGICAL = "logical"
@@ -87,6 +87,7 @@ def allow_artifact(org: Organization, env_name: str, data: dict[str, Any], user:
             entry.user_name = user.name
             entry.created_at = now()
             entry.save()
+            leaves.log_allowed(org, entry)
             actions.artifact_allowed(org, env, allowlist_view(entry, env.name))
             env_audit.record(env, "artifact_allowed", artifact_name=entry.artifact_name,
                              fingerprint=entry.fingerprint, description=entry.description)

@@ -4,16 +4,21 @@ append locks the organization's LogHead, as the transaction's last lock).
 
 A leaf is the record's canonical JSON (RFC 8785): its kind, organization, ids, verdict, time,
 actor, and SHA-256 digests of its bulky parts, built by the context that owns the record (a
-*leaf builder*). The same builders re-derive leaves from the stored rows (`verify_log`), so a
-record changed or removed behind the service's back is named. Leaf hash, interior hashes, roots
-and proofs are RFC 9162's (`merkle`); checkpoints are C2SP signed notes (`notes`).
+*leaf builder*) from a declared `Shape`: each column of the record's table bound (its value,
+free text past TEXT_LIMIT characters as its digest, so a leaf's size is bounded whatever the
+input) or digested, or declared derived with the reason. A record changed in place gets an
+entry per change; the same builders re-derive the latest entry of each record from the stored
+rows (`verify_log`), so a record changed or removed behind the service's back is named. Leaf
+hash, interior hashes, roots and proofs are RFC 9162's (`merkle`); checkpoints are C2SP signed
+notes (`notes`).
 
 A log begins with a `log_begun` entry (its *genesis*), which commits, for each kind whose rows
 must all have an entry (registered with `rows`), to the rows of that kind the log does not hold:
 none for an organization whose log began with its first record; for a database upgraded from a
 release whose log began later (migration 0026), their count, highest id and a digest of their
 stored columns. `check_log` then names every such row with no entry, and a genesis whose rows
-no longer are what it committed to."""
+no longer are what it committed to. Each write of a trail ends with the trail's manifest
+(`Subject`): the count and digest of its entries, and its verdict."""
 
 from __future__ import annotations
 
@@ -47,8 +52,9 @@ from ..kernel.errors import (
 )
 from . import merkle, notes
 
-# Leaf builders by kind: record ids -> {record id: leaf object}, for the rows that still exist.
-Rebuild = Callable[[list[int]], dict[int, dict[str, Any]]]
+# Leaf builders by kind: {record id: version of its latest leaf} -> {record id: leaf object},
+# for the rows that still exist (a leaf without "v" is version 1).
+Rebuild = Callable[[dict[int, int]], dict[int, dict[str, Any]]]
 # The rows of a kind that must each have an entry: (organization id, after) -> the ids of the
 # next PAGE of them after id `after`, ascending (`ids_after` makes one from a query).
 Rows = Callable[[int, int], list[int]]
@@ -102,6 +108,107 @@ def entries_digest(numbers: Iterable[int], after: str | None = None) -> str:
     for number in numbers:
         kept = hashlib.sha256(kept + number.to_bytes(8, "big")).digest()
     return kept.hex()
+
+
+# ---- what a leaf binds ------------------------------------------------------------------------
+
+# Free text longer than this (in characters) is held as "sha256:<hex of its UTF-8>": a leaf's
+# size is bounded by its shape, whatever the names and texts given (an entry bundle carries a
+# leaf of at most 0xFFFF bytes; a character is at most 6 bytes of JSON).
+TEXT_LIMIT = 128
+MAX_LEAF_BYTES = 0xFFFF
+
+
+def text(value: Any) -> Any:
+    """A value as a leaf holds it: text past TEXT_LIMIT characters as its digest."""
+    if type(value) is str and len(value) > TEXT_LIMIT:
+        return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return value
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A column a leaf holds under `key`: its value (text as `text` holds it), or with
+    `digested` the `digest` of it (JSON data, bulky text)."""
+    key: str
+    digested: bool = False
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A column a leaf does not hold, and why no answer or verdict it makes can change
+    unseen (it follows from what is bound, or is not evidence)."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the leaf of a kind binds of its record's row: every column of `model`, declared
+    (tests/transparency/test_leaves.py enumerates them, so a new column has to be decided).
+    `extra`: the keys the builder adds, not columns of the row (names of rows it points at,
+    digests of related rows), with what they are. `version`: written as "v" when not 1.
+    `whole_text`: a version-1 shape, written before TEXT_LIMIT, holds its texts whole (each
+    bounded at the door). `others`: why the columns not named are left to another kind's leaf
+    (a binding of a record whose own leaf binds the rest). `changes`: its rows change in place,
+    an entry at each change, so verify-log finds which entry of a record is its latest (the
+    entries of another kind, one a record, are each their record's latest)."""
+    kind: str
+    model: type[peewee.Model]
+    columns: dict[str, Bound | Derived]
+    extra: dict[str, str] = field(default_factory=dict)
+    version: int = 1
+    whole_text: bool = False
+    others: Derived | None = None
+    changes: bool = False
+    # (column, key, digested) of the bound columns: what a leaf is made of, in a loop
+    _bound: tuple[tuple[str, str, bool], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_bound", tuple(
+            (column, how.key, how.digested) for column, how in self.columns.items()
+            if isinstance(how, Bound)))
+
+    def leaf(self, row: peewee.Model, **given: Any) -> dict[str, Any]:
+        """The leaf of `row`: its bound columns, then `given` (the extra keys, and any bound
+        key whose value the builder has already, e.g. a digest made before the write lock)."""
+        values = row.__data__
+        held = whole if self.whole_text else text
+        leaf: dict[str, Any] = {"kind": self.kind}
+        if self.version != 1:
+            leaf["v"] = self.version
+        for column, key, digested in self._bound:
+            if key not in given:
+                value = values.get(column)
+                leaf[key] = digest(value) if digested else held(value)
+        for key, value in given.items():
+            leaf[key] = held(value)
+        return leaf
+
+
+def whole(value: Any) -> Any:
+    """A value as a version-1 leaf holds it: as it is."""
+    return value
+
+
+SHAPES: dict[str, Shape] = {}
+
+
+def shape(kind: str, model: type[peewee.Model], columns: dict[str, Bound | Derived], *,
+          extra: dict[str, str] | None = None, version: int = 1, whole_text: bool = False,
+          others: Derived | None = None, changes: bool = False) -> Shape:
+    """Declare (once) what the leaf of `kind` binds of `model`'s rows: see Shape. Parts of a
+    leaf (a row whose digest another kind's leaf holds) are declared as kinds too."""
+    made = Shape(kind, model, columns, extra or {}, version, whole_text, others, changes)
+    SHAPES[kind] = made
+    return made
+
+
+def version_of(leaf: bytes) -> int:
+    """The version of a leaf's shape: its "v", 1 without one."""
+    if b'"v":' not in leaf:  # no key "v" (a quote in a text is escaped): not parsed
+        return 1
+    found = json.loads(leaf).get("v", 1)
+    return found if type(found) is int else 1
 
 
 def digest(value: Any) -> str:
@@ -421,10 +528,11 @@ def verify_log(org: Organization) -> list[str]:
 
 def check_log(org: Organization, progress: Callable[[int], None] | None = None) -> LogCheck:
     """Check the organization's log: each entry whose number, leaf hash, subtree hashes or
-    record does not match (the record re-derived from its row by the builder of its kind; the
-    hashes made again from the leaves) and a head that disagrees are named in `problems`, in
-    entry order. Reads the entries in order, in pages, holding the tree's frontier and a round
-    of records: memory does not grow with the log. `progress` is told the entries checked so
+    record does not match (the record re-derived from its row by the builder of its kind, for
+    the latest entry of each record: earlier ones are its history; the hashes made again from
+    the leaves) and a head that disagrees are named in `problems`, in entry order. Reads the
+    entries in order, in pages, holding the tree's frontier and a round of records: memory
+    does not grow with the log. `progress` is told the entries checked so
     far after each page."""
     head = LogHead.get_or_none(LogHead.organization == org)
     check = LogCheck(size=head.size if head is not None else 0)
@@ -449,11 +557,11 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
         pending.setdefault(kind, {})[record_id] = (number, leaf)
         waiting += 1
         if waiting >= _CHECKED_AT_ONCE:
-            problems += _check_all(pending, check.rederived)
+            problems += _check_all(org.id, pending, check.rederived)
             waiting = 0
         if progress is not None and size % PAGE == 0:
             progress(size)
-    problems += _check_all(pending, check.rederived)
+    problems += _check_all(org.id, pending, check.rederived)
     check.entries = size
     if check.size != size:
         problems.append(f"the log's head says {check.size} entries, {size} are stored in order")
@@ -483,15 +591,34 @@ def _check_hashes(number: int, made: list[bytes], kept: bytes) -> list[str]:
     return problems
 
 
-def _check_all(pending: dict[str, dict[int, tuple[int, bytes]]],
+def _check_all(org_id: int, pending: dict[str, dict[int, tuple[int, bytes]]],
                rederived: dict[str, int]) -> list[str]:
-    """Re-derive the records waiting (emptied), counted by kind in `rederived`."""
-    problems = [problem for kind, records in pending.items()
-                for problem in _check_records(kind, records)]
+    """Re-derive the records waiting (emptied) whose entry is their latest, counted by kind
+    in `rederived`."""
+    problems = []
     for kind, records in pending.items():
-        rederived[kind] = rederived.get(kind, 0) + len(records)
+        shape = SHAPES.get(kind)
+        changes = kind in _SUBJECTS or (shape is not None and shape.changes)  # manifests too
+        latest = _latest(org_id, kind, records) if changes else records
+        rederived[kind] = rederived.get(kind, 0) + len(latest)
+        problems += _check_records(kind, latest)
     pending.clear()
     return problems
+
+
+def _latest(org_id: int, kind: str, records: dict[int, tuple[int, bytes]]
+            ) -> dict[int, tuple[int, bytes]]:
+    """The records (of a kind that changes in place) whose entry waiting is their latest (one
+    indexed read a chunk)."""
+    found: dict[int, tuple[int, bytes]] = {}
+    for chunk in in_chunks(sorted(records)):
+        for record_id, number in LogEntry.select(
+                LogEntry.record_id, peewee.fn.MAX(LogEntry.number)).where(
+                (LogEntry.kind == kind) & LogEntry.record_id.in_(chunk)
+                & (LogEntry.organization == org_id)).group_by(LogEntry.record_id).tuples():
+            if records[record_id][0] == number:
+                found[record_id] = records[record_id]
+    return found
 
 
 def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> list[str]:
@@ -527,7 +654,7 @@ def _check_records(kind: str, records: dict[int, tuple[int, bytes]]) -> list[str
         return [f"entry {number}: no record kind '{kind}' is known" for number, _ in records.values()]
     problems = []
     for chunk in in_chunks(sorted(records)):
-        now = rebuild(chunk)
+        now = rebuild({record_id: version_of(records[record_id][1]) for record_id in chunk})
         for record_id in chunk:
             number, leaf = records[record_id]
             if record_id not in now:

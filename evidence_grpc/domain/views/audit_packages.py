@@ -417,7 +417,9 @@ def _attested(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[
             continue
         document, leaf = json.loads(files[path]), _as_bound(logged[0], [
             bound for _, bound in leaves[path] if bound.get("kind") == ATTESTATION_BOUND])
-        differ = [key for leaf_key, key in _ATTESTED if document.get(key) != leaf.get(leaf_key)]
+        held = log.text if "v" in leaf else log.whole  # a version-1 leaf holds texts whole
+        differ = [key for leaf_key, key in _ATTESTED
+                  if held(document.get(key)) != leaf.get(leaf_key)]
         if (document.get("evidence") or {}).get("sha256") != leaf.get("attachment_sha256"):
             differ.append("evidence.sha256")
         if differ:
