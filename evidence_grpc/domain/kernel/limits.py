@@ -25,16 +25,18 @@ class Limit:
 # ---- strings --------------------------------------------------------------------------------
 
 CHARACTERS, ITEMS_, LEVELS = "characters", "items", "levels"
-NAME = Limit(256, CHARACTERS, "names are single URL path segments; the hosted service's are "
-                              "short identifiers")
+# A name or short text is kept in a column of 255 characters (PostgreSQL's varchar(255): a longer
+# value would fail there after the door took it).
+NAME = Limit(255, CHARACTERS, "names are single URL path segments; the hosted service's are "
+                              "short identifiers; kept in a 255-character column")
 ARTIFACT_NAME = Limit(1024, CHARACTERS, "a file name or an image reference (registry host, "
                                         "repository path, tag and digest)")
 DESCRIPTION = Limit(16_384, CHARACTERS, "a paragraph or a few, as people write them")
 COMMIT_MESSAGE = Limit(65_536, CHARACTERS, "git commit messages (a squash merge lists every "
                                            "commit)")
 URL = Limit(2048, CHARACTERS, "the longest URL browsers, proxies and servers reliably carry")
-TEXT = Limit(1024, CHARACTERS, "any other string: types, fingerprints, commit shas, authors, "
-                               "branches")
+TEXT = Limit(255, CHARACTERS, "any other string: types, fingerprints, commit shas, authors, "
+                              "branches; kept in a 255-character column")
 SERVICE_ACCOUNT_NAME = Limit(64, CHARACTERS, "the contract's service account name limit")
 ACCOUNT_DESCRIPTION = Limit(512, CHARACTERS, "the contract's service account description limit")
 KEY_DESCRIPTION = Limit(256, CHARACTERS, "the contract's API key description limit")
