@@ -108,15 +108,18 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...)
     assert [leaf["kind"] for leaf in logged] == [
-        "trail_event", "trail_manifest", "trail_event", "trail_manifest", "attestation",
-        "trail_manifest", "attestation", "trail_manifest", "snapshot"]
+        "flow", "trail", "trail_event", "trail_manifest", "artifact", "trail_event",
+        "trail_manifest", "attestation", "trail_manifest", "attestation", "trail_manifest",
+        "environment", "snapshot"]
     leaves = [leaf for leaf in logged if leaf["kind"] != "trail_manifest"]
-    assert [leaf.get("type") for leaf in leaves[:2]] == ["trail_reported", "artifact_creation_reported"]
-    review, scan = leaves[2], leaves[3]
+    assert [leaves[n].get("type") for n in (2, 4)] == ["trail_reported", "artifact_creation_reported"]
+    review, scan = leaves[5], leaves[6]
     assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
         "review", True, "scan", False)
     assert review["attachment_sha256"] == hashlib.sha256(b"looks good").hexdigest()
-    assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[4]["index"] == 1
+    assert review["attachment_name"] == "review.txt" and review["v"] == 2
+    assert scan["artifact_fingerprint"] == BACKEND_FP and leaves[8]["index"] == 1
+    assert leaves[3]["fingerprint"] == BACKEND_FP and leaves[0]["name"] == "payments"
     assert all(leaf["org"] == "acme" for leaf in logged)
     for index, entry in enumerate(found):
         leaf = base64.b64decode(entry["leaf"])
@@ -203,7 +206,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (10 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (14 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -297,10 +300,11 @@ def test_an_entry_goes_with_the_savepoint_it_was_made_in(client):
         trails.begin_trail(acme, "payments", {"name": "gone"}, alice)
         raise _Undone
     assert [t.name for t in Trail.select()] == ["kept"]
-    assert [(json.loads(e.leaf)["kind"], json.loads(e.leaf).get("trail"))
-            for e in LogEntry.select().order_by(LogEntry.number)] == [
-        ("log_begun", None), ("trail_event", "kept"), ("trail_manifest", "kept")]
-    assert log.size_of(acme) == 3 and log.verify_log(acme) == []
+    logged = [(e.kind, json.loads(e.leaf)) for e in LogEntry.select().order_by(LogEntry.number)]
+    assert [(kind, leaf.get("trail") or leaf.get("name")) for kind, leaf in logged] == [
+        ("log_begun", None), ("flow", "payments"), ("trail", "kept"), ("trail_event", "kept"),
+        ("trail_manifest", "kept")]
+    assert log.size_of(acme) == 5 and log.verify_log(acme) == []
 
 
 def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
@@ -334,12 +338,12 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
     # the last entry cut off: its record has no entry
-    last = LogEntry.get(LogEntry.number == 9)
-    LogEntry.delete().where(LogEntry.number == 9).execute()
+    last = LogEntry.get(LogEntry.number == 13)
+    LogEntry.delete().where(LogEntry.number == 13).execute()
     assert log.verify_log(acme) == [
-        "the log's head says 10 entries, 9 are stored in order",
+        "the log's head says 14 entries, 13 are stored in order",
         f"snapshot {last.record_id} (#1 of environment prod) has no log entry"]
-    assert LogHead.get().size == 10
+    assert LogHead.get().size == 14
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -352,7 +356,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n10\n", "\n9\n"))
+    saved.write_text(saved.read_text().replace("\n14\n", "\n13\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 
