@@ -348,7 +348,8 @@ def check_package(content: bytes, verifier: notes.Verifier) -> PackageCheck:
             leaves.setdefault(entry["path"], []).append(leaf)
     try:
         problems += _unexpected(files) + _attested(files, leaves) + _trail_events(files, leaves) \
-            + _trail_fields(files) + _artifacts(files) + _report(files, manifest)
+            + _trail_fields(files) + _artifacts(files) + _the_artifact(files, leaves) \
+            + _report(files, manifest)
         if "trail.json" in files:
             _manifest(files, transparency, size, root, origin, leaves, check)
         else:
@@ -521,9 +522,32 @@ def _artifacts(files: dict[str, bytes]) -> list[str]:
                                         ("template_reference_name", "template_reference_name"),
                                         ("git_commit_info", "git_commit_info"))
                   if artifact.get(key) != latest.get(said)]
+        if "git_commit" in artifact and artifact["git_commit"] != (
+                latest.get("git_commit_info") or {}).get("sha1"):
+            differ.append("git_commit")
         if differ:
             problems.append(f"{path}: differs from its logged report ({', '.join(differ)})")
     return problems
+
+
+def _the_artifact(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
+    """An artifact's package: artifact.json is the artifact its attestations' entries name
+    (each about its fingerprint, as made or as bound later)."""
+    if "artifact.json" not in files:
+        return []
+    fingerprint = json.loads(files["artifact.json"]).get("fingerprint")
+    named = set()
+    for stem in _stems(files):
+        logged = leaves.get(f"attestations/{stem}.json", [])
+        made = [leaf for _, leaf in logged if leaf.get("kind") == ATTESTATION]
+        if len(made) == 1:
+            named.add(_as_bound(made[0], [leaf for _, leaf in logged
+                                          if leaf.get("kind") == ATTESTATION_BOUND]
+                                ).get("artifact_fingerprint"))
+    if named - {fingerprint}:
+        return ["artifact.json: its fingerprint is not that of the artifact its attestations' "
+                "log entries are about"]
+    return []
 
 
 def _attestation_documents(files: dict[str, bytes]) -> list[dict[str, Any]]:
