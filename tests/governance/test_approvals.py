@@ -138,7 +138,7 @@ def test_each_approval_is_an_event_on_every_trail_of_the_artifact(reported):
     ({"src_commit_list": [COMMIT, "abc"]}, "src_commit_list.1"),
     ({"src_commit_list": [COMMIT.upper()]}, "src_commit_list.0"),
     ({"src_commit_list": "abc"}, "src_commit_list"),
-    ({"src_commit_list": [1]}, "src_commit_list"),
+    ({"src_commit_list": [1]}, "src_commit_list.0"),
     ({"oldest_commit": "x" * 40}, "oldest_commit"),
     ({"approvals": [{"state": "MAYBE"}]}, "approvals.0.state"),
     ({"approvals": "yes"}, "approvals"),

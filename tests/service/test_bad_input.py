@@ -54,7 +54,7 @@ def test_malformed_json_bodies_are_400_and_write_nothing(client):
         (b'{"name": ["x"]}', "name"),
         (b'{"name": "f", "description": {"a": 1}}', "description"),
         (b'{"name": "f", "template": "build"}', "template"),
-        (b'{"name": "f", "template": [1, 2]}', "template"),
+        (b'{"name": "f", "template": [1, 2]}', "template.0"),
         (b'{"name": "f", "visibility": "secret"}', "visibility"),
         (b'{"name": "f", "visibility": 1}', "visibility"),
         (b'{"name": "no spaces please"}', "name"),
