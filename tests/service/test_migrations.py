@@ -359,7 +359,7 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
                           payload={}).execute()  # logged as its attestation
         Attestation.delete().where(Attestation.id == made[0]).execute()  # a gap among them
         # the log of 2026-11-28b on: a3 has its entry
-        leaf = log.canonical(leaves.rebuild_attestations([made[3]])[made[3]])
+        leaf = log.canonical(leaves.rebuild_attestations({made[3]: 1})[made[3]])  # version 1
         LogEntry.insert(organization=org, number=0, kind="attestation", record_id=made[3],
                         leaf=leaf.decode(), hashes=merkle.leaf_hash(leaf)).execute()
         LogHead.insert(organization=org, size=1, frontier=[merkle.leaf_hash(leaf).hex()]).execute()
