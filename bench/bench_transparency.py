@@ -587,7 +587,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 
     print(f"\n  median of {args.rounds} runs each (range), {args.concurrency} clients, "
           f"{args.seconds:g} s")
-    print("  | | before (3567799) | after (this tree) | after / before |")
+    print(f"  | | before ({before}) | after (this tree) | after / before |")
     print("  |---|---:|---:|---:|")
     for field, name, fmt in (("rate", "attestations/s", ".0f"), ("p50", "p50 ms", ".1f"),
                              ("p99", "p99 ms", ".1f"), ("server_ms", "server CPU ms/attestation", ".2f"),
