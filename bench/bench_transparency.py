@@ -645,10 +645,27 @@ def verify_once(tree: pathlib.Path, database_url: str, size: int) -> VerifyRun:
     return VerifyRun(seconds, int(peak[1]) / 1024)
 
 
-def run_verify(args: argparse.Namespace) -> int:
+@contextmanager
+def _fresh_database(args: argparse.Namespace, name: str) -> Iterator[tuple[str, int]]:
+    """A scratch database (SQLite, or PostgreSQL with --postgres) migrated, with organization
+    ORG: its URL and the organization's id."""
     from evidence_grpc.domain.identity.organizations import bootstrap
     from evidence_grpc.storage.db import database, init_database, migrate
     from evidence_grpc.storage.models import Organization
+
+    with scratch_dir(f"{name.replace('_', '-')}-", args.keep) as workdir, \
+            (scratch_postgres(args.postgres, name) if args.postgres else _none()) as pg_url:
+        url = pg_url or f"sqlite:///{workdir / 'evidence.db'}"
+        init_database(url)
+        migrate()
+        with database.connection_context():
+            bootstrap({"organizations": [{"name": ORG}]})
+            org_id = Organization.get(Organization.name == ORG).id
+        yield url, org_id
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from evidence_grpc.storage.db import database
 
     before = args.before.resolve()
     if not (before / "evidence_grpc" / "cli.py").exists():
@@ -660,15 +677,7 @@ def run_verify(args: argparse.Namespace) -> int:
                      f"{engine}; after = {ROOT}, before = {before}, {args.rounds} round(s)")
     rows = []
     for size in args.sizes:
-        with scratch_dir("bench-verify-", args.keep) as workdir, \
-                (scratch_postgres(args.postgres, "bench_verify") if args.postgres
-                 else _none()) as pg_url:
-            url = pg_url or f"sqlite:///{workdir / 'evidence.db'}"
-            init_database(url)
-            migrate()
-            with database.connection_context():
-                bootstrap({"organizations": [{"name": ORG}]})
-                org_id = Organization.get(Organization.name == ORG).id
+        with _fresh_database(args, "bench_verify") as (url, org_id):
             database.close()
             built = build_log(url, org_id, size)
             print(f"  {size:,} entries built in {built.seconds_build + built.seconds_insert:.0f} s",
@@ -701,23 +710,15 @@ def run_coverage(args: argparse.Namespace) -> int:
     import tracemalloc
 
     import evidence_grpc.domain  # noqa: F401  (the kinds' registrations)
-    from evidence_grpc.domain.identity.organizations import bootstrap
     from evidence_grpc.domain.transparency import log
-    from evidence_grpc.storage.db import database, init_database, migrate
-    from evidence_grpc.storage.models import Attestation, Flow, LogEntry, Organization, Trail
+    from evidence_grpc.storage.db import database
+    from evidence_grpc.storage.models import Attestation, Flow, LogEntry, Trail
 
     engine = "PostgreSQL" if args.postgres else "SQLite"
     describe_machine("bench_transparency coverage", f"{engine}; {args.rounds} round(s)")
     for size in args.sizes:
-        with scratch_dir("bench-coverage-", args.keep) as workdir, \
-                (scratch_postgres(args.postgres, "bench_coverage") if args.postgres
-                 else _none()) as pg_url:
-            url = pg_url or f"sqlite:///{workdir / 'evidence.db'}"
-            init_database(url)
-            migrate()
+        with _fresh_database(args, "bench_coverage") as (url, org):
             with database.connection_context():
-                bootstrap({"organizations": [{"name": ORG}]})
-                org = Organization.get(Organization.name == ORG).id
                 flow = Flow.insert(organization=org, name="f", created_at=1.0,
                                    last_modified_at=1.0).execute()
                 trail = Trail.insert(flow=flow, name="t", created_at=1.0,

@@ -9,6 +9,7 @@ import http.server
 import io
 import json
 import re
+import tarfile
 import threading
 import time
 import uuid
@@ -690,3 +691,20 @@ def seeded(client: Any) -> Any:
                        content_type=JSON, headers=bearer()).status_code == 201
     return client
 
+
+
+def unpacked(package: bytes) -> dict[str, bytes]:
+    """An audit package's files (a gzipped tar) by path."""
+    with tarfile.open(fileobj=io.BytesIO(package), mode="r:gz") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
+
+
+def packed(files: dict[str, bytes]) -> bytes:
+    """Files by path as a gzipped tar, in the order given: an audit package made again."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()

@@ -59,8 +59,10 @@ from tests.helpers import (
     create_env,
     create_flow,
     details_of,
+    packed,
     report_artifact,
     report_fingerprints,
+    unpacked,
 )
 
 BASE = "/api/v2/transparency/acme"
@@ -397,21 +399,14 @@ def test_an_attestation_exported_as_in_toto_verifies_as_dsse_with_the_log_key(cl
 def _repacked(content: bytes, change: dict[str, bytes], *, resum: bool) -> bytes:
     """The package with files changed; with `resum`, its manifest and SHA256SUMS made to match
     (what someone who changed the evidence would do)."""
-    with tarfile.open(fileobj=io.BytesIO(content), mode="r:gz") as tar:
-        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    files = unpacked(content)
     files.update(change)
     if resum:
         manifest = json.loads(files["manifest.json"])
         for entry in manifest["files"]:
             entry["sha256"] = hashlib.sha256(files[entry["path"]]).hexdigest()
         files["manifest.json"] = json.dumps(manifest).encode()
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
+    return packed(files)
 
 
 def _verify_package(path, key) -> subprocess.CompletedProcess:

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
-import tarfile
 from collections.abc import Callable
 
 import pytest
@@ -27,7 +25,9 @@ from tests.helpers import (
     attest,
     begin_trail,
     create_flow,
+    packed,
     report_artifact,
+    unpacked,
 )
 
 pytestmark = pytest.mark.parametrize("engine", ["sqlite"])  # the log's engines: test_log.py
@@ -74,27 +74,16 @@ def _trail_evidence(client) -> None:
                            ).status_code == 201
 
 
-def _unpack(content: bytes) -> Files:
-    with tarfile.open(fileobj=io.BytesIO(content), mode="r:gz") as tar:
-        return {m.name: tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
-
-
 def _doctored(content: bytes, change: Callable[[Files], None]) -> bytes:
     """The package changed by `change`, its manifest and SHA256SUMS made again to match (what
     someone who doctored it would do)."""
-    files = _unpack(content)
+    files = unpacked(content)
     change(files)
     listed = [{"path": path, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
               for path, data in files.items() if path not in ("manifest.json", "SHA256SUMS")]
     files["manifest.json"] = json.dumps({**json.loads(files["manifest.json"]), "files": listed}).encode()
     files["SHA256SUMS"] = "".join(f"{e['sha256']}  {e['path']}\n" for e in listed).encode()
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
+    return packed(files)
 
 
 def _edit_json(files: Files, path: str, edit: Callable[[dict], None]) -> None:
@@ -141,7 +130,7 @@ def test_the_honest_package_holds_with_its_manifest(package):
     content, verifier = package
     check = check_package(content, verifier)
     assert (check.problems, check.notes) == ([], [])
-    files = _unpack(content)
+    files = unpacked(content)
     carried = json.loads(files["transparency/entries.json"])
     manifest = carried["manifest"]
     assert manifest["entries"] == sorted({e["index"] for e in carried["entries"]})
@@ -162,7 +151,7 @@ def test_an_omitted_attestation_its_entry_and_event_fail(package):
     """The non-compliant attestation, its entry and its event removed, the trail marked
     COMPLIANT, the sums made again: the manifest lists the entry, and logs NON-COMPLIANT."""
     content, verifier = package
-    files = _unpack(content)
+    files = unpacked(content)
     review = _path(files, "attestations/", "review")
     stem = review[len("attestations/"):-len(".json")]
     number = next(e["index"] for e in json.loads(files["transparency/entries.json"])["entries"]
@@ -195,7 +184,7 @@ def test_an_unlisted_entry_fails(client, package):
     begin_trail(client, trail="release-2")  # an entry of another trail
     other = LogEntry.get((LogEntry.kind == "trail_event") & (LogEntry.leaf.contains("release-2")))
     content = client.get(PACKAGE, headers=H).data  # proved against the checkpoint holding it
-    files = _unpack(content)
+    files = unpacked(content)
     proof = client.get(f"{TRANSPARENCY}/proofs/inclusion?index={other.number}&tree_size="
                        f"{json.loads(files['transparency/entries.json'])['tree_size']}", headers=H).json
 
