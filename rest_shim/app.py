@@ -24,6 +24,7 @@ from .api_reference import render_reference
 from .backend import Backend, backend_for
 from .codec import BodyError
 from .errors import error_response, rpc_error_response
+from .multipart import StrictFormParser
 from .openapi import DOCUMENT_PATH
 from .transcoder import Route, TooLarge, build_request, path_request, render, routes_of
 
@@ -53,6 +54,8 @@ class _LimitedFile:
 class ApiRequest(Request):
     """The request of an API route: werkzeug's own, read without Flask's request context, held
     to the app's limits (the whole body, a form field, a file part)."""
+
+    form_data_parser_class = StrictFormParser
 
     def __init__(self, environ: dict[str, Any], settings: Settings) -> None:
         super().__init__(environ)

@@ -12,17 +12,21 @@ refusals (413 for an oversized part, an empty form for a malformed body) stay we
 Either way a name sent in two parts is refused (BodyError naming it: which one counts would be
 a guess). A text part read here is decoded strictly in the charset its Content-Type declares
 (UTF-8 when it declares none): a charset Python has no text codec for, or bytes that are not
-text in it, are refused, never read as something else. (werkzeug, which reads the larger and
-the unusual bodies, reads UTF-8, ASCII and ISO-8859-1 as declared and any other charset as
-UTF-8, replacing undecodable bytes.)"""
+text in it, are refused, never read as something else. werkzeug, which reads the larger and
+the unusual bodies, would read any charset but UTF-8, ASCII and ISO-8859-1 as UTF-8, replacing
+undecodable bytes: its parser (StrictFormParser) hands each text part over byte for byte, and
+it is decoded here in the same way."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
 from collections.abc import Callable
+from typing import IO, Any
 
+from werkzeug.datastructures import Headers
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.formparser import FormDataParser, MultiPartParser
 from werkzeug.http import parse_options_header
 from werkzeug.wrappers import Request
 
@@ -70,6 +74,8 @@ def form_of(request: Request) -> Form:
         fields, uploads = dict(request.form.items()), request.files
     except RequestEntityTooLarge as refused:
         raise _naming_the_limit(refused, request) from None
+    except _Refused as refused:
+        raise refused.error from None
     for name in {*fields, *uploads}:
         if len(request.form.getlist(name)) + len(uploads.getlist(name)) > 1:
             raise _repeated(name)
@@ -137,6 +143,50 @@ def read_small(body: bytes, boundary: bytes, *, max_field_bytes: int | None,
             return Form(fields, files)
         else:
             return None
+
+
+class _BytewiseParts(MultiPartParser):
+    """werkzeug's multipart parser, reading each text part as ISO-8859-1 (byte for byte, any
+    bytes) and keeping the Content-Type it declared by its name."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.declared: dict[str, str | None] = {}
+
+    def get_part_charset(self, headers: Headers) -> str:
+        name = parse_options_header(headers.get("content-disposition"))[1].get("name", "")
+        self.declared[name] = headers.get("content-type")
+        return "iso-8859-1"
+
+
+class _Refused(Exception):  # noqa: N818 - werkzeug turns a ValueError into an empty form
+    """A BodyError raised inside werkzeug's form parsing, carried out of it."""
+
+    def __init__(self, error: BodyError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class StrictFormParser(FormDataParser):
+    """werkzeug's form parser (ApiRequest.form_data_parser_class) whose multipart text parts
+    are decoded as `_text` decodes those this module reads: in the charset each declares, or
+    refused."""
+
+    def _parse_multipart(self, stream: IO[bytes], mimetype: str, content_length: int | None,
+                         options: dict[str, str]) -> Any:
+        boundary = options.get("boundary", "").encode("ascii")
+        if not boundary:
+            raise ValueError("Missing boundary")
+        parser = _BytewiseParts(stream_factory=self.stream_factory,
+                                max_form_memory_size=self.max_form_memory_size,
+                                max_form_parts=self.max_form_parts, cls=self.cls)
+        form, files = parser.parse(stream, boundary, content_length)
+        try:
+            decoded = [(name, _text(name, value.encode("iso-8859-1"), parser.declared.get(name)))
+                       for name, value in form.items(multi=True)]
+        except BodyError as error:
+            raise _Refused(error) from None
+        return stream, self.cls(decoded), files
 
 
 def _repeated(name: str) -> BodyError:

@@ -166,12 +166,19 @@ def test_a_small_file_part_over_its_limit_is_413_and_changes_nothing(settings):
     assert [a["attestation_name"] for a in listed] == ["fits"]
 
 
-def _typed(name: str, content_type: str, value: bytes) -> bytes:
-    return (f'--{B}{CRLF}Content-Disposition: form-data; name="{name}"{CRLF}'
-            f"Content-Type: {content_type}{CRLF}{CRLF}").encode() + value + f"{CRLF}--{B}--{CRLF}".encode()
-
-
 BIG_FILE = file("big", "big.bin", "x" * (SMALL_BODY + 1))  # sends the body to werkzeug
+
+
+def _typed(name: str, content_type: str, value: bytes, *, big: bool = False) -> bytes:
+    """A body of one text part of that Content-Type (and with `big`, a file part large enough
+    that werkzeug reads the body)."""
+    more = f"--{B}{CRLF}{BIG_FILE}{CRLF}" if big else ""
+    return (f'--{B}{CRLF}Content-Disposition: form-data; name="{name}"{CRLF}'
+            f"Content-Type: {content_type}{CRLF}{CRLF}").encode() + value + \
+        f"{CRLF}{more}--{B}--{CRLF}".encode()
+
+
+READERS = pytest.mark.parametrize("big", [False, True], ids=["read-here", "read-by-werkzeug"])
 
 
 @pytest.mark.parametrize("raw, field", [
@@ -180,9 +187,12 @@ BIG_FILE = file("big", "big.bin", "x" * (SMALL_BODY + 1))  # sends the body to w
     (body(file("f", "1", "one"), file("f", "2", "two")), "f"),
     (body(field("f", "x"), file("f", "2", "two"), BIG_FILE), "f"),
     (body(field("a", "ok")).replace(b"ok", b"o\xffk"), "a"),
-    (_typed("a", "text/plain; charset=x-no-such-charset", b"v"), "a"),
-    (_typed("a", "application/json; charset=rot13", b"v"), "a"),
-    (_typed("a", "text/plain; charset=utf-8", "caf\u00e9".encode("latin-1")), "a"),
+    (body(field("a", "ok"), BIG_FILE).replace(b"ok", b"o\xffk"), "a"),
+    *[(_typed("a", content_type, value, big=big), "a") for big in (False, True)
+      for content_type, value in (("text/plain; charset=x-no-such-charset", b"v"),
+                                  ("application/json; charset=rot13", b"v"),
+                                  ("text/plain; charset=utf-8", "caf\u00e9".encode("latin-1")),
+                                  ("text/plain; charset=utf-16", b"\x00\xd8"))],
 ])
 def test_repeated_parts_and_text_not_in_its_charset_are_refused(raw: bytes, field: str):
     """Issue 47, item 7: a name sent twice is refused (both readers), and a text part is read
@@ -193,11 +203,15 @@ def test_repeated_parts_and_text_not_in_its_charset_are_refused(raw: bytes, fiel
     assert refused.value.field == field
 
 
-def test_a_declared_charset_is_honoured():
-    for charset, value in (("utf-16", "zürich ✓"), ("iso-8859-1", "café"), ("ascii", "plain")):
-        form = form_of(request_of(_typed("a", f"text/plain; charset={charset}",
-                                         value.encode(charset))))
+@READERS
+def test_a_declared_charset_is_honoured(big: bool):
+    for charset, value in (("utf-16", "zürich ✓"), ("iso-8859-1", "café"), ("ascii", "plain"),
+                           ("shift_jis", "証拠"), (None, "zürich ✓")):
+        content_type = f"text/plain; charset={charset}" if charset else "text/plain"
+        form = form_of(request_of(_typed("a", content_type, value.encode(charset or "utf-8"),
+                                         big=big)))
         assert form.fields == {"a": value}, charset
+        assert ("big" in form.files) is big
 
 
 def test_the_api_refuses_a_repeated_data_json_naming_it(client):
