@@ -353,13 +353,12 @@ def _check_shape(field: descriptor.FieldDescriptor, value: Any) -> None:
     if field.is_repeated:
         if not isinstance(value, list):
             raise BodyError("Input should be a valid list", field.name)
-        items = {f"{field.name}.{index}": item for index, item in enumerate(value)}
-    else:
-        items = {field.name: value}
-    if field.type == FD.TYPE_STRING:
-        for name, item in items.items():
-            if not isinstance(item, str):
-                raise BodyError("Input should be a valid string", name)
+        if field.type == FD.TYPE_STRING:
+            for index, item in enumerate(value):
+                if not isinstance(item, str):
+                    raise BodyError("Input should be a valid string", f"{field.name}.{index}")
+    elif field.type == FD.TYPE_STRING and not isinstance(value, str):
+        raise BodyError("Input should be a valid string", field.name)
 
 
 def _no_constant(name: str) -> Any:

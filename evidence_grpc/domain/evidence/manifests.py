@@ -82,11 +82,14 @@ def _newest(rows: list[Any]) -> list[list[Any]]:
     return sorted(kept.values(), key=lambda row: row[0])
 
 
-def _fields(trail: Trail, org_name: str, status: str | None) -> dict[str, Any]:
-    """A trail's manifest fields but its entries'."""
+def _fields(trail: Trail, org_name: str, in_force: dict[str, Any], evidence: trails.Evidence,
+            evaluated_at: float) -> dict[str, Any]:
+    """A trail's manifest fields but its entries': the template in force (its digest) and the
+    verdict it makes of `evidence`."""
+    _, compliance = trails.judged(in_force, evaluated_at, evidence)
     return {"kind": TRAIL_MANIFEST, "id": trail.id, "org": org_name, "flow_id": trail.flow_id,
-            "trail": trail.name, "template_sha256": log.digest(trails.template_in_force(trail)),
-            "status": status}
+            "trail": trail.name, "template_sha256": log.digest(in_force),
+            "status": compliance["status"]}
 
 
 def manifest(trail_id: int, number: int, numbers: list[int], records: list[tuple[str, int]]
@@ -113,9 +116,8 @@ def manifest(trail_id: int, number: int, numbers: list[int], records: list[tuple
                              newest=newest).execute()
     evidence = trails.EvidenceRows(tuple(tuple(row) for row in newest),
                                    tuple(_ARTIFACTS.rows(trail=trail_id))).evidence()
-    _, compliance = trails.judged(trails.template_in_force(trail), 0.0, evidence)
-    return {**_fields(trail, org_name, compliance["status"]), "count": count,
-            "entries_sha256": listed, "previous": previous}
+    return {**_fields(trail, org_name, trails.template_in_force(trail), evidence, 0.0),
+            "count": count, "entries_sha256": listed, "previous": previous}
 
 
 def rebuild_manifests(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
@@ -128,8 +130,10 @@ def rebuild_manifests(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
         manifests = [number for (number,) in LogEntry.select(LogEntry.number).where(
             (LogEntry.kind == TRAIL_MANIFEST) & (LogEntry.record_id == trail.id))
             .order_by(LogEntry.number.desc()).limit(2).tuples()]
-        _, compliance = trails.compliance_of(trail, trails.evidence_of([trail])[trail.id])
-        rebuilt[trail.id] = {**_fields(trail, trail.flow.organization.name, compliance["status"]),
+        rebuilt[trail.id] = {**_fields(trail, trail.flow.organization.name,
+                                       trails.template_in_force(trail),
+                                       trails.evidence_of([trail])[trail.id],
+                                       trail.last_modified_at),
                              "count": len(every), "entries_sha256": log.entries_digest(every),
                              "previous": manifests[1] if len(manifests) > 1 else None}
     return rebuilt

@@ -504,13 +504,20 @@ def _trail_fields(files: dict[str, bytes]) -> list[str]:
             for key in differ]
 
 
-def _artifacts(files: dict[str, bytes]) -> list[str]:
-    """Each artifact file as the trail's latest report of its fingerprint says (its name,
-    template name and commit)."""
+def _reports(files: dict[str, bytes]) -> dict[str, dict[str, Any]]:
+    """The trail's logged artifact reports: fingerprint -> its latest report, in the order the
+    fingerprints were first reported."""
     reported: dict[str, dict[str, Any]] = {}
     for event in _logged_events(files):
         if event.get("type") == "artifact_creation_reported":
             reported[event.get("fingerprint", "")] = event
+    return reported
+
+
+def _artifacts(files: dict[str, bytes]) -> list[str]:
+    """Each artifact file as the trail's latest report of its fingerprint says (its name,
+    template name and commit)."""
+    reported = _reports(files)
     problems = []
     for path in sorted(p for p in files if p.startswith("artifacts/")):
         artifact = json.loads(files[path])
@@ -558,8 +565,7 @@ def _report(files: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
     """report.pdf: the one the package's own files make (its rendering is deterministic)."""
     if "trail.json" not in files or "report.pdf" not in files:
         return []
-    reported = list(dict.fromkeys(event.get("fingerprint") for event in _logged_events(files)
-                                  if event.get("type") == "artifact_creation_reported"))
+    reported = list(_reports(files))
     made = sorted((json.loads(files[p]) for p in files if p.startswith("artifacts/")),
                   key=lambda a: reported.index(a.get("fingerprint"))
                   if a.get("fingerprint") in reported else len(reported))  # as first reported
@@ -631,14 +637,11 @@ def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
                          "is_compliant": bool(document.get("is_compliant")),
                          "seq": entry[0] if entry else -1, "target": document.get("target_artifact"),
                          "overrides": document.get("overridden_attestation_id")})
-    reported: dict[str, dict[str, Any]] = {}  # by fingerprint, in the order first reported
-    for event in _logged_events(files):
-        if event.get("type") == "artifact_creation_reported":
-            reported[event.get("fingerprint", "")] = {
-                "id": event.get("fingerprint"), "fingerprint": event.get("fingerprint"),
-                "template_reference_name": event.get("template_reference_name")}
+    reported = [{"id": fingerprint, "fingerprint": fingerprint,
+                 "template_reference_name": event.get("template_reference_name")}
+                for fingerprint, event in _reports(files).items()]
     try:
-        _, compliance = trails.judged(in_force, 0.0, (attested, list(reported.values())))
+        _, compliance = trails.judged(in_force, 0.0, (attested, reported))
     except (KeyError, TypeError, ValueError) as error:
         return f"not judged ({error!r})"
     return str(compliance["status"])
