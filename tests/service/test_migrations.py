@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from playhouse.migrations import Runner
 
 from evidence_grpc.domain.governance import approvals
@@ -237,14 +238,16 @@ def test_0021_adds_the_web_sessions_table_that_goes_with_its_organization(empty_
     _close_shared_database()
 
 
-def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(empty_database: str):
+def test_0024_moves_the_logs_subtree_hashes_into_the_entries_that_made_them(
+        empty_database: str, monkeypatch: pytest.MonkeyPatch):
     """A log of the release before keeps each subtree's hash in log_hash: after 0024 each entry
     holds those its append made, the same bytes, so roots and proofs are unchanged; an entry
     whose hash was missing keeps those before it, and verify-log names it."""
     from evidence_grpc.domain.transparency import log, merkle
 
     kind = "migration-0024-test"
-    log.register(kind, lambda ids: {i: {"kind": kind, "n": i} for i in ids})
+    # registered for this test only: the registry is the process's (test_leaves checks it)
+    monkeypatch.setitem(log._REBUILDERS, kind, lambda ids: {i: {"kind": kind, "n": i} for i in ids})
     db = storage.init_database(empty_database)
     with storage.database.connection_context():
         Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0023_transparency_log")
