@@ -5,17 +5,18 @@ implementation of tests/c2sp."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 
 import pytest
 
-from evidence_grpc import cli
-from evidence_grpc.domain.transparency import notes
+from evidence_grpc import cli, witness
+from evidence_grpc.domain.transparency import cosignatures, notes
 from evidence_grpc.domain.transparency.cosignatures import parse_witness_key
 from evidence_grpc.domain.views.audit_packages import check_package
 from tests.c2sp import c2sp
-from tests.helpers import H, unpacked
+from tests.helpers import H, begin_trail, create_flow, unpacked
 from tests.transparency.test_log import BASE, _verify_log, write_evidence
 from tests.transparency.test_manifests import _doctored, package  # noqa: F401 (a fixture)
 
@@ -126,3 +127,33 @@ def test_verify_log_checks_the_witnesses_of_the_saved_checkpoint(client, db, tmp
         "since the saved checkpoint: holds (the log only grew), cosigned by 1 of 2 witnesses;" in done.stdout
     ), done.stdout + done.stderr
     assert notes.split_note(saved.read_text())[1][-1].name == "witness.test/w1"
+
+
+@SQLITE
+def test_our_witness_cosigns_the_servers_own_checkpoints_as_its_log_grows(client, tmp_path):
+    """Interop with this server's log: its checkpoints (origin `<host>/acme`, key named `<host>`)
+    and its consistency proofs, as the REST API serves them, are what the witness cosigns."""
+    key = notes.parse_verifier_key(client.get(f"{BASE}/public-key", headers=H).get_data(as_text=True).strip())
+    signer = cosignatures.generate_witness_signer("witness.test/ours")
+    ours = witness.Witness(signer, [key], str(tmp_path / "state.json"))
+    create_flow(client)
+    first = client.get(f"{BASE}/checkpoint", headers=H).get_data(as_text=True)
+    assert ours.add_checkpoint(c2sp.add_checkpoint_body(0, [], first)).status == 200
+    begin_trail(client)
+    second = client.get(f"{BASE}/checkpoint", headers=H).get_data(as_text=True)
+    sizes = [c2sp.read_checkpoint(c2sp.parse_note(each)[0])[1] for each in (first, second)]
+    proof = client.get(f"{BASE}/proofs/consistency?first={sizes[0]}&second={sizes[1]}", headers=H).json[
+        "hashes"
+    ]
+    answer = ours.add_checkpoint(
+        c2sp.add_checkpoint_body(sizes[0], [base64.b64decode(h) for h in proof], second)
+    )
+    assert answer.status == 200, answer
+    cosigned = second + answer.body
+    assert c2sp.cosigners(cosigned, [c2sp.read_vkey(signer.vkey)]) == ["witness.test/ours"]
+    assert cosignatures.quorum_shortfall(cosigned, [signer.verifier], 1) == ""
+    assert ours.add_checkpoint(c2sp.add_checkpoint_body(0, [], first)) == (
+        409,
+        f"{sizes[1]}\n",
+        "text/x.tlog.size",
+    )
