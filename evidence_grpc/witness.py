@@ -14,7 +14,7 @@ HTTP interface:
   malformed body or an old size beyond the checkpoint's size; 403 no valid signature from the
   log's key; 404 an unknown origin; 409 (`Content-Type: text/x.tlog.size`, the latest cosigned
   size) an old size that is not that size; 413 a body over MAX_BODY bytes; 422 a proof that does
-  not verify, or another root at the cosigned size.
+  not verify, or another root at the cosigned size; 500 when its state cannot be written.
 - `GET /<hex SHA-256 of an origin>/checkpoint`: the latest checkpoint it cosigned for that log,
   with the log's signatures and its cosignature (404 if none).
 
@@ -215,7 +215,11 @@ class Witness:
             line = cosignatures.signature_line(cosignatures.cosign(text, self.signer, int(self.clock())))
             cosigned = text + "\n" + "".join(map(cosignatures.signature_line, log_lines)) + line
             seen = {**self.seen, origin: Seen(checkpoint.size, checkpoint.root, cosigned)}
-            self._save(seen)
+            try:
+                self._save(seen)
+            except OSError as error:  # nothing cosigned, nothing changed: the log may retry
+                log.error("witness cannot record its state in %s: %s", self.state_path, error)
+                return Answer(500, "the witness cannot record its state\n")
             self.seen = seen
         log.info(
             "witness cosigned %s at size %d",

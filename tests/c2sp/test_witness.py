@@ -262,3 +262,13 @@ def test_a_witness_will_not_start_on_a_key_of_another_name_or_an_unreadable_stat
             witness.Witness(signer, [], str(state))
     arguments = ["witness", "--name", NAME, "--key-file", str(key_file), "--listen", "127.0.0.1:0"]
     assert cli.cmd_witness(cli.parser().parse_args(arguments)) == cli.REFUSED
+
+
+def test_a_state_it_cannot_write_cosigns_nothing(tmp_path: Path):
+    log = c2sp.Log(c2sp.new_key("log.test/full"))
+    log.append(b"a")
+    signer = witness.load_or_create_key(str(tmp_path / "key"), NAME)
+    state = tmp_path / "gone" / "state.json"  # its directory does not exist: every write fails
+    stuck = witness.Witness(signer, [notes.parse_verifier_key(log.key.vkey)], str(state))
+    assert stuck.add_checkpoint(c2sp.add_checkpoint_body(0, [], log.checkpoint())).status == 500
+    assert stuck.latest(hashlib.sha256(log.origin.encode()).hexdigest()) is None
