@@ -272,3 +272,18 @@ def test_a_state_it_cannot_write_cosigns_nothing(tmp_path: Path):
     stuck = witness.Witness(signer, [notes.parse_verifier_key(log.key.vkey)], str(state))
     assert stuck.add_checkpoint(c2sp.add_checkpoint_body(0, [], log.checkpoint())).status == 500
     assert stuck.latest(hashlib.sha256(log.origin.encode()).hexdigest()) is None
+
+
+def test_a_second_witness_on_the_same_state_is_refused(running: Running, capsys: pytest.CaptureFixture[str]):
+    arguments = [
+        "witness",
+        "--name",
+        NAME,
+        "--key-file",
+        str(running.key_file),
+        "--state",
+        str(running.state),
+    ]
+    arguments += ["--listen", "127.0.0.1:0", "--log", running.logs["grows"].vkey]
+    assert cli.cmd_witness(cli.parser().parse_args(arguments)) == cli.REFUSED
+    assert f"another witness holds {running.state}.lock" in capsys.readouterr().err
