@@ -6,8 +6,10 @@ is down delays only itself; a rewritten log is refused and the refusal is kept a
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
 import os
+import re
 import time
 
 import pytest
@@ -143,6 +145,22 @@ def test_a_witness_down_delays_only_itself_and_a_rewritten_log_is_refused(settin
         assert [each["refusals"] for each in listed] == [2, 0, 0]
         assert [each["on_served_checkpoint"] for each in listed] == [True, True, False]
         assert listed[2]["behind"] == head_size() and listed[2]["failures"] == 1
+
+        # the organization's page shows it all, and how to verify
+        page = client.get("/acme", headers=H).get_data(as_text=True)
+        log_part = page.split('<h2 id="log">', 1)[1]
+        assert f"{head_size()} entries." in log_part
+        assert "at least 2 of its witnesses cosigned" in log_part
+        assert html.escape(served, quote=False) in log_part
+        rows = re.findall(r"<tr><td>(w\d\.test)</td>(.*?)</tr>", log_part, re.S)
+        assert [name for name, _ in rows] == ["w1.test", "w2.test", "w3.test"]
+        assert "refused the log (2&times;)" in rows[0][1] and "another tree of" in rows[0][1]
+        assert "up to date" in rows[1][1] and "(on the served checkpoint)" in rows[1][1]
+        assert "failing" in rows[2][1] and "not reached" in rows[2][1]
+        assert "nothing yet" in rows[2][1]
+        assert signer.vkey in log_part and w1.key.vkey in log_part
+        assert "http://localhost/api/v2/transparency/acme/public-key &gt; log.pub" in log_part
+        assert "evidence-server verify-package PACKAGE.tar.gz --public-key log.pub" in log_part
 
 
 @pytest.mark.parametrize("spec,quorum,says", [
