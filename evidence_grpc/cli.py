@@ -580,6 +580,28 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
     return REFUSED if unreadable else 1 if failed else 0
 
 
+def cmd_witness(args: argparse.Namespace) -> int:
+    """A C2SP witness (evidence_grpc/witness.py): cosigns the given logs' checkpoints that
+    extend what it cosigned before; or, with --print-verifier-key, prints its key's verifier
+    key (the key file made if missing) and exits."""
+    from .domain.transparency import notes
+    from .witness import Witness, WitnessError, load_or_create_key, serve
+
+    try:
+        signer = load_or_create_key(args.key_file, args.name)
+        if args.print_verifier_key:
+            print(signer.vkey)
+            return 0
+        if not (args.state and args.listen and args.log):
+            raise WitnessError("serving needs --state, --listen and at least one --log")
+        logs = [notes.parse_verifier_key(vkey) for vkey in args.log]
+        serve(Witness(signer, logs, args.state), args.listen)
+    except (WitnessError, notes.NoteError) as error:
+        print(f"evidence-server witness: {error}", file=sys.stderr)
+        return REFUSED
+    return 0
+
+
 def _at_least_one(text: str) -> int:
     number = int(text)
     if number < 1:
@@ -668,6 +690,18 @@ def parser() -> argparse.ArgumentParser:
                          help="an audit package (.tar.gz); several are checked one by one")
     package.add_argument("--public-key", required=True,
                          help="the log's verifier key (GET /api/v2/transparency/{org}/public-key)")
+    witness = sub.add_parser("witness", help="a C2SP tlog-witness: cosign the logs' checkpoints that only "
+                                             "grew (POST /add-checkpoint)")
+    witness.set_defaults(func=cmd_witness)
+    witness.add_argument("--name", required=True, help="the witness's key name, e.g. witness.example.com/w1")
+    witness.add_argument("--key-file", required=True, help="the witness's signer key, created (mode 0600) "
+                                                           "when missing")
+    witness.add_argument("--print-verifier-key", action="store_true",
+                         help="print the witness's verifier key (for clients' --witness-key) and exit")
+    witness.add_argument("--state", help="the file of the latest checkpoint cosigned for each log")
+    witness.add_argument("--listen", help="HOST:PORT to answer on")
+    witness.add_argument("--log", action="append", metavar="VKEY",
+                         help="a log's verifier key; its name is the log's origin (repeatable)")
     return top
 
 

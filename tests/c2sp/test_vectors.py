@@ -114,3 +114,35 @@ def test_made_consistency_proofs_verify_and_a_changed_hash_does_not():
                 bad = [*proof[:n], bytes(32), *proof[n + 1 :]]
                 with pytest.raises(c2sp.Invalid):
                     c2sp.verify_consistency(first, second, *roots, bad)
+
+
+def test_our_cosignatures_and_the_independent_ones_agree():
+    from evidence_grpc.domain.transparency import cosignatures, notes
+
+    ours = cosignatures.generate_witness_signer("witness.example/ours")
+    theirs = c2sp.new_key("witness.example/theirs", c2sp.WITNESS_KEY)
+    assert c2sp.read_skey(ours.skey).vkey == ours.vkey
+    assert cosignatures.parse_witness_signer(theirs.skey).vkey == theirs.vkey
+    line = c2sp.cosign(COSIGNED_BODY, theirs, 1700000000)
+    assert (
+        cosignatures.signature_line(
+            cosignatures.cosign(COSIGNED_BODY, cosignatures.parse_witness_signer(theirs.skey), 1700000000)
+        )
+        == line.text()
+    )  # Ed25519 is deterministic
+    note = (
+        COSIGNED_BODY
+        + "\n"
+        + line.text()
+        + cosignatures.signature_line(cosignatures.cosign(COSIGNED_BODY, ours, 1700000001))
+    )
+    assert c2sp.cosigners(note, [c2sp.read_vkey(ours.vkey), theirs]) == [
+        "witness.example/ours",
+        "witness.example/theirs",
+    ]
+    both = [cosignatures.parse_witness_key(theirs.vkey), ours.verifier]
+    assert [each.name for each in cosignatures.cosigned_by(note, both)] == [
+        "witness.example/theirs",
+        "witness.example/ours",
+    ]
+    assert notes.split_note(note)[1][0] == notes.NoteSignature(line.name, line.id, line.signature)
