@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -32,6 +33,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -45,6 +47,7 @@ log = logging.getLogger("evidence-server.witness")
 
 MAX_BODY = 64 * 1024  # 63 proof lines and a checkpoint with its signatures fit many times over
 MAX_PROOF_LINES = 63
+IDLE_TIMEOUT = 10  # seconds
 STATE_VERSION = 1
 TEXT = "text/plain; charset=utf-8"
 TLOG_SIZE = "text/x.tlog.size"
@@ -256,10 +259,51 @@ def _inconsistency(old: int, old_root: bytes, checkpoint: notes.Checkpoint, proo
     return ""
 
 
+class _Server(ThreadingHTTPServer):
+    """Threads answer connections; a stop lets requests being answered finish and closes the
+    kept-alive connections that wait for their next request."""
+
+    daemon_threads = False  # server_close() joins the threads
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler]) -> None:
+        super().__init__(address, handler)
+        self.idle: set[socket.socket] = set()
+        self.idle_lock = threading.Lock()
+        self.stopping = False
+
+    def stop(self) -> None:
+        self.shutdown()  # waits for serve_forever to return: no new connection
+        with self.idle_lock:
+            self.stopping = True
+            for connection in self.idle:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RD)  # its wait for a request line ends
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as tlog-witness asks
     server_version = "evidence-witness"
+    timeout = IDLE_TIMEOUT  # a connection silent that long mid-request, or idle, is closed
     witness: Witness  # set on the subclass serve() makes
+
+    server: _Server
+
+    def handle_one_request(self) -> None:
+        with self.server.idle_lock:
+            if self.server.stopping:
+                self.close_connection = True
+                return
+            self.server.idle.add(self.connection)
+        try:
+            super().handle_one_request()
+        finally:
+            with self.server.idle_lock:
+                self.server.idle.discard(self.connection)
+
+    def parse_request(self) -> bool:
+        with self.server.idle_lock:  # a request line came: answered even if a stop comes now
+            self.server.idle.discard(self.connection)
+        return super().parse_request()
 
     def _answer(self, answer: Answer) -> None:
         data = answer.body.encode("utf-8")
@@ -272,6 +316,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         if self.path != "/add-checkpoint":
+            self.close_connection = True  # its body is not read
             self._answer(Answer(404, "not found\n"))
             return
         length = self.headers.get("Content-Length")
@@ -298,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.command,
             self.path,
             code,
-            extra={"fields": {"method": self.command, "path": self.path, "status": int(code)}},
+            extra={"fields": {"method": self.command, "path": self.path, "status": code}},
         )
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
@@ -323,14 +368,13 @@ def serve(witness: Witness, listen: str) -> None:
         raise WitnessError(f"another witness holds {lock_path}") from None
     handler = type("Handler", (_Handler,), {"witness": witness})
     try:
-        server = ThreadingHTTPServer(_address(listen), handler)
+        server = _Server(_address(listen), handler)
     except OSError as error:
         lock.close()
         raise WitnessError(f"cannot listen on {listen}: {error}") from None
-    server.daemon_threads = False  # server_close() waits for the requests being answered
 
     def stop(*_: Any) -> None:
-        threading.Thread(target=server.shutdown).start()  # shutdown() waits for serve_forever
+        threading.Thread(target=server.stop).start()  # it waits for serve_forever to return
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

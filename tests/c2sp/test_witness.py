@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,13 +92,20 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         arguments = ["witness", "--name", NAME, "--key-file", str(key_file), "--print-verifier-key"]
         assert cli.cmd_witness(cli.parser().parse_args(arguments)) == 0
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    witness = c2sp.read_vkey(printed.getvalue())
-    assert (witness.name, witness.key_type) == (NAME, c2sp.WITNESS_KEY)
+    public = c2sp.read_vkey(printed.getvalue())
+    assert (public.name, public.key_type) == (NAME, c2sp.WITNESS_KEY)
     logs = {name: c2sp.new_key(f"log.test/{name}") for name in LOGS}
-    state = Running(key_file, where / "state.json", logs, witness)
+    state = Running(key_file, where / "state.json", logs, public)
     state.start()
     yield state
-    assert state.stop() == 0  # SIGTERM: a clean stop
+    # SIGTERM: a clean stop, that does not wait for a kept-alive connection's next request
+    idle = http.client.HTTPConnection("127.0.0.1", state.port, timeout=10)
+    idle.request("GET", "/")
+    assert idle.getresponse().read() == b"not found\n"
+    began = time.monotonic()
+    assert state.stop() == 0
+    assert time.monotonic() - began < witness.IDLE_TIMEOUT / 2
+    idle.close()
     assert json.loads(state.lines[-1])["message"] == f"witness {NAME} stopped"
 
 
