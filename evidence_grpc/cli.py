@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import peewee
@@ -32,6 +32,9 @@ from .storage.db import (
     migration_status,
     release_connections,
 )
+
+if TYPE_CHECKING:
+    from .domain.transparency.cosignatures import WitnessVerifier
 
 log = logging.getLogger("evidence-server")
 # The exit status of a command refused a database that a newer release migrated.
@@ -449,14 +452,24 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
     every record that must have an entry having one (or counted by the log's genesis among
     those from before the log), and with --since, that the log only grew since a checkpoint
-    saved earlier. Each log is read in pages (memory does not grow with it); on a terminal,
-    progress goes to stderr; a summary line a log and one for all of them end the output."""
+    saved earlier (with --witness-key, one cosigned by a quorum of witnesses). Each log is
+    read in pages (memory does not grow with it); on a terminal, progress goes to stderr; a
+    summary line a log and one for all of them end the output."""
     from .domain.kernel.errors import DomainError
+    from .domain.transparency import cosignatures, notes
     from .domain.transparency import log as transparency_log
-    from .domain.transparency import notes
     from .storage.db import read_snapshot, require_current_schema
     from .storage.models import Organization
 
+    try:
+        witnesses, quorum = _witness_policy(args)
+    except notes.NoteError as error:
+        print(f"verify-log: {error}", file=sys.stderr)
+        return REFUSED
+    if witnesses and not args.since:
+        print("verify-log: --witness-key checks the witnesses' cosignatures on the --since "
+              "checkpoint: give one", file=sys.stderr)
+        return REFUSED
     settings = _settings(args)
     _open_database(settings, existing=True)
     require_current_schema()
@@ -470,6 +483,7 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             print(f"verify-log: no verifier key: {error}", file=sys.stderr)
             return REFUSED
         saved = open(args.since).read()
+        witnessed = cosignatures.quorum_shortfall(saved, witnesses, quorum) if witnesses else ""
     failed = False
     started = time.monotonic()
     entries = findings = 0
@@ -492,7 +506,9 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             since = "not asked"
             if verifier is not None:
                 grew = transparency_log.verify_growth(org, saved, verifier)
-                since = "FAILED" if grew else "holds (the log only grew)"
+                grew += [f"the saved checkpoint: {witnessed}"] if witnessed else []
+                since = "FAILED" if grew else "holds (the log only grew)" + (
+                    f", cosigned by {quorum} of {len(witnesses)} witnesses" if witnesses else "")
                 problems += grew
             size, root = transparency_log.size_and_root(org)
             for problem in problems:
@@ -558,6 +574,7 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
     try:
         with open(args.public_key) as key:
             verifier = notes.parse_verifier_key(key.read().strip())
+        witnesses, quorum = _witness_policy(args)
     except (OSError, notes.NoteError) as error:
         print(f"verify-package: {error}", file=sys.stderr)
         return REFUSED
@@ -570,7 +587,7 @@ def cmd_verify_package(args: argparse.Namespace) -> int:
             print(f"verify-package: {error}", file=sys.stderr)
             unreadable = True
             continue
-        check = check_package(content, verifier)
+        check = check_package(content, verifier, witnesses, quorum)
         for problem in check.problems:
             print(f"{path}: {problem}")
         for note in check.notes:
@@ -600,6 +617,28 @@ def cmd_witness(args: argparse.Namespace) -> int:
         print(f"evidence-server witness: {error}", file=sys.stderr)
         return REFUSED
     return 0
+
+
+def _witness_policy(args: argparse.Namespace) -> tuple[list[WitnessVerifier], int]:
+    """The witnesses' keys given (--witness-key) and how many of them must have cosigned the
+    checkpoint (--quorum; default all of them). notes.NoteError on a bad key or quorum."""
+    from .domain.transparency import cosignatures, notes
+
+    given = map(cosignatures.parse_witness_key, args.witness_key)
+    witnesses = list({key.vkey: key for key in given}.values())
+    if args.quorum is None:
+        return witnesses, len(witnesses)
+    if not 1 <= args.quorum <= len(witnesses):
+        raise notes.NoteError(f"--quorum {args.quorum} needs 1 to {len(witnesses)} (the --witness-key given)")
+    return witnesses, args.quorum
+
+
+def _witness_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--witness-key", action="append", default=[], metavar="VKEY",
+                   help=f"a witness's verifier key (repeatable): {what} must carry its valid "
+                        "cosignature (c2sp.org/tlog-cosignature)")
+    p.add_argument("--quorum", type=int, metavar="N",
+                   help="how many of the --witness-key must have cosigned (default: all of them)")
 
 
 def _at_least_one(text: str) -> int:
@@ -683,6 +722,7 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--public-key", help="the log's verifier key file (default: the key of "
                                              "--log-key-file)")
     verify.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE")
+    _witness_options(verify, "the --since checkpoint")
     package = sub.add_parser("verify-package", help="check audit packages offline with the "
                                                     "log's verifier key (exit 1 naming what fails)")
     package.set_defaults(func=cmd_verify_package)
@@ -690,6 +730,7 @@ def parser() -> argparse.ArgumentParser:
                          help="an audit package (.tar.gz); several are checked one by one")
     package.add_argument("--public-key", required=True,
                          help="the log's verifier key (GET /api/v2/transparency/{org}/public-key)")
+    _witness_options(package, "each package's checkpoint")
     witness = sub.add_parser("witness", help="a C2SP tlog-witness: cosign the logs' checkpoints that only "
                                              "grew (POST /add-checkpoint)")
     witness.set_defaults(func=cmd_witness)

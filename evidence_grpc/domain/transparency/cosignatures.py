@@ -211,3 +211,18 @@ def missing_cosigners(
     if len(found) >= quorum:
         return []
     return [each for each in wanted if each not in found]
+
+
+def quorum_shortfall(note: str | bytes, verifiers: Iterable[WitnessVerifier], quorum: int) -> str:
+    """"" when the note carries valid cosignatures of at least `quorum` of the witnesses; else
+    what is wrong, naming the witnesses whose cosignatures are missing."""
+    wanted = list(verifiers)
+    try:
+        missing = missing_cosigners(note, wanted, quorum)
+    except NoteError as error:
+        return f"the checkpoint's witness cosignatures do not verify: {error}"
+    if not missing:
+        return ""
+    have = len({(each.name, each.key_id) for each in wanted}) - len(missing)
+    names = ", ".join(f"{each.name}+{each.key_id.hex()}" for each in missing)
+    return f"the checkpoint has {have} of the {quorum} witness cosignatures it needs; missing: {names}"

@@ -39,7 +39,7 @@ from ..evidence.leaves import (
 )
 from ..evidence.manifests import latest_manifest, trail_entries
 from ..kernel.errors import FailedPrecondition
-from ..transparency import log, merkle, notes
+from ..transparency import cosignatures, log, merkle, notes
 from . import artifact_views
 
 FORMAT = "evidence-audit-package/1"
@@ -303,7 +303,12 @@ def verify_package(content: bytes, verifier: notes.Verifier) -> list[str]:
     return check_package(content, verifier).problems
 
 
-def check_package(content: bytes, verifier: notes.Verifier) -> PackageCheck:
+def check_package(
+    content: bytes,
+    verifier: notes.Verifier,
+    witnesses: Sequence[cosignatures.WitnessVerifier] = (),
+    quorum: int = 0,
+) -> PackageCheck:
     """Check an audit package with nothing but the package and the log's verifier key: the
     manifest's sums; the checkpoint's signature; each entry's leaf in the checkpoint's tree
     (its inclusion proof); each attestation file the same as its leaf says (an attestation
@@ -313,7 +318,8 @@ def check_package(content: bytes, verifier: notes.Verifier) -> PackageCheck:
     file as its report event says; the report the one the files make; no file a package does
     not hold. A trail's package: the trail's latest manifest lists exactly the package's
     entries, names the verdict the trail file shows, the template the package carries, and the
-    trail judged again from the package's files has that verdict."""
+    trail judged again from the package's files has that verdict. With `witnesses`: the
+    checkpoint carries valid cosignatures of at least `quorum` of them."""
     check = PackageCheck()
     try:
         files = _unpacked(content)
@@ -332,6 +338,9 @@ def check_package(content: bytes, verifier: notes.Verifier) -> PackageCheck:
     except (ValueError, TypeError) as error:
         check.problems.append(f"the package's manifest or checkpoint does not verify: {error}")
         return check
+    checkpoint = files["transparency/checkpoint"]
+    if witnesses and (shortfall := cosignatures.quorum_shortfall(checkpoint, witnesses, quorum)):
+        problems.append(shortfall)
     for path in sorted(set(files) - {"manifest.json", "SHA256SUMS"} | set(listed)):
         if path not in files or listed.get(path) != hashlib.sha256(files[path]).hexdigest():
             problems.append(f"{path}: not as the manifest lists it")
