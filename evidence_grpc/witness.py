@@ -1,10 +1,11 @@
 """`evidence-server witness`: a C2SP transparency log witness (c2sp.org/tlog-witness).
 
-A witness is configured with the verifier keys of the logs it follows (a log's origin is its key
-name). For each log it keeps the latest checkpoint it cosigned, and cosigns a new one only when a
-consistency proof shows that the log grew from it: a log that shows two different trees to two
-parties cannot have both cosigned by a witness, so clients that require a quorum of witnesses'
-cosignatures (verify-log and verify-package --witness-key) cannot be shown a fork.
+A witness is configured with the verifier keys of the logs it follows: a key named N is trusted
+for the origin N and the origins N/<part> (evidence-server's `<host>/<org>`, one key a server).
+For each log (origin) it keeps the latest checkpoint it cosigned, and cosigns a new one only
+when a consistency proof shows that the log grew from it: a log that shows two different trees
+to two parties cannot have both cosigned by a witness, so clients that require a quorum of
+witnesses' cosignatures (verify-log and verify-package --witness-key) cannot be shown a fork.
 
 HTTP interface:
 
@@ -167,6 +168,12 @@ class Witness:
         state = {"version": STATE_VERSION, "logs": logs}
         _write_atomically(self.state_path, json.dumps(state, indent=1) + "\n")
 
+    def keys_of(self, origin: str) -> list[notes.Verifier] | None:
+        """The keys trusted for an origin: those named as it, else those named as it without
+        its last `/<part>` (evidence-server signs the log of each organization, origin
+        `<host>/<org>`, with one key named `<host>`); None for an unknown origin."""
+        return self.logs.get(origin) or self.logs.get(origin.rpartition("/")[0])
+
     def latest(self, hashed_origin: str) -> str | None:
         """The latest checkpoint cosigned for the log whose origin hashes to `hashed_origin`."""
         with self.lock:
@@ -181,7 +188,7 @@ class Witness:
         except (ValueError, UnicodeDecodeError) as error:  # NoteError is a ValueError
             return Answer(400, f"malformed request: {error}\n")
         origin = text.partition("\n")[0]
-        keys = self.logs.get(origin)
+        keys = self.keys_of(origin)
         if keys is None:
             return Answer(404, f"unknown log origin {origin!r}\n")
         try:

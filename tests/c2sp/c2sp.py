@@ -320,10 +320,11 @@ class Log:
 
     key: Key
     leaves: list[bytes] = field(default_factory=list)
+    named: str = ""  # the origin, when it is not the key's name
 
     @property
     def origin(self) -> str:
-        return self.key.name
+        return self.named or self.key.name
 
     def append(self, *data: bytes) -> None:
         self.leaves.extend(leaf_hash(each) for each in data)

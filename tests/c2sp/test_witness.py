@@ -94,7 +94,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     public = c2sp.read_vkey(printed.getvalue())
     assert (public.name, public.key_type) == (NAME, c2sp.WITNESS_KEY)
-    logs = {name: c2sp.new_key(f"log.test/{name}") for name in LOGS}
+    logs = {name: c2sp.new_key(f"log.test/{name}") for name in LOGS} | {"server": c2sp.new_key("server.test")}
     state = Running(key_file, where / "state.json", logs, public)
     state.start()
     yield state
@@ -171,6 +171,16 @@ def test_it_refuses_what_it_must_not_cosign_and_keeps_its_state(running: Running
     status, answer = running.get(f"/{hashlib.sha256(log.origin.encode()).hexdigest()}/checkpoint")
     assert status == 200 and c2sp.read_checkpoint(c2sp.verify_note(answer, log.key))[1] == 5
     _cosigned(running, log, 5, 8)  # what it held all along still extends
+
+
+def test_a_servers_key_is_trusted_for_its_organizations_origins(running: Running):
+    server = running.logs["server"]  # evidence-server: origin <host>/<org>, key named <host>
+    acme = c2sp.Log(server, named=f"{server.name}/acme")
+    acme.append(b"a", b"b")
+    _cosigned(running, acme, 0, 2)
+    for origin in (f"{server.name}/acme/deeper", f"{server.name}x/acme", "elsewhere.test/acme"):
+        stranger = c2sp.Log(server, list(acme.leaves), named=origin)
+        assert running.post(c2sp.add_checkpoint_body(0, [], stranger.checkpoint()))[0] == 404, origin
 
 
 def test_a_new_logs_first_checkpoint_needs_an_empty_proof_and_a_true_empty_root(running: Running):
