@@ -62,20 +62,25 @@ class Witnessed:
     witnesses: list[c2sp.Key]  # the two running, then the one down
 
 
-def _witness(directory: pathlib.Path, name: str, log_vkey: str) -> tuple[subprocess.Popen, str, str]:
-    """An `evidence-server witness` process following the log: it, its verifier key, its URL."""
-    command = [sys.executable, "-m", "evidence_grpc.cli", "witness", "--name", name,
-               "--key-file", str(directory / f"{name}.key")]
-    vkey = subprocess.run([*command, "--print-verifier-key"], check=True, capture_output=True,
-                          text=True, timeout=60).stdout.strip()
-    process = subprocess.Popen([*command, "--state", str(directory / f"{name}.json"), "--listen",
-                                "127.0.0.1:0", "--log", log_vkey], stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "EVIDENCE_LOG_FORMAT": "json"})
+def _witness(directory: pathlib.Path, key: c2sp.Key, log_vkey: str) -> tuple[subprocess.Popen, str]:
+    """An `evidence-server witness` process of this key following the log, started (it answers
+    once it has said where it listens: `_listening`), and its URL."""
+    key_file = directory / f"{key.name}.key"
+    key_file.write_text(key.skey + "\n")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evidence_grpc.cli", "witness", "--name", key.name, "--key-file",
+         str(key_file), "--state", str(directory / f"{key.name}.json"), "--listen",
+         f"127.0.0.1:{port}", "--log", log_vkey], stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "EVIDENCE_LOG_FORMAT": "json"})
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _listening(process: subprocess.Popen, name: str) -> None:
     assert process.stderr is not None
-    for line in process.stderr:  # until it says where it listens
-        message = json.loads(line)["message"]
-        if message.startswith(f"witness {name} on http://"):
-            return process, vkey, message.split()[3]
+    for line in process.stderr:
+        if json.loads(line)["message"].startswith(f"witness {name} on http://"):
+            return
     raise AssertionError(f"the witness {name} did not start")
 
 
@@ -83,26 +88,29 @@ def _witness(directory: pathlib.Path, name: str, log_vkey: str) -> tuple[subproc
 def witnessed(request: pytest.FixtureRequest,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Witnessed]:
     """A real server on a fresh database of each engine, with two witnesses of ours running
-    and a third down (quorum 2), shared by the module's tests."""
+    and a third down (quorum 2), shared by the module's tests. The witnesses start while the
+    server does (it asks again one that does not answer yet, a second later)."""
     tmp = tmp_path_factory.mktemp(f"server-{request.param}")
     key_file = tmp / "log.key"
     signer = log.load_or_create_signer(str(key_file), "evidence.test")
-    processes, options, keys = [], [], []
+    keys = [c2sp.new_key(name, c2sp.WITNESS_KEY) for name in ("w1.test", "w2.test", "w3.test")]
+    processes, options = [], []
     try:
-        for name in ("w1.test", "w2.test"):
-            process, vkey, url = _witness(tmp, name, signer.vkey)
+        for key in keys[:2]:
+            process, url = _witness(tmp, key, signer.vkey)
             processes.append(process)
-            options += ["--witness", f"{vkey}={url}"]
-            keys.append(c2sp.read_vkey(vkey))
-        down = c2sp.new_key("w3.test", c2sp.WITNESS_KEY)
-        options += ["--witness", f"{down.vkey}=http://127.0.0.1:{free_port()}/",
+            options += ["--witness", f"{key.public_only().vkey}={url}"]
+        options += ["--witness", f"{keys[2].public_only().vkey}=http://127.0.0.1:{free_port()}/",
                     "--witness-quorum", "2"]
         with fresh_database(request.param, tmp, request) as url:
             running = start_server(url, tmp, "--public-url", "http://evidence.test",
                                    "--log-key-file", str(key_file), *options,
                                    bootstrap_with=None)
             try:
-                yield Witnessed(running, tmp, c2sp.read_vkey(signer.vkey), [*keys, down])
+                for process, key in zip(processes, keys, strict=False):
+                    _listening(process, key.name)
+                yield Witnessed(running, tmp, c2sp.read_vkey(signer.vkey),
+                                [key.public_only() for key in keys])
             finally:
                 stop_server(running)
     finally:
