@@ -15,11 +15,13 @@ import time
 import pytest
 
 from evidence_grpc import cli
+from evidence_grpc.api.v2 import transparency_service_pb2 as pb
+from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import log, witnessing
 from evidence_grpc.storage.models import LogCheckpoint, LogCosignature, LogHead, LogWitness
 from tests.c2sp import c2sp
 from tests.c2sp.witness import Witness
-from tests.conftest import free_port
+from tests.conftest import free_port, grpc_channel
 from tests.helpers import H, begin_trail, create_flow
 
 BASE = "/api/v2/transparency/acme"
@@ -161,6 +163,17 @@ def test_a_witness_down_delays_only_itself_and_a_rewritten_log_is_refused(settin
         assert signer.vkey in log_part and w1.key.vkey in log_part
         assert "http://localhost/api/v2/transparency/acme/public-key &gt; log.pub" in log_part
         assert "evidence-server verify-package PACKAGE.tar.gz --public-key log.pub" in log_part
+
+
+def test_the_grpc_door_answers_the_witnesses_typed(db):
+    """Without witnesses: none listed, the log's own checkpoint served."""
+    with grpc_channel(db) as channel:
+        answer = pb_grpc.TransparencyServiceStub(channel).GetLogWitnesses(
+            pb.GetLogWitnessesRequest(org="acme"), metadata=[("authorization", H["Authorization"])])
+    assert isinstance(answer, pb.LogWitnesses)
+    assert (answer.quorum, answer.served_size, list(answer.witnesses)) == (0, 0, [])
+    origin, size = answer.checkpoint.split("\n")[:2]
+    assert origin.endswith("/acme") and size == str(answer.size)
 
 
 @pytest.mark.parametrize("spec,quorum,says", [
