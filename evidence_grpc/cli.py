@@ -80,7 +80,8 @@ def _witnessing(settings: Settings) -> Any:
     submitter = witnessing.Submitter(witnesses, signer, signer.name)
     thread = threading.Thread(target=submitter.run, args=(stop,), name="witnesses", daemon=True)
     thread.start()
-    log.info("asking %d witnesses to cosign (quorum %d)", len(witnesses.each), witnesses.quorum)
+    log.info("witnesses asked to cosign the logs: %d (quorum %d)", len(witnesses.each),
+             witnesses.quorum)
     return stop
 
 
