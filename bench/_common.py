@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.context import SpawnProcess
 from multiprocessing.queues import Queue
@@ -477,20 +477,22 @@ class Server:
 @contextmanager
 def running_server(workdir: pathlib.Path, workers: int | None, org: str, key: str,
                    source: pathlib.Path = ROOT, user: str = "alice",
-                   database_url: str | None = None) -> Iterator[Server]:
+                   database_url: str | None = None, options: Sequence[str] = ()
+                   ) -> Iterator[Server]:
     """`evidence-server serve` (gRPC server + REST shim calling the servicers in-process) on a
     new SQLite database in `workdir` (or on `database_url`, an empty database the caller made),
-    stopped when the block ends, also on errors."""
+    with more `options` of serve, stopped when the block ends, also on errors."""
     database_path = workdir / "bench.db"
     url = database_url or f"sqlite:///{database_path}"
     bootstrap(workdir, url, org, user, key, source)
-    with serving(workdir, database_path, workers, source, database_url) as server:
+    with serving(workdir, database_path, workers, source, database_url, options) as server:
         yield server
 
 
 @contextmanager
 def serving(workdir: pathlib.Path, database_path: pathlib.Path, workers: int | None,
-            source: pathlib.Path = ROOT, database_url: str | None = None) -> Iterator[Server]:
+            source: pathlib.Path = ROOT, database_url: str | None = None,
+            options: Sequence[str] = ()) -> Iterator[Server]:
     """`evidence-server serve` of `source` on an existing database (the SQLite file
     `database_path`, or `database_url`), its log in `workdir`, stopped when the block ends."""
     url = database_url or f"sqlite:///{database_path}"
@@ -499,7 +501,7 @@ def serving(workdir: pathlib.Path, database_path: pathlib.Path, workers: int | N
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
         process = start_server(["serve", "--http-addr", rest, "--grpc-addr", grpc_addr,
-                                "--database-url", url, *worker_args],
+                                "--database-url", url, *worker_args, *options],
                                log, source)
         try:
             server = Server(rest, grpc_addr, database_path, process, log_path,

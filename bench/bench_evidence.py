@@ -703,6 +703,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--uploads", type=int, default=2, help="10 MiB uploads to measure (default 2)")
     p.add_argument("--upload-mib", type=float, default=10.0, help="upload size (default 10 MiB)")
     p.add_argument("--workers", type=int, help="HTTP worker processes (server default)")
+    p.add_argument("--serve-option", action="append", default=[], metavar="OPTION",
+                   help="an option of `evidence-server serve` (repeatable; e.g. "
+                        "--serve-option=--witness=VKEY=URL)")
     p.add_argument("--parts", default="ingest,upload,lookup",
                    help="comma-separated of ingest,upload,lookup (default all)")
     p.add_argument("--analyze", action="store_true",
@@ -792,7 +795,8 @@ def main(argv: list[str] | None = None) -> int:
     with scratch_dir("bench-evidence-", args.keep) as workdir:
         describe_machine("bench_evidence", f"workdir {workdir}")
         try:
-            with running_server(workdir, args.workers, ORG, KEY) as server:
+            with running_server(workdir, args.workers, ORG, KEY,
+                                options=args.serve_option) as server:
                 create_flow_and_trail(server)
                 print(server.describe(), flush=True)
                 run_parts(server, args)

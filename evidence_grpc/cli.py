@@ -46,7 +46,46 @@ GRACE = 10
 STOP_MARGIN = 5
 
 
+class BadOption(Exception):
+    """An option the command cannot start with (the message says which and why)."""
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    settings = _read_settings(args)
+    _witnesses(settings)  # refused at start when malformed
+    return settings
+
+
+def _witnesses(settings: Settings) -> Any:
+    from .domain.transparency import witnessing
+
+    try:
+        return witnessing.parse_witnesses(settings.witnesses, settings.witness_quorum)
+    except witnessing.BadWitness as error:
+        raise BadOption(str(error)) from None
+
+
+def _witnessing(settings: Settings) -> Any:
+    """A thread asking the witnesses to cosign the logs' new entries until `stop` is set (its
+    Event), or None without witnesses."""
+    import threading
+
+    from .domain.transparency import witnessing
+
+    witnesses = _witnesses(settings)
+    if not witnesses.each:
+        return None
+    signer = witnessing.log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+    stop = threading.Event()
+    submitter = witnessing.Submitter(witnesses, signer, signer.name)
+    thread = threading.Thread(target=submitter.run, args=(stop,), name="witnesses", daemon=True)
+    thread.start()
+    log.info("witnesses asked to cosign the logs: %d (quorum %d)", len(witnesses.each),
+             witnesses.quorum)
+    return stop
+
+
+def _read_settings(args: argparse.Namespace) -> Settings:
     return Settings.from_env(
         http_addr=getattr(args, "http_addr", None),
         grpc_addr=getattr(args, "grpc_addr", None),
@@ -58,6 +97,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         grpc_workers=getattr(args, "grpc_workers", None),
         grpc_threads=getattr(args, "grpc_threads", None),
         log_key_file=getattr(args, "log_key_file", None),
+        witnesses=tuple(args.witness) if getattr(args, "witness", None) else None,
+        witness_quorum=getattr(args, "witness_quorum", None),
     )
 
 
@@ -138,22 +179,26 @@ def cmd_grpc(args: argparse.Namespace) -> int:
     _prepare_log_key(settings)
     # Forked children open the database again; none may inherit a parent's connection.
     release_connections()
+    # Run alone, its first process asks the witnesses (under `serve`, the delivery worker does).
+    witnessing = not args.no_witness_submission
     workers = settings.grpc_processes
     if workers == 1:
-        return _grpc_process(settings)
+        return _grpc_process(settings, witnessing)
     address, reservation = _reserved_address(settings.grpc_addr)
     settings = dataclasses.replace(settings, grpc_addr=address)
     log.info("gRPC server on %s, %d processes", address, workers)
     with reservation or contextlib.nullcontext():
-        return _forked(workers, lambda: _grpc_process(settings))
+        return _forked(workers, lambda index: _grpc_process(settings, witnessing and index == 0))
 
 
-def _grpc_process(settings: Settings) -> int:
+def _grpc_process(settings: Settings, witnessing: bool) -> int:
     """One gRPC server process until SIGTERM (grpc must not have started any server or
-    channel in this process before: grpcio cannot survive a fork)."""
+    channel in this process before: grpcio cannot survive a fork); with `witnessing`, it asks
+    the witnesses too."""
     from .server import build_server
 
     init_database(settings.database_url)
+    asking = _witnessing(settings) if witnessing else None
     server, port = build_server(settings)
     # What the process holds for its life leaves the collector's generations (as in the shim's
     # workers): full collections scan only what calls make.
@@ -168,6 +213,8 @@ def _grpc_process(settings: Settings) -> int:
         server.wait_for_termination()
     except KeyboardInterrupt:
         server.stop(GRACE).wait()
+    if asking is not None:
+        asking.set()
     return 0
 
 
@@ -185,8 +232,8 @@ def _reserved_address(address: str) -> tuple[str, socket.socket | None]:
 
 
 def _forked(workers: int, run: Any) -> int:
-    """Run `run` in `workers` forked children until a signal stops them all (exit 0) or one
-    ends by itself (the others are stopped, exit 1)."""
+    """Run `run(index)` in `workers` forked children (index 0 to workers - 1) until a signal
+    stops them all (exit 0) or one ends by itself (the others are stopped, exit 1)."""
     pids: list[int] = []
     stopping = False
 
@@ -202,13 +249,13 @@ def _forked(workers: int, run: Any) -> int:
     stopping_signals = {signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, stopping_signals)
     try:
-        for _ in range(workers):
+        for index in range(workers):
             pid = os.fork()
             if pid == 0:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping_signals)
                 code = 1
                 try:
-                    code = run()
+                    code = run(index)
                 finally:
                     os._exit(code)
             pids.append(pid)
@@ -295,7 +342,10 @@ def cmd_deliver(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     log.info("delivery worker on %s", masked(settings.database_url))
+    asking = _witnessing(settings)
     delivery.run(stop)
+    if asking is not None:
+        asking.set()
     return 0
 
 
@@ -308,6 +358,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     database_args = ["--database-url", settings.database_url]
     # Both doors link to the same pages: the shim's address unless a public URL is given.
     links = ["--public-url", settings.html_base]
+    # Every process serves the checkpoint with the witnesses' cosignatures; the delivery
+    # worker asks the witnesses.
+    witnesses = [*(arg for spec in settings.witnesses for arg in ("--witness", spec)),
+                 *(["--witness-quorum", str(settings.witness_quorum)]
+                   if settings.witness_quorum else [])]
     me = [sys.executable, "-m", "evidence_grpc.cli"]
     children: list[subprocess.Popen] = []
     stopping = False
@@ -326,11 +381,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for command in (
             ["grpc", "--grpc-addr", settings.grpc_addr, *database_args, *links,
              "--grpc-workers", str(settings.grpc_processes),
-             "--grpc-threads", str(settings.grpc_threads), "--log-key-file", settings.log_key_file],
+             "--grpc-threads", str(settings.grpc_threads), "--log-key-file", settings.log_key_file,
+             *witnesses, "--no-witness-submission"],
             ["shim", "--http-addr", settings.http_addr, "--workers", str(settings.http_processes),
              "--http-threads", str(settings.http_threads), *database_args, *links,
-             "--log-key-file", settings.log_key_file],
-            ["deliver", *database_args]):
+             "--log-key-file", settings.log_key_file, *witnesses],
+            ["deliver", *database_args, *links, "--log-key-file", settings.log_key_file,
+             *witnesses]):
         children.append(subprocess.Popen([*me, *command]))
     log.info("REST on http://%s, gRPC on %s, database %s", settings.http_addr, settings.grpc_addr,
              masked(settings.database_url))
@@ -606,7 +663,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, func: Any, help_text: str, *, http: bool = False,
-                grpc: bool = False, target: bool = False,
+                grpc: bool = False, target: bool = False, witnesses: bool = False,
                 database_default: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         p.set_defaults(func=func)
@@ -625,20 +682,33 @@ def parser() -> argparse.ArgumentParser:
                         "GRPC_WORKERS", "one per core"),
                     ("--grpc-threads", "handler threads of each gRPC process", "GRPC_THREADS",
                      defaults.grpc_threads))
-        if grpc or http:  # the shim runs the servicers in-process, and signs checkpoints too
+        if grpc or http or witnesses:  # the shim runs the servicers in-process too
             p.add_argument("--log-key-file", help="the transparency log's signing key, created "
                                                   "when missing (env EVIDENCE_LOG_KEY_FILE; "
                                                   f"default {defaults.log_key_file})")
+            p.add_argument("--witness", action="append", metavar="VKEY=URL",
+                           help="a witness that cosigns the log's checkpoints: its C2SP verifier "
+                                "key and its submission URL prefix; repeatable (env "
+                                "EVIDENCE_WITNESSES, space-separated)")
+            p.add_argument("--witness-quorum", type=_at_least_one, metavar="N",
+                           help="cosignatures a served checkpoint needs (env "
+                                "EVIDENCE_WITNESS_QUORUM; default 1: the newest checkpoint any "
+                                "witness cosigned, with every cosignature it has)")
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")
         return p
 
     command("serve", cmd_serve, "gRPC server and REST shim together", http=True, grpc=True)
-    command("grpc", cmd_grpc, "the gRPC server alone", grpc=True).add_argument(
-        "--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
+    grpc_alone = command("grpc", cmd_grpc, "the gRPC server alone", grpc=True)
+    grpc_alone.add_argument("--public-url", help="base of html_url links (env EVIDENCE_PUBLIC_URL)")
+    # `serve` runs the witness submissions in its delivery worker, not in its gRPC server
+    grpc_alone.add_argument("--no-witness-submission", action="store_true", help=argparse.SUPPRESS)
     command("shim", cmd_shim, "the REST shim alone", http=True, target=True)
-    command("deliver", cmd_deliver, "the delivery worker of actions' notifications alone")
+    command("deliver", cmd_deliver, "the delivery worker of actions' notifications (and of the "
+            "witnesses' submissions) alone", witnesses=True).add_argument(
+        "--public-url", help="the server's public URL, naming the log's key and checkpoints "
+                             "(env EVIDENCE_PUBLIC_URL)")
     command("bootstrap", cmd_bootstrap, "create organizations, users and API keys",
             database_default=False).add_argument("file", help="JSON or YAML file")
     command("migrate", cmd_migrate, "apply pending database migrations").add_argument(
@@ -685,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return _run(args)
-    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable) as refused:
+    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable, BadOption) as refused:
         print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
         return REFUSED
 

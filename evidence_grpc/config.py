@@ -51,6 +51,10 @@ class Settings:
     # 0600 on first start when the file does not exist; outside the database, to be backed up
     # apart from it (docs/operator.md).
     log_key_file: str = "evidence-log.key"
+    # Witnesses that cosign the log's checkpoints, `VKEY=URL` each (domain.transparency.
+    # witnessing), and how many cosignatures a served checkpoint needs (0: one).
+    witnesses: tuple[str, ...] = ()
+    witness_quorum: int = 0
 
     @property
     def html_base(self) -> str:
@@ -98,6 +102,10 @@ class Settings:
             values["smtp_url"] = os.environ["EVIDENCE_SMTP_URL"]
         if os.environ.get("EVIDENCE_OUTBOUND_DENY_CIDRS"):
             values["outbound_deny_cidrs"] = os.environ["EVIDENCE_OUTBOUND_DENY_CIDRS"]
+        if os.environ.get("EVIDENCE_WITNESSES"):
+            values["witnesses"] = tuple(os.environ["EVIDENCE_WITNESSES"].split())
+        if os.environ.get("EVIDENCE_WITNESS_QUORUM"):
+            values["witness_quorum"] = int(os.environ["EVIDENCE_WITNESS_QUORUM"])
         values["outbound_allow_loopback"] = (
             os.environ.get("EVIDENCE_OUTBOUND_ALLOW_LOOPBACK", "").lower() in ("1", "true", "yes"))
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -116,6 +116,25 @@ class _Metrics:
         self.deliveries = Counter(
             "evidence_outbox_attempts", "Attempts to deliver a notification, by outcome",
             ["outcome"])
+        # Witnesses of the transparency log (domain.transparency.witnessing), by organization
+        # and witness; every submitting process reads the same table: the largest is the value.
+        self.witness_size = Gauge(
+            "evidence_witness_cosigned_size", "The size of the log's checkpoint the witness last "
+            "cosigned", ["org", "witness"], multiprocess_mode="livemax")
+        self.witness_time = Gauge(
+            "evidence_witness_cosigned_timestamp_seconds", "When the witness last cosigned "
+            "(its cosignature's time; the age is time() minus this)", ["org", "witness"],
+            multiprocess_mode="livemax")
+        self.witness_age = Gauge(
+            "evidence_witness_cosignature_age_seconds", "Seconds since the witness last "
+            "cosigned, when this was read", ["org", "witness"], multiprocess_mode="livemax")
+        self.witness_failures = Gauge(
+            "evidence_witness_failures", "Attempts in a row the witness could not be asked or "
+            "did not cosign", ["org", "witness"], multiprocess_mode="livemax")
+        self.witness_refusals = Gauge(
+            "evidence_witness_refusals", "Times the witness refused the log (it saw another "
+            "tree: a rewritten or rolled back log)", ["org", "witness"],
+            multiprocess_mode="livemax")
 
 
 _metrics: _Metrics | None = None
@@ -177,6 +196,19 @@ def observe_outbox(counts: dict[str, int]) -> None:
 
 def observe_delivery(delivered: bool) -> None:
     metrics().deliveries.labels("delivered" if delivered else "failed").inc()
+
+
+def observe_witnesses(rows: list[tuple[str, str, int, int | None, int, int]]) -> None:
+    """(organization, witness, size cosigned, time cosigned, failures, refusals) of each."""
+    m = metrics()
+    now = time.time()
+    for org, witness, size, at, failures, refusals in rows:
+        m.witness_size.labels(org, witness).set(size)
+        if at is not None:
+            m.witness_time.labels(org, witness).set(at)
+            m.witness_age.labels(org, witness).set(max(now - at, 0))
+        m.witness_failures.labels(org, witness).set(failures)
+        m.witness_refusals.labels(org, witness).set(refusals)
 
 
 def exposition() -> tuple[bytes, str]:

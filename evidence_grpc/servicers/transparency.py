@@ -12,7 +12,7 @@ from ..api.v2 import transparency_service_pb2 as pb
 from ..api.v2 import transparency_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..domain.identity.callers import current_caller
-from ..domain.transparency import log, notes
+from ..domain.transparency import log, notes, witnessing
 
 TEXT = "text/plain; charset=utf-8"
 
@@ -28,6 +28,11 @@ def log_signer(settings: Settings) -> notes.Signer:
     return _signer(settings.log_key_file, settings.log_key_name)
 
 
+@functools.cache
+def _witnesses(specs: tuple[str, ...], quorum: int) -> witnessing.Witnesses:
+    return witnessing.parse_witnesses(specs, quorum)
+
+
 class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -36,14 +41,21 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def signer(self) -> notes.Signer:
         return log_signer(self.settings)
 
+    @property
+    def witnesses(self) -> witnessing.Witnesses:
+        return _witnesses(self.settings.witnesses, self.settings.witness_quorum)
+
+    def _served(self) -> str:
+        return witnessing.served_checkpoint(current_caller().org, self.signer, self.signer.name,
+                                            self.witnesses)
+
     def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext
                         ) -> httpbody_pb2.HttpBody:
         return httpbody_pb2.HttpBody(content_type=TEXT, data=f"{self.signer.vkey}\n".encode())
 
     def GetLogCheckpoint(self, request: pb.GetLogCheckpointRequest, context: grpc.ServicerContext
                          ) -> httpbody_pb2.HttpBody:
-        note = log.checkpoint(current_caller().org, self.signer, self.signer.name)
-        return httpbody_pb2.HttpBody(content_type=TEXT, data=note.encode())
+        return httpbody_pb2.HttpBody(content_type=TEXT, data=self._served().encode())
 
     def GetLogEntry(self, request: pb.GetLogEntryRequest, context: grpc.ServicerContext
                     ) -> pb.LogEntry:
@@ -64,3 +76,17 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
                                context: grpc.ServicerContext) -> pb.LogProof:
         return pb.LogProof(hashes=log.consistency_proof(current_caller().org, request.first,
                                                         request.second))
+
+    def GetLogWitnesses(self, request: pb.GetLogWitnessesRequest, context: grpc.ServicerContext
+                        ) -> pb.LogWitnesses:
+        org = current_caller().org
+        size = log.size_of(org)
+        served_size, states = witnessing.states(org, self.witnesses)
+        return pb.LogWitnesses(
+            size=size, quorum=self.witnesses.quorum, served_size=served_size,
+            checkpoint=self._served(),
+            witnesses=[pb.LogWitness(
+                name=state.witness.name, key=state.witness.key, cosigned_size=state.size,
+                cosigned_at=state.cosigned_at, behind=max(size - state.size, 0),
+                failures=state.failures, refusals=state.refusals, problem=state.problem,
+                on_served_checkpoint=state.on_served) for state in states])

@@ -742,3 +742,52 @@ class TrailManifest(BaseModel):
 
 
 ALL_MODELS += [TrailManifest]
+
+
+class LogCheckpoint(BaseModel):
+    """A checkpoint of an organization's log that a witness cosigned (domain.transparency.
+    witnessing): its size, root (hex) and the note as the log signed it. Kept while a
+    cosignature on it is kept."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    size = peewee.BigIntegerField()
+    root = peewee.CharField()
+    note = peewee.TextField()
+    created_at = peewee.DoubleField()
+
+    class Meta:
+        indexes = ((("organization", "size", "root"), True),)
+
+
+class LogCosignature(BaseModel):
+    """A witness's cosignature (C2SP cosignature/v1) on a kept checkpoint: the witness's
+    verifier key, the signature line as the witness answered it, and its timestamp."""
+
+    checkpoint = peewee.ForeignKeyField(LogCheckpoint, on_delete="CASCADE", index=False)
+    witness = peewee.CharField()
+    line = peewee.TextField()
+    cosigned_at = peewee.BigIntegerField()
+
+    class Meta:
+        indexes = ((("checkpoint", "witness"), True),)
+
+
+class LogWitness(BaseModel):
+    """What a witness (its verifier key) knows of an organization's log: the size it last
+    cosigned (or said it had), when, and how submitting to it went (consecutive failures,
+    refusals counted, the last problem)."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    witness = peewee.CharField()
+    size = peewee.BigIntegerField(default=0)
+    cosigned_at = peewee.BigIntegerField(null=True)
+    attempted_at = peewee.DoubleField(null=True)
+    failures = peewee.IntegerField(default=0)
+    refusals = peewee.IntegerField(default=0)
+    problem = peewee.TextField(default="")
+
+    class Meta:
+        indexes = ((("organization", "witness"), True),)
+
+
+ALL_MODELS += [LogCheckpoint, LogCosignature, LogWitness]

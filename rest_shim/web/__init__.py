@@ -44,6 +44,7 @@ from evidence_grpc.api.v2 import policy_service_pb2 as policy_pb
 from evidence_grpc.api.v2 import repo_service_pb2 as repo_pb
 from evidence_grpc.api.v2 import snapshot_service_pb2 as snapshot_pb
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
+from evidence_grpc.api.v2 import transparency_service_pb2 as transparency_pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.identity import web_sessions
 from evidence_grpc.domain.kernel.numbers import as_whole_number
@@ -320,10 +321,21 @@ def _attestations_of_trail(pages: _Pages, org: str, flow: str, trail: str) -> li
                             attestation_pb.ListFlowAttestationsRequest(
                                 org=org, flow_name=flow, trail_name=trail, page=page,
                                 per_page=LIST_PAGE))
-        found += [shown(a, base) for a in answer.data]
+        found += [shown(a, org, base) for a in answer.data]
         if page >= answer.pagination.page_count:
             return found
         page += 1
+
+
+def _log_of(pages: _Pages, org: str) -> dict[str, Any]:
+    """The organization's transparency log as its pages show it: its size, the checkpoint
+    served and its witnesses, the log's verifier key, and the address the commands use."""
+    witnesses = pages.call("TransparencyService.GetLogWitnesses",
+                           transparency_pb.GetLogWitnessesRequest(org=org))
+    key = pages.call("TransparencyService.GetLogPublicKey",
+                     transparency_pb.GetLogPublicKeyRequest(org=org))
+    return {"log": witnesses, "log_key": key.data.decode().strip(),
+            "api": f"{request.host_url.rstrip('/')}/api/v2/transparency/{segment(org)}"}
 
 
 def _artifacts_of(trail: Any) -> list[dict[str, Any]]:
@@ -377,7 +389,27 @@ def _routes(web: Blueprint, pages: _Pages) -> None:
         repos = pages.optional("RepoService.ListRepos", repo_pb.ListReposRequest(org=org, per_page=50))
         return render_template("organization.html", org=org, flows=flows.data,
                                environments=envs.environments, recent=recent.data,
-                               repos=repos.repos if repos is not None else [])
+                               repos=repos.repos if repos is not None else [],
+                               **_log_of(pages, org))
+
+    @web.get("/<org>/log/entries/<index>")
+    def log_entry(org: str, index: str) -> str:
+        number = as_whole_number(index)
+        if number is None:
+            abort(404)
+        return _log_entry(org, number)
+
+    def _log_entry(org: str, index: int) -> str:
+        found = call("TransparencyService.GetLogEntry",
+                     transparency_pb.GetLogEntryRequest(org=org, index=index))
+        shown = _log_of(pages, org)
+        size = shown["log"].served_size or shown["log"].size
+        proof = call("TransparencyService.GetLogInclusionProof",
+                     transparency_pb.GetLogInclusionProofRequest(
+                         org=org, index=index, tree_size=size)) if index < size else None
+        return render_template("log_entry.html", org=org, entry=found, tree_size=size,
+                               proof=[each.hex() for each in proof.hashes] if proof else None,
+                               leaf=found.leaf.decode(errors="replace"), **shown)
 
     @web.get("/<org>/flows/<flow>")
     def flow(org: str, flow: str) -> str:

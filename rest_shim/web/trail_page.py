@@ -53,10 +53,10 @@ class _Seen:
     """An attestation as a cache key: its bytes (it never changes once reported, but names in
     it may, so all of it is the key) and where its attachment is downloaded."""
 
-    __slots__ = ("message", "base", "key")
+    __slots__ = ("message", "org", "base", "key")
 
-    def __init__(self, message: Any, base: str) -> None:
-        self.message, self.base = message, base
+    def __init__(self, message: Any, org: str, base: str) -> None:
+        self.message, self.org, self.base = message, org, base
         self.key = (base, message.SerializeToString(deterministic=True))
 
     def __hash__(self) -> int:
@@ -66,10 +66,10 @@ class _Seen:
         return isinstance(other, _Seen) and self.key == other.key
 
 
-def shown(a: Any, attachment_base: str) -> Shown:
+def shown(a: Any, org: str, attachment_base: str) -> Shown:
     """An Attestation message as its row. Rows are kept for the attestations seen last: a trail
     page is looked at again and again, and its attestations' rows are most of its cost."""
-    return _row(_Seen(a, attachment_base))
+    return _row(_Seen(a, org, attachment_base))
 
 
 @small_lru(items=2048, most_bytes=4096, size=lambda seen: len(seen.key[1]))
@@ -99,6 +99,8 @@ def _row(seen: _Seen) -> Shown:
         compliant=a.is_compliant, when=when(a.created_at), by=a.created_by,
         description=a.description if a.HasField("description") else "",
         attachment=attachment, annotations=annotations, blocks=blocks,
+        entry=(a.log_index, f"/{segment(seen.org)}/log/entries/{a.log_index}")
+        if a.HasField("log_index") else None,
         override=f"Overrides an earlier verdict: {a.override.reason} (by {a.override.by})"
         if a.HasField("override") else "")
     return Shown(a.attestation_id, Markup(html))

@@ -103,6 +103,15 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     # its timeline in the words `kosli get trail` prints
     assert "trail started" in body and "'junit' attestation reported for app.unit-tests" in body
     _shot(browser, "trail")
+    # each attestation names its log entry, whose page shows its leaf and inclusion proof
+    browser.find_element(By.CSS_SELECTOR, "details summary").click()
+    entry = browser.find_element(By.CSS_SELECTOR, "details[open] p.entry a")
+    index = entry.text.split()[-1]
+    entry.click()
+    _arrives(browser, f"{server.http_url}/acme/log/entries/{index}")
+    assert browser.find_element(By.TAG_NAME, "h1").text == f"Log entry {index}"
+    assert browser.find_element(By.CSS_SELECTOR, "pre.proof").text
+    _shot(browser, "log-entry")
 
     browser.get(f"{server.http_url}/acme/flows/shop")
     assert "<script>alert('flow')</script>" in browser.find_element(By.TAG_NAME, "body").text
@@ -119,6 +128,10 @@ def test_a_browser_signs_in_and_reads_trail_environment_and_repo_pages(
     _shot(browser, "environment")
 
     browser.get(f"{server.http_url}/acme")
+    browser.find_element(By.CSS_SELECTOR, "details.verify summary").click()
+    verify = browser.find_element(By.CSS_SELECTOR, "details.verify").text
+    assert "evidence-server verify-package PACKAGE.tar.gz --public-key log.pub" in verify
+    assert "No witness cosigns this log" in browser.find_element(By.TAG_NAME, "body").text
     _shot(browser, "organization")
     browser.find_element(By.LINK_TEXT, "acme/shop").click()
     _arrives(browser, f"{server.http_url}/acme/repos/acme/shop")

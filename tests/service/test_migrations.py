@@ -3,7 +3,7 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from (both engines). 0011 and 0018, the
+made from; 0028 keeps witnesses' cosignatures (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -30,8 +30,11 @@ from evidence_grpc.storage.models import (
     EnvironmentEvent,
     Flow,
     FlowAlias,
+    LogCheckpoint,
+    LogCosignature,
     LogEntry,
     LogHead,
+    LogWitness,
     Organization,
     OutboxMessage,
     Repo,
@@ -436,4 +439,28 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
             "status"] == "COMPLIANT"
         Trail.delete().where(Trail.id == trail).execute()
         assert TrailManifest.select().count() == 0
+    _close_shared_database()
+
+
+def test_0028_keeps_witnesses_cosignatures_per_organization_gone_with_it(empty_database: str):
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0027_trail_manifests")
+        assert "log_cosignature" not in db.get_tables()
+        org = Organization.insert(name="acme", created_at=1.0, last_modified_at=1.0).execute()
+
+        assert storage.migrate() == ["0028_log_cosignatures"]
+
+        assert {c.name for c in db.get_columns("log_witness")} == {
+            "id", "organization_id", "witness", "size", "cosigned_at", "attempted_at",
+            "failures", "refusals", "problem"}
+        kept = LogCheckpoint.insert(organization=org, size=3, root="ab", note="n",
+                                    created_at=1.0).execute()
+        LogCosignature.insert(checkpoint=kept, witness="w+1+A", line="— w x",
+                              cosigned_at=5).execute()
+        LogWitness.insert(organization=org, witness="w+1+A", size=3).execute()
+        assert LogWitness.get().failures == 0 and LogWitness.get().problem == ""
+        Organization.delete().where(Organization.id == org).execute()
+        assert [LogCheckpoint.select().count(), LogCosignature.select().count(),
+                LogWitness.select().count()] == [0, 0, 0]
     _close_shared_database()

@@ -3,11 +3,13 @@ session cookie, who may see what, escaping of everything reported, and each page
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
 
 import pytest
+from markupsafe import escape
 
 from tests.conftest import ALICE_KEY, BOB_KEY, bearer, govern, recorded_statements
 from tests.helpers import FP, H, attest, begin_trail, csrf_of, report_artifact, sign_in
@@ -133,6 +135,27 @@ def test_the_trail_page_shows_attestations_compliance_artifacts_and_timeline(wor
     download = world.get(link)
     assert download.status_code == 200 and download.data == b"<testsuite/>"
     assert "report.xml" in download.headers["Content-Disposition"]
+
+
+def test_each_attestation_names_its_log_entry_whose_page_shows_its_proof(world):
+    sign_in(world)
+    [attested] = world.get("/api/v2/attestations/acme/payments/trail/release-1/ticket",
+                           headers=H).json
+    text = world.get("/acme/flows/payments/trails/release-1").get_data(as_text=True)
+    index = attested["log_index"]
+    assert f'Transparency log: <a href="/acme/log/entries/{index}">entry {index}</a>' in text
+    page = world.get(f"/acme/log/entries/{index}").get_data(as_text=True)
+    entry = world.get(f"/api/v2/transparency/acme/entries/{index}", headers=H).json
+    size = int(world.get("/api/v2/transparency/acme/checkpoint", headers=H).get_data(
+        as_text=True).split("\n")[1])
+    proof = world.get(f"/api/v2/transparency/acme/proofs/inclusion?index={index}"
+                      f"&tree_size={size}", headers=H).json
+    assert entry["leaf_hash"] in page and f"tree_size={size}" in page
+    assert all(base64.b64decode(each).hex() in page for each in proof["hashes"])
+    assert str(escape(base64.b64decode(entry["leaf"]).decode())) in page
+    organization = world.get("/acme").get_data(as_text=True)
+    assert f"{size} entries." in organization and "No witness cosigns this log" in organization
+    assert world.get("/acme/log/entries/100000").status_code == 404
 
 
 def test_the_trail_page_follows_an_api_answers_html_url(world):

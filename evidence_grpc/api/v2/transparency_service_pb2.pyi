@@ -4,8 +4,8 @@ from google.api import httpbody_pb2 as _httpbody_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Iterable as _Iterable
-from typing import ClassVar as _ClassVar, Optional as _Optional
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -72,3 +72,45 @@ class LogProof(_message.Message):
     HASHES_FIELD_NUMBER: _ClassVar[int]
     hashes: _containers.RepeatedScalarFieldContainer[bytes]
     def __init__(self, hashes: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class GetLogWitnessesRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class LogWitnesses(_message.Message):
+    __slots__ = ("size", "quorum", "served_size", "checkpoint", "witnesses")
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    QUORUM_FIELD_NUMBER: _ClassVar[int]
+    SERVED_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    WITNESSES_FIELD_NUMBER: _ClassVar[int]
+    size: int
+    quorum: int
+    served_size: int
+    checkpoint: str
+    witnesses: _containers.RepeatedCompositeFieldContainer[LogWitness]
+    def __init__(self, size: _Optional[int] = ..., quorum: _Optional[int] = ..., served_size: _Optional[int] = ..., checkpoint: _Optional[str] = ..., witnesses: _Optional[_Iterable[_Union[LogWitness, _Mapping]]] = ...) -> None: ...
+
+class LogWitness(_message.Message):
+    __slots__ = ("name", "key", "cosigned_size", "cosigned_at", "behind", "failures", "refusals", "problem", "on_served_checkpoint")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    COSIGNED_SIZE_FIELD_NUMBER: _ClassVar[int]
+    COSIGNED_AT_FIELD_NUMBER: _ClassVar[int]
+    BEHIND_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    ON_SERVED_CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    cosigned_size: int
+    cosigned_at: int
+    behind: int
+    failures: int
+    refusals: int
+    problem: str
+    on_served_checkpoint: bool
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ..., cosigned_size: _Optional[int] = ..., cosigned_at: _Optional[int] = ..., behind: _Optional[int] = ..., failures: _Optional[int] = ..., refusals: _Optional[int] = ..., problem: _Optional[str] = ..., on_served_checkpoint: _Optional[bool] = ...) -> None: ...

@@ -69,6 +69,11 @@ class TransparencyServiceStub:
                 request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogConsistencyProofRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_transparency__service__pb2.LogProof.FromString,
                 _registered_method=True)
+        self.GetLogWitnesses = channel.unary_unary(
+                '/evidence.v2.TransparencyService/GetLogWitnesses',
+                request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogWitnessesRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_transparency__service__pb2.LogWitnesses.FromString,
+                _registered_method=True)
 
 
 class TransparencyServiceServicer:
@@ -88,7 +93,9 @@ class TransparencyServiceServicer:
 
     def GetLogCheckpoint(self, request, context):
         """The log's current checkpoint, a C2SP signed note (text/plain): origin, size, base64 root
-        hash, a blank line and the signature line.
+        hash, a blank line and the signature line. With witnesses configured, the newest
+        checkpoint that a quorum of them cosigned, their cosignature lines (C2SP cosignature/v1)
+        after the log's signature; the log's checkpoint now until one is.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -126,6 +133,14 @@ class TransparencyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLogWitnesses(self, request, context):
+        """The witnesses this server asks to cosign the log's checkpoints (C2SP tlog-witness), and
+        what each one last cosigned: the log's size, the checkpoint served and each witness's state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TransparencyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -158,6 +173,11 @@ def add_TransparencyServiceServicer_to_server(servicer, server):
                     servicer.GetLogConsistencyProof,
                     request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogConsistencyProofRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_transparency__service__pb2.LogProof.SerializeToString,
+            ),
+            'GetLogWitnesses': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLogWitnesses,
+                    request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogWitnessesRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_transparency__service__pb2.LogWitnesses.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -326,6 +346,33 @@ class TransparencyService:
             '/evidence.v2.TransparencyService/GetLogConsistencyProof',
             evidence_dot_v2_dot_transparency__service__pb2.GetLogConsistencyProofRequest.SerializeToString,
             evidence_dot_v2_dot_transparency__service__pb2.LogProof.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLogWitnesses(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.TransparencyService/GetLogWitnesses',
+            evidence_dot_v2_dot_transparency__service__pb2.GetLogWitnessesRequest.SerializeToString,
+            evidence_dot_v2_dot_transparency__service__pb2.LogWitnesses.FromString,
             options,
             channel_credentials,
             insecure,

@@ -137,6 +137,7 @@ __all__ = [
     "GetLogInclusionProofRequest",
     "GetLogPublicKeyRequest",
     "GetLogTileRequest",
+    "GetLogWitnessesRequest",
     "GetOrganizationRequest",
     "GetPolicyRequest",
     "GetReadinessRequest",
@@ -220,6 +221,8 @@ __all__ = [
     "LiveEnvironment",
     "LogEntry",
     "LogProof",
+    "LogWitness",
+    "LogWitnesses",
     "MembershipAuditEvent",
     "MembershipAuditLog",
     "Organization",
@@ -1320,6 +1323,10 @@ GetLogTileRequest = TypedDict("GetLogTileRequest", {
     "tile": "str",
 }, total=False)
 
+GetLogWitnessesRequest = TypedDict("GetLogWitnessesRequest", {
+    "org": "str",
+}, total=False)
+
 GetOrganizationRequest = TypedDict("GetOrganizationRequest", {
     "org": "str",
 }, total=False)
@@ -1874,6 +1881,26 @@ LogEntry = TypedDict("LogEntry", {
 
 LogProof = TypedDict("LogProof", {
     "hashes": "Sequence[bytes]",
+}, total=False)
+
+LogWitness = TypedDict("LogWitness", {
+    "name": "str",
+    "key": "str",
+    "cosigned_size": "int",
+    "cosigned_at": "int | None",
+    "behind": "int",
+    "failures": "int",
+    "refusals": "int",
+    "problem": "str",
+    "on_served_checkpoint": "bool",
+}, total=False)
+
+LogWitnesses = TypedDict("LogWitnesses", {
+    "size": "int",
+    "quorum": "int",
+    "served_size": "int",
+    "checkpoint": "str",
+    "witnesses": "Sequence[LogWitness]",
 }, total=False)
 
 MembershipAuditEvent = TypedDict("MembershipAuditEvent", {
