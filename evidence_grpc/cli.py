@@ -119,12 +119,32 @@ def _migrate() -> None:
         log.info("applied migrations: %s", ", ".join(applied))
 
 
-def _prepare_log_key(settings: Settings) -> None:
-    """The transparency log's signing key: created on first start (before any process is
-    forked, so that every process signs with the one key), read on later ones."""
-    from .domain.transparency import log as transparency_log
+class LogRefused(Exception):
+    """The transparency log cannot be signed: its key is missing, or a log is not consistent
+    with the largest checkpoint signed of it (a restored backup). Said in one line, exit 2."""
 
-    signer = transparency_log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+
+def _prepare_log_key(settings: Settings) -> None:
+    """The transparency log's signing key: created on the first start of a database that holds
+    no log yet (before any process is forked, so that every process signs with the one key),
+    read on later ones; then every organization's log checked against the largest checkpoint
+    signed of it (domain.transparency.kept)."""
+    from .config import default_log_key_file
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import log as transparency_log
+    from .storage.models import LogHead, Organization
+
+    with database.connection_context():
+        orgs = list(Organization.select().join(LogHead, on=LogHead.organization == Organization.id)
+                    .where(LogHead.size > 0).order_by(Organization.name))
+        try:
+            signer = transparency_log.prepare_signer(
+                settings.log_key_file, settings.log_key_name, has_log=bool(orgs),
+                default=settings.log_key_file == default_log_key_file())
+            for org in orgs:
+                transparency_log.check_kept(org, signer, signer.name)
+        except (transparency_log.MissingKey, DomainError) as refused:
+            raise LogRefused(str(refused)) from None
     log.info("transparency log key %s (verifier key %s)", settings.log_key_file, signer.vkey)
 
 
@@ -229,8 +249,9 @@ def cmd_shim(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication
 
     settings = _settings(args)
-    if not settings.grpc_target:
+    if not settings.grpc_target:  # the servicers in-process sign checkpoints too
         _prepare_database(settings)
+        _prepare_log_key(settings)
         release_connections()
 
     class Shim(BaseApplication):
@@ -566,8 +587,9 @@ def parser() -> argparse.ArgumentParser:
                      defaults.grpc_threads))
         if grpc or http:  # the shim runs the servicers in-process, and signs checkpoints too
             p.add_argument("--log-key-file", help="the transparency log's signing key, created "
-                                                  "when missing (env EVIDENCE_LOG_KEY_FILE; "
-                                                  f"default {defaults.log_key_file})")
+                                                  "when missing and the database holds no log "
+                                                  "(env EVIDENCE_LOG_KEY_FILE; default "
+                                                  f"{defaults.log_key_file})")
         if target:
             p.add_argument("--grpc-target", help="call this gRPC server instead of running the "
                                                  "servicers in-process (env EVIDENCE_GRPC_TARGET)")
@@ -610,7 +632,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return _run(args)
-    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable) as refused:
+    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable, LogRefused) as refused:
         print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
         return REFUSED
 

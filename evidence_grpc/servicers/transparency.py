@@ -12,20 +12,20 @@ from ..api.v2 import transparency_service_pb2 as pb
 from ..api.v2 import transparency_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..domain.identity.callers import current_caller
-from ..domain.transparency import log, notes
+from ..domain.transparency import log
 
 TEXT = "text/plain; charset=utf-8"
 
 
 @functools.cache
-def _signer(key_file: str, key_name: str) -> notes.Signer:
-    return log.load_or_create_signer(key_file, key_name)
+def _signer(key_file: str) -> log.LogSigner:
+    return log.read_signer(key_file)
 
 
-def log_signer(settings: Settings) -> notes.Signer:
-    """The log's signing key of these settings (read once per process; created when missing,
-    as `serve` does before it forks)."""
-    return _signer(settings.log_key_file, settings.log_key_name)
+def log_signer(settings: Settings) -> log.LogSigner:
+    """The log's signing key of these settings (read once per process; made, when it may be,
+    by the command that starts the server, before it forks: cli._prepare_log_key)."""
+    return _signer(settings.log_key_file)
 
 
 class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
@@ -33,7 +33,7 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
         self.settings = settings
 
     @property
-    def signer(self) -> notes.Signer:
+    def signer(self) -> log.LogSigner:
         return log_signer(self.settings)
 
     def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext

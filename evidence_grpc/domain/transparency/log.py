@@ -28,6 +28,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ from ..kernel.errors import (
     not_found,
     validation_error,
 )
-from . import merkle, notes
+from . import kept, merkle, notes
 
 # Leaf builders by kind: {record id: version of its latest leaf} -> {record id: leaf object},
 # for the rows that still exist (a leaf without "v" is version 1).
@@ -104,10 +105,10 @@ def entries_digest(numbers: Iterable[int], after: str | None = None) -> str:
     """The digest of an ordered list of entry numbers: h = 32 zero bytes, then for each number
     h = SHA-256(h || the number as 8 bytes, big-endian); hex. `after`: the digest of the list
     these numbers continue (a manifest extends its previous one's)."""
-    kept = bytes.fromhex(after) if after is not None else bytes(32)
+    made = bytes.fromhex(after) if after is not None else bytes(32)
     for number in numbers:
-        kept = hashlib.sha256(kept + number.to_bytes(8, "big")).digest()
-    return kept.hex()
+        made = hashlib.sha256(made + number.to_bytes(8, "big")).digest()
+    return made.hex()
 
 
 # ---- what a leaf binds ------------------------------------------------------------------------
@@ -381,10 +382,58 @@ def origin(public_host: str, org: Organization) -> str:
     return f"{public_host}/{org.name}"
 
 
-def checkpoint(org: Organization, signer: notes.Signer, public_host: str) -> str:
-    """The log's current checkpoint, a C2SP signed note."""
-    size, root = size_and_root(org)
-    return notes.sign_note(notes.checkpoint_body(origin(public_host, org), size, root), signer)
+def checkpoint(org: Organization, signer: LogSigner, public_host: str) -> str:
+    """The log's current checkpoint, a C2SP signed note, once the log is found consistent
+    with the largest checkpoint signed of it before (`kept.Forked` if not)."""
+    tree = _Tree(org, public_host)
+    body = notes.checkpoint_body(origin(public_host, org), tree.size, tree.root)
+    if tree.size == 0:  # nothing to fork
+        return notes.sign_note(body, signer)
+    return kept.signed(signer.checkpoints, tree, lambda: notes.sign_note(body, signer))
+
+
+def check_kept(org: Organization, signer: LogSigner, public_host: str) -> None:
+    """Refuse (`kept.Forked`) a log not consistent with the largest checkpoint signed of it."""
+    tree = _Tree(org, public_host)
+    if tree.size:
+        kept.verify(signer.checkpoints, tree)
+
+
+_FIRST_HASHES = Prepared(lambda org: LogEntry.select(LogEntry.hashes).where(
+    (LogEntry.organization == org) & (LogEntry.number == 0)), org=int)
+_SIZE = Prepared(lambda org: LogHead.select(LogHead.size).where(LogHead.organization == org),
+                 org=int)
+
+
+class _Tree:
+    """An organization's log as this read sees it, for `kept`: named by its origin and the
+    leaf hash of its genesis."""
+
+    def __init__(self, org: Organization, public_host: str) -> None:
+        self.org_id, self.org = org.id, org.name
+        self.size, self.root = size_and_root(org)
+        first = _FIRST_HASHES.rows(org=org.id) if self.size else []
+        genesis = bytes(first[0][0])[:merkle.HASH_SIZE].hex() if first else "none"
+        self.name = f"{origin(public_host, org)} {genesis}"
+
+    def proof(self, first: int) -> list[bytes]:
+        return _read_all(self.org_id, lambda hash_at: merkle.consistency_proof(
+            first, self.size, hash_at))
+
+    def extended_to(self, size: int) -> bytes | None:
+        def committed() -> bytes | None:
+            with database.connection_context():
+                found = _SIZE.rows(org=self.org_id)
+                if not found or found[0][0] < size:
+                    return None
+                mine, theirs = _read_all(self.org_id, lambda hash_at: [
+                    merkle.tree_root(self.size, hash_at), merkle.tree_root(size, hash_at)])
+                return theirs if mine == self.root else None
+
+        # another thread has its own connection: it reads what is committed now, not the
+        # snapshot of the caller's read (a process that signed a larger tree committed it first)
+        with ThreadPoolExecutor(1) as outside:
+            return outside.submit(committed).result()
 
 
 @dataclass(frozen=True)
@@ -626,19 +675,19 @@ def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> li
     its signature, then a consistency proof from its tree to the current one, checked against
     both roots. [] when it holds, else what failed."""
     try:
-        kept = notes.open_checkpoint(saved, verifier)
+        before = notes.open_checkpoint(saved, verifier)
     except notes.NoteError as error:
         return [f"the saved checkpoint does not verify with the log's key: {error}"]
     size, root = size_and_root(org)
-    if kept.size > size:
-        return [f"the saved checkpoint has {kept.size} entries, the log now {size}: it shrank"]
-    if kept.size == 0:
+    if before.size > size:
+        return [f"the saved checkpoint has {before.size} entries, the log now {size}: it shrank"]
+    if before.size == 0:
         return []
     try:
-        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(kept.size, size, hash_at))
-        merkle.verify_consistency(kept.size, size, kept.root, root, proof)
+        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(before.size, size, hash_at))
+        merkle.verify_consistency(before.size, size, before.root, root, proof)
     except (merkle.ProofError, AssertionError) as error:
-        return [f"the log is not an extension of the saved checkpoint ({kept.size} entries): {error}"]
+        return [f"the log is not an extension of the saved checkpoint ({before.size} entries): {error}"]
     return []
 
 
@@ -839,17 +888,45 @@ def check_coverage(org_id: int, begun: list[tuple[int, bytes]], counted: dict[st
 
 # ---- the log key ------------------------------------------------------------------------------
 
-def load_or_create_signer(path: str, name: str) -> notes.Signer:
-    """The log's signing key, kept in the file `path` (a C2SP signer key string; created with
-    mode 0600 on first use, under the key name `name`). Several processes starting at once
-    create it once: a whole new key file is linked into place, and a process that finds one
-    there reads it instead."""
+@dataclass(frozen=True)
+class LogSigner(notes.Signer):
+    """The log's signing key, and the file the largest checkpoint signed of each log is kept
+    in (`kept`), beside the key's."""
+    checkpoints: str = ""
+
+
+class MissingKey(Exception):
+    """The log's key is not where it was looked for, and a new one must not be made."""
+
+
+# Where releases before 0.29 kept the key by default: relative to the working directory.
+LEGACY_KEY_FILE = "evidence-log.key"
+
+
+def prepare_signer(path: str, name: str, *, has_log: bool, default: bool) -> LogSigner:
+    """The log's signing key, kept in the file `path` (a C2SP signer key string). Made (mode
+    0600, under the key name `name`) only when it is missing and no log was signed yet: a
+    server whose database holds a log never makes a key of its own accord (`MissingKey`),
+    nor when the key's `default` place is empty while the former default,
+    ./evidence-log.key, holds one. Several processes starting at once make it once: a whole
+    new key file is linked into place, and a process that finds one there reads it."""
     if not os.path.exists(path):
+        legacy = default and os.path.exists(LEGACY_KEY_FILE)
+        if has_log or legacy:
+            why = ("the database already holds a transparency log, and a new key would sign "
+                   "another history under its name" if has_log else
+                   "a key was found at ./evidence-log.key, the place earlier releases kept it")
+            hint = (f"move {os.path.abspath(LEGACY_KEY_FILE)} to {path}, or pass --log-key-file "
+                    f"{os.path.abspath(LEGACY_KEY_FILE)} (env EVIDENCE_LOG_KEY_FILE)" if legacy
+                    else "restore the key file from your backup, or pass --log-key-file (env "
+                         "EVIDENCE_LOG_KEY_FILE) naming where it is")
+            raise MissingKey(f"no transparency log key at {path}: {why}; {hint}")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
         signer = notes.generate_signer(name)
         made = f"{path}.{os.getpid()}.new"
         descriptor = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as kept:
-            kept.write(signer.skey + "\n")
+        with os.fdopen(descriptor, "w") as written:
+            written.write(signer.skey + "\n")
         try:
             os.link(made, path)  # fails if another process linked its key first
         except FileExistsError:
@@ -859,12 +936,12 @@ def load_or_create_signer(path: str, name: str) -> notes.Signer:
     return read_signer(path)
 
 
-def read_signer(path: str) -> notes.Signer:
+def read_signer(path: str) -> LogSigner:
     """The log's signing key kept in the file `path`."""
-    with open(path) as kept:
-        text = kept.read().strip()
+    with open(path) as written:
+        text = written.read().strip()
     try:
-        return notes.parse_signer_key(text)
+        found = notes.parse_signer_key(text)
     except notes.NoteError as error:
         raise InvalidArgument(f"The transparency log key in {path} is not a signer key: {error}") from None
-
+    return LogSigner(found.name, found.key_id, found.private_key, kept.state_file(path))

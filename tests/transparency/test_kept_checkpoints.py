@@ -1,0 +1,155 @@
+"""No silent forks, no silent keys (domain.transparency.kept, cli._prepare_log_key), on both
+engines: the largest checkpoint signed of each log is kept beside the key, and a log that is not
+an extension of it (a restored backup written on) is never signed again; a start refuses it, and
+refuses to make a key for a database that holds a log."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+
+import pytest
+
+from evidence_grpc import cli
+from evidence_grpc.config import Settings
+from evidence_grpc.domain.transparency import kept, log
+from evidence_grpc.storage import db as storage
+from evidence_grpc.storage.models import LogEntry, LogHead, Organization
+from tests import independent_verifier as independent
+from tests.conftest import LOG_KEY_FILE
+from tests.helpers import H
+
+CHECKPOINT = "/api/v2/transparency/acme/checkpoint"
+
+
+@pytest.fixture
+def key_file(tmp_path) -> str:
+    """A key of this test's own, so that its kept checkpoints are this test's alone."""
+    made = str(tmp_path / "log.key")
+    shutil.copy(LOG_KEY_FILE, made)
+    return made
+
+
+@pytest.fixture
+def settings(db: str, key_file: str) -> Settings:
+    return Settings(database_url=db, public_url="http://evidence.test", log_key_file=key_file)
+
+
+def _grow_to(size: int, written: str = "before") -> None:
+    """Entries until acme's log holds `size` (its genesis the first), each saying `written`."""
+    acme = Organization.get(Organization.name == "acme")
+    while log.size_of(acme) < size:
+        with storage.write_transaction():
+            log.append(acme.id, "note", log.size_of(acme), {"kind": "note", "said": written})
+
+
+def _signed(client) -> tuple[int, bytes]:
+    answer = client.get(CHECKPOINT, headers=H)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    key = client.get("/api/v2/transparency/acme/public-key", headers=H).get_data(as_text=True)
+    return independent.open_checkpoint(answer.get_data(as_text=True), key)[1:]
+
+
+def _backup() -> tuple[list[dict], tuple[int, str]]:
+    acme = Organization.get(Organization.name == "acme")
+    head = LogHead.get(LogHead.organization == acme)
+    return (list(LogEntry.select().where(LogEntry.organization == acme).dicts()),
+            (head.size, head.frontier))
+
+
+def _restore(backup: tuple[list[dict], tuple[int, str]]) -> None:
+    """acme's log as the backup holds it: what a database restored from it holds."""
+    rows, (size, frontier) = backup
+    acme = Organization.get(Organization.name == "acme")
+    with storage.write_transaction():
+        LogEntry.delete().where(LogEntry.organization == acme).execute()
+        LogEntry.insert_many(rows).execute()
+        LogHead.update(size=size, frontier=frontier).where(LogHead.organization == acme).execute()
+
+
+def _kept(key_file: str) -> list[kept.Kept]:
+    return list(kept.read(kept.state_file(key_file)).values())
+
+
+def test_a_restored_backup_written_on_is_never_signed(client, settings, key_file):
+    _grow_to(13)
+    backup = _backup()
+    _grow_to(16)
+    signed = _signed(client)
+    assert [(each.size, each.root) for each in _kept(key_file)] == [signed]
+    _restore(backup)
+    for size, why in ((13, "smaller than what was signed"), (15, "smaller than what was signed"),
+                      (16, "the same size with another root"),
+                      (17, "not an extension of it")):
+        _grow_to(size, "after the restore")
+        answer = client.get(CHECKPOINT, headers=H)
+        assert answer.status_code == 503, answer.get_data(as_text=True)
+        message = answer.json["message"]
+        assert f"holds {size} entries" in message and why in message
+        assert f"checkpoint of 16 entries (root {signed[1].hex()}, kept in {key_file}.checkpoints)" \
+            in message and "Restore a database backup holding at least those 16 entries" in message
+        with pytest.raises(cli.LogRefused, match=f"'acme' holds {size} entries"):
+            cli._prepare_log_key(settings)
+    assert [(each.size, each.root) for each in _kept(key_file)] == [signed]  # unchanged
+
+
+def test_a_log_that_grew_is_kept_and_the_same_tree_reads_no_file(client, key_file, monkeypatch):
+    _grow_to(3)
+    first = _signed(client)
+    _grow_to(7)
+    second = _signed(client)
+    assert [(each.size, each.root) for each in _kept(key_file)] == [second] and first != second
+    monkeypatch.setattr(kept, "read", lambda path: pytest.fail("read again"))
+    assert _signed(client) == second
+
+
+def test_a_checkpoint_read_before_another_process_signed_a_larger_one_is_signed(
+        client, settings, key_file):
+    """A read's snapshot may be older than the largest kept checkpoint (another process wrote
+    and signed since): the tree committed now, read outside the snapshot, extends both."""
+    _grow_to(5)
+    signer = log.read_signer(key_file)
+    acme = Organization.get(Organization.name == "acme")
+    with storage.read_snapshot():
+        size = log.size_of(acme)
+
+        def elsewhere() -> None:
+            with storage.database.connection_context():
+                _grow_to(9)
+                log.checkpoint(acme, signer, signer.name)
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+        note = log.checkpoint(acme, signer, signer.name)
+    assert note.split("\n")[1] == str(size) == "5"
+    assert [each.size for each in _kept(key_file)] == [9]
+
+
+def test_a_start_without_the_key_of_an_existing_log_refuses_naming_it(settings, tmp_path,
+                                                                     monkeypatch):
+    missing = str(tmp_path / "elsewhere" / "log.key")
+    moved = Settings(database_url=settings.database_url, log_key_file=missing)
+    cli._prepare_log_key(moved)  # no log yet: a key is made
+    assert log.read_signer(missing)
+    _grow_to(2)
+    (tmp_path / "elsewhere" / "log.key").unlink()
+    with pytest.raises(cli.LogRefused, match=f"no transparency log key at {missing}: the "
+                                             "database already holds a transparency log"):
+        cli._prepare_log_key(moved)
+    assert not (tmp_path / "elsewhere" / "log.key").exists()
+
+
+def test_the_default_key_is_the_users_and_a_key_left_in_the_working_directory_is_named(
+        db, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(database_url=db)
+    assert settings.log_key_file == str(tmp_path / "state" / "evidence-server" / "log.key")
+    shutil.copy(LOG_KEY_FILE, tmp_path / "evidence-log.key")  # where earlier releases kept it
+    with pytest.raises(cli.LogRefused, match="pass --log-key-file .*evidence-log.key"):
+        cli._prepare_log_key(settings)
+    (tmp_path / "evidence-log.key").unlink()
+    cli._prepare_log_key(settings)
+    assert json.dumps(log.read_signer(settings.log_key_file).vkey)
