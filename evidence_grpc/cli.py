@@ -131,6 +131,7 @@ def _prepare_log_key(settings: Settings) -> None:
     signed of it (domain.transparency.kept)."""
     from .config import default_log_key_file
     from .domain.kernel.errors import DomainError
+    from .domain.transparency import keys
     from .domain.transparency import log as transparency_log
     from .storage.models import LogHead, Organization
 
@@ -141,6 +142,7 @@ def _prepare_log_key(settings: Settings) -> None:
             signer = transparency_log.prepare_signer(
                 settings.log_key_file, settings.log_key_name, has_log=bool(orgs),
                 default=settings.log_key_file == default_log_key_file())
+            keys.require_current(signer, settings.log_key_file)
             for org in orgs:
                 transparency_log.check_kept(org, signer, signer.name)
         except (transparency_log.MissingKey, DomainError) as refused:
@@ -409,6 +411,55 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return REFUSED if status.unknown else 1 if status.pending else 0
 
 
+def cmd_rotate_log_key(args: argparse.Namespace) -> int:
+    """Rotate the transparency logs' key, the server stopped: a `key_rotated` entry in every
+    organization's log binding the verifier keys before and after, the tree it ends signed by
+    both keys; the new key (made in --new-key-file when missing, under the old key's name,
+    which is the host of every origin) signs from then on, and the kept checkpoints go with it."""
+    import shutil
+
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import kept, keys
+    from .domain.transparency import log as transparency_log
+    from .storage.db import require_current_schema
+    from .storage.models import Organization
+
+    settings = _settings(args)
+    _open_database(settings, existing=True)
+    require_current_schema()
+    try:
+        old = transparency_log.read_signer(settings.log_key_file)
+        new = transparency_log.prepare_signer(args.new_key_file, old.name, has_log=False,
+                                              default=False)
+    except (OSError, DomainError, transparency_log.MissingKey) as error:
+        print(f"rotate-log-key: {error}", file=sys.stderr)
+        return REFUSED
+    if new.name != old.name or new.vkey == old.vkey:
+        print(f"rotate-log-key: the new key must be another key named {old.name} (the host of "
+              f"every checkpoint's origin), not {new.vkey}", file=sys.stderr)
+        return REFUSED
+    with database.connection_context():
+        orgs = list(Organization.select().order_by(Organization.name))
+        try:
+            keys.require_current(old, settings.log_key_file)
+            for org in orgs:  # every log consistent before any is rotated
+                transparency_log.check_kept(org, old, old.name)
+            for org in orgs:
+                row = keys.rotate(org, old, new)
+                print(f"{org.name}: key_rotated entry {row.size - 1}, the checkpoint of "
+                      f"{row.size} entries signed by both keys")
+        except DomainError as error:
+            print(f"rotate-log-key: {error}", file=sys.stderr)
+            return REFUSED
+    if os.path.exists(old.checkpoints):
+        shutil.copyfile(old.checkpoints, f"{new.checkpoints}.new")
+        os.replace(f"{new.checkpoints}.new", new.checkpoints)
+    print(f"rotate-log-key: the logs are signed with {new.vkey} from now on: start the server "
+          f"with --log-key-file {args.new_key_file} (kept checkpoints: "
+          f"{kept.state_file(args.new_key_file)}); keep {settings.log_key_file}")
+    return 0
+
+
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
@@ -606,6 +657,13 @@ def parser() -> argparse.ArgumentParser:
         "--check", action="store_true",
         help='print {"pending": [...], "unknown": [...]} and change nothing: exit 0 when up to '
              "date, 1 with pending migrations, 2 with migrations this release does not know")
+    rotate = command("rotate-log-key", cmd_rotate_log_key,
+                     "rotate the transparency logs' key, the server stopped (an entry in every "
+                     "log, signed by both keys)")
+    rotate.add_argument("--log-key-file", help="the key now (env EVIDENCE_LOG_KEY_FILE; default "
+                                               f"{defaults.log_key_file})")
+    rotate.add_argument("--new-key-file", required=True,
+                        help="the key from now on, made (mode 0600) when missing")
     verify = command("verify-log", cmd_verify_log,
                      "check the transparency logs against the stored records (exit 1 naming "
                      "what differs)")

@@ -15,7 +15,7 @@ from .kernel import events
 from .outbound import notifications
 from .runtime import leaves as runtime_leaves
 from .runtime.deployments import link_artifact
-from .transparency import log
+from .transparency import keys, log
 
 events.subscribe(ArtifactRepoKnown, link_artifact)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
@@ -44,3 +44,4 @@ log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies)
 log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions)
 log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls)
 log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions)
+log.register(keys.KEY_ROTATED, keys.rebuild_rotations)

@@ -12,7 +12,7 @@ from ..api.v2 import transparency_service_pb2 as pb
 from ..api.v2 import transparency_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..domain.identity.callers import current_caller
-from ..domain.transparency import log
+from ..domain.transparency import keys, log
 
 TEXT = "text/plain; charset=utf-8"
 
@@ -39,6 +39,13 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext
                         ) -> httpbody_pb2.HttpBody:
         return httpbody_pb2.HttpBody(content_type=TEXT, data=f"{self.signer.vkey}\n".encode())
+
+    def GetLogKeyHistory(self, request: pb.GetLogKeyHistoryRequest, context: grpc.ServicerContext
+                         ) -> pb.LogKeyHistory:
+        return pb.LogKeyHistory(keys=[
+            pb.LogKey(verifier_key=span.verifier_key, first_size=span.first_size,
+                      last_size=span.last_size, rotation_checkpoint=span.rotation or "")
+            for span in keys.history(current_caller().org, self.signer.vkey)])
 
     def GetLogCheckpoint(self, request: pb.GetLogCheckpointRequest, context: grpc.ServicerContext
                          ) -> httpbody_pb2.HttpBody:

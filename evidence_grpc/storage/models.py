@@ -725,6 +725,24 @@ class LogEntry(BaseModel):
 ALL_MODELS += [LogHead, LogEntry]
 
 
+class LogKeyRotation(BaseModel):
+    """A rotation of the transparency logs' key (`evidence-server rotate-log-key`), one row per
+    organization, each the record of a `key_rotated` entry of its log (domain.transparency.keys):
+    the verifier keys before and after, the size of the log once its entry was appended
+    (`size`: the key before signed the trees up to it, the key after from it on) and the
+    checkpoint of that tree signed by both keys."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    old_key = peewee.CharField()
+    new_key = peewee.CharField()
+    size = peewee.BigIntegerField(null=True)
+    checkpoint = peewee.TextField(null=True)
+    created_at = peewee.DoubleField()
+
+
+ALL_MODELS += [LogKeyRotation]
+
+
 class TrailManifest(BaseModel):
     """What a trail's latest manifest in the transparency log says of its entries, and what
     its verdict is made from (the newest attestation of each name at each level: the trail

@@ -3,7 +3,7 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from (both engines). 0011 and 0018, the
+made from; 0029 keeps the rotations of the logs' key (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from evidence_grpc.storage.models import (
     FlowAlias,
     LogEntry,
     LogHead,
+    LogKeyRotation,
     Organization,
     OutboxMessage,
     Repo,
@@ -436,4 +437,24 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
             "status"] == "COMPLIANT"
         Trail.delete().where(Trail.id == trail).execute()
         assert TrailManifest.select().count() == 0
+    _close_shared_database()
+
+
+def test_0029_keeps_the_rotations_of_the_logs_key_with_their_organization(empty_database: str):
+    """A database of the release before had no rotations: after 0029 a rotation's row (the
+    record of its `key_rotated` entry) is kept, and goes with its organization."""
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0027_trail_manifests")
+        assert "log_key_rotation" not in db.get_tables()
+        stamp = storage.now()
+        org = Organization.insert(name="acme", created_at=stamp, last_modified_at=stamp).execute()
+
+        assert "0029_log_key_rotations" in storage.migrate()
+
+        assert {c.name for c in db.get_columns("log_key_rotation")} == {
+            "id", "organization_id", "old_key", "new_key", "size", "checkpoint", "created_at"}
+        LogKeyRotation.create(organization=org, old_key="a", new_key="b", created_at=stamp)
+        Organization.delete().where(Organization.id == org).execute()
+        assert LogKeyRotation.select().count() == 0
     _close_shared_database()

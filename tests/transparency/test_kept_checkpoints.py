@@ -6,6 +6,7 @@ refuses to make a key for a database that holds a log."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 
@@ -13,9 +14,10 @@ import pytest
 
 from evidence_grpc import cli
 from evidence_grpc.config import Settings
-from evidence_grpc.domain.transparency import kept, log
+from evidence_grpc.domain.transparency import kept, log, notes
+from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import LogEntry, LogHead, Organization
+from evidence_grpc.storage.models import LogEntry, LogHead, LogKeyRotation, Organization
 from tests import independent_verifier as independent
 from tests.conftest import LOG_KEY_FILE
 from tests.helpers import H
@@ -153,3 +155,53 @@ def test_the_default_key_is_the_users_and_a_key_left_in_the_working_directory_is
     (tmp_path / "evidence-log.key").unlink()
     cli._prepare_log_key(settings)
     assert json.dumps(log.read_signer(settings.log_key_file).vkey)
+
+
+def test_a_rotation_is_an_entry_signed_by_both_keys_and_the_history_says_who_signed_what(
+        client, settings, key_file, tmp_path, capsys):
+    from rest_shim.app import create_app
+    from tests.transparency.test_log import write_evidence
+
+    write_evidence(client)
+    before = client.get(CHECKPOINT, headers=H).get_data(as_text=True)
+    old = log.read_signer(key_file)
+    new_file = str(tmp_path / "new" / "log.key")
+    assert cli.main(["rotate-log-key", "--database-url", settings.database_url,
+                     "--log-key-file", key_file, "--new-key-file", new_file]) == 0
+    said = capsys.readouterr().out
+    new = log.read_signer(new_file)
+    acme = Organization.get(Organization.name == "acme")
+    [rotation] = LogKeyRotation.select().where(LogKeyRotation.organization == acme)
+    assert f"acme: key_rotated entry {rotation.size - 1}, the checkpoint of {rotation.size} " \
+           "entries signed by both keys" in said
+    assert json.loads(log.entry(acme, rotation.size - 1).leaf) == {
+        "kind": "key_rotated", "org": "acme", "old_key": old.vkey, "new_key": new.vkey,
+        "created_at": rotation.created_at}
+    for signer in (old, new):  # each key alone verifies the rotation's checkpoint
+        assert notes.open_checkpoint(rotation.checkpoint, signer.verifier).size == rotation.size
+    assert log.verify_log(acme) == []
+    assert log.verify_growth(acme, before, old.verifier) == []
+
+    # the server starts with the new key only; the old one is named as replaced
+    with pytest.raises(cli.LogRefused, match="was replaced by a rotation: the logs are signed "
+                                             f"with {re.escape(new.vkey)}"):
+        cli._prepare_log_key(settings)
+    rotated = Settings(database_url=settings.database_url, public_url="http://evidence.test",
+                       log_key_file=new_file)
+    cli._prepare_log_key(rotated)
+    after = create_app(rotated).test_client()
+    assert notes.open_checkpoint(after.get(CHECKPOINT, headers=H).get_data(as_text=True),
+                                 new.verifier).size == rotation.size
+    package = after.get("/api/v2/trails/acme/payments/release-1/audit_package", headers=H)
+    assert verify_package(package.data, new.verifier) == []
+    answer = after.get("/api/v2/transparency/acme/public-key/history", headers=H)
+    assert answer.status_code == 200, answer.json
+    assert answer.json == {"keys": [
+        {"verifier_key": old.vkey, "first_size": 0, "last_size": rotation.size,
+         "rotation_checkpoint": ""},
+        {"verifier_key": new.vkey, "first_size": rotation.size, "last_size": None,
+         "rotation_checkpoint": rotation.checkpoint}]}
+    # a rewritten rotation is named by verify-log
+    LogKeyRotation.update(new_key=old.vkey).where(LogKeyRotation.id == rotation.id).execute()
+    assert log.verify_log(acme) == [f"entry {rotation.size - 1}: key_rotated {rotation.id} "
+                                    "differs from its leaf (new_key)"]

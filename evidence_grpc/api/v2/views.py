@@ -135,6 +135,7 @@ __all__ = [
     "GetLogConsistencyProofRequest",
     "GetLogEntryRequest",
     "GetLogInclusionProofRequest",
+    "GetLogKeyHistoryRequest",
     "GetLogPublicKeyRequest",
     "GetLogTileRequest",
     "GetOrganizationRequest",
@@ -219,6 +220,8 @@ __all__ = [
     "LiveArtifactOrigin",
     "LiveEnvironment",
     "LogEntry",
+    "LogKey",
+    "LogKeyHistory",
     "LogProof",
     "MembershipAuditEvent",
     "MembershipAuditLog",
@@ -1311,6 +1314,10 @@ GetLogInclusionProofRequest = TypedDict("GetLogInclusionProofRequest", {
     "tree_size": "int",
 }, total=False)
 
+GetLogKeyHistoryRequest = TypedDict("GetLogKeyHistoryRequest", {
+    "org": "str",
+}, total=False)
+
 GetLogPublicKeyRequest = TypedDict("GetLogPublicKeyRequest", {
     "org": "str",
 }, total=False)
@@ -1870,6 +1877,17 @@ LogEntry = TypedDict("LogEntry", {
     "index": "int",
     "leaf": "bytes",
     "leaf_hash": "str",
+}, total=False)
+
+LogKey = TypedDict("LogKey", {
+    "verifier_key": "str",
+    "first_size": "int",
+    "last_size": "int | None",
+    "rotation_checkpoint": "str",
+}, total=False)
+
+LogKeyHistory = TypedDict("LogKeyHistory", {
+    "keys": "Sequence[LogKey]",
 }, total=False)
 
 LogProof = TypedDict("LogProof", {

@@ -382,14 +382,16 @@ def origin(public_host: str, org: Organization) -> str:
     return f"{public_host}/{org.name}"
 
 
-def checkpoint(org: Organization, signer: LogSigner, public_host: str) -> str:
-    """The log's current checkpoint, a C2SP signed note, once the log is found consistent
-    with the largest checkpoint signed of it before (`kept.Forked` if not)."""
+def checkpoint(org: Organization, signer: LogSigner, public_host: str, *also: notes.Signer
+               ) -> str:
+    """The log's current checkpoint, a C2SP signed note (by `signer`, then each of `also`),
+    once the log is found consistent with the largest checkpoint `signer` signed of it before
+    (`kept.Forked` if not)."""
     tree = _Tree(org, public_host)
     body = notes.checkpoint_body(origin(public_host, org), tree.size, tree.root)
     if tree.size == 0:  # nothing to fork
-        return notes.sign_note(body, signer)
-    return kept.signed(signer.checkpoints, tree, lambda: notes.sign_note(body, signer))
+        return notes.sign_note(body, signer, *also)
+    return kept.signed(signer.checkpoints, tree, lambda: notes.sign_note(body, signer, *also))
 
 
 def check_kept(org: Organization, signer: LogSigner, public_host: str) -> None:
