@@ -120,8 +120,9 @@ def _migrate() -> None:
 
 
 class LogRefused(Exception):
-    """The transparency log cannot be signed: its key is missing, or a log is not consistent
-    with the largest checkpoint signed of it (a restored backup). Said in one line, exit 2."""
+    """The transparency log cannot be signed: its key is missing or was replaced by a rotation,
+    or a log is not consistent with the largest checkpoint signed of it (a restored backup).
+    Said in one line, exit 2."""
 
 
 def _prepare_log_key(settings: Settings) -> None:
@@ -129,24 +130,15 @@ def _prepare_log_key(settings: Settings) -> None:
     no log yet (before any process is forked, so that every process signs with the one key),
     read on later ones; then every organization's log checked against the largest checkpoint
     signed of it (domain.transparency.kept)."""
-    from .config import default_log_key_file
     from .domain.kernel.errors import DomainError
     from .domain.transparency import keys
     from .domain.transparency import log as transparency_log
-    from .storage.models import LogHead, Organization
 
-    with database.connection_context():
-        orgs = list(Organization.select().join(LogHead, on=LogHead.organization == Organization.id)
-                    .where(LogHead.size > 0).order_by(Organization.name))
-        try:
-            signer = transparency_log.prepare_signer(
-                settings.log_key_file, settings.log_key_name, has_log=bool(orgs),
-                default=settings.log_key_file == default_log_key_file())
-            keys.require_current(signer, settings.log_key_file)
-            for org in orgs:
-                transparency_log.check_kept(org, signer, signer.name)
-        except (transparency_log.MissingKey, DomainError) as refused:
-            raise LogRefused(str(refused)) from None
+    try:
+        signer = keys.prepare(settings.log_key_file, settings.log_key_name,
+                              default=settings.log_key_default)
+    except (transparency_log.MissingKey, DomainError) as refused:
+        raise LogRefused(str(refused)) from None
     log.info("transparency log key %s (verifier key %s)", settings.log_key_file, signer.vkey)
 
 

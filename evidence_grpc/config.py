@@ -72,6 +72,11 @@ class Settings:
         return urlparse(self.html_base).netloc or "evidence-server"
 
     @property
+    def log_key_default(self) -> bool:
+        """Whether the log's key is looked for in its default place (not told where)."""
+        return self.log_key_file == default_log_key_file()
+
+    @property
     def http_processes(self) -> int:
         return self.http_workers if self.http_workers > 0 else 2 * (os.cpu_count() or 1)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...storage.db import now, write_transaction
-from ...storage.models import LogKeyRotation, Organization
+from ...storage.db import database, now, write_transaction
+from ...storage.models import LogHead, LogKeyRotation, Organization
 from ..kernel.errors import FailedPrecondition
 from . import log
 
@@ -48,6 +48,21 @@ def require_current(signer: log.LogSigner, path: str) -> None:
                    f"{'was replaced by a rotation' if replaced else 'is not the logs key'}: "
                    f"the logs are signed with {latest.new_key} since its rotation; pass "
                    "--log-key-file naming that key's file (env EVIDENCE_LOG_KEY_FILE)")
+
+
+def prepare(path: str, name: str, *, default: bool) -> log.LogSigner:
+    """The logs' signing key for a server about to start (made when it may be:
+    `log.prepare_signer`), once found to be the key the latest rotation took over to and every
+    organization's log consistent with the largest checkpoint signed of it. Raises
+    `log.MissingKey`, `WrongKey` or `kept.Forked`."""
+    with database.connection_context():
+        orgs = list(Organization.select().join(LogHead, on=LogHead.organization == Organization.id)
+                    .where(LogHead.size > 0).order_by(Organization.name))
+        signer = log.prepare_signer(path, name, has_log=bool(orgs), default=default)
+        require_current(signer, path)
+        for org in orgs:
+            log.check_kept(org, signer, signer.name)
+    return signer
 
 
 def rotate(org: Organization, old: log.LogSigner, new: log.LogSigner) -> LogKeyRotation:
