@@ -129,8 +129,7 @@ def test_a_checkpoint_read_before_another_process_signed_a_larger_one_is_signed(
     assert [each.size for each in _kept(key_file)] == [9]
 
 
-def test_a_start_without_the_key_of_an_existing_log_refuses_naming_it(settings, tmp_path,
-                                                                     monkeypatch):
+def test_a_start_without_the_key_of_an_existing_log_refuses_naming_it(settings, tmp_path):
     missing = str(tmp_path / "elsewhere" / "log.key")
     moved = Settings(database_url=settings.database_url, log_key_file=missing)
     cli._prepare_log_key(moved)  # no log yet: a key is made
@@ -150,11 +149,16 @@ def test_the_default_key_is_the_users_and_a_key_left_in_the_working_directory_is
     settings = Settings(database_url=db)
     assert settings.log_key_file == str(tmp_path / "state" / "evidence-server" / "log.key")
     shutil.copy(LOG_KEY_FILE, tmp_path / "evidence-log.key")  # where earlier releases kept it
-    with pytest.raises(cli.LogRefused, match="pass --log-key-file .*evidence-log.key"):
+    _grow_to(2)
+    with pytest.raises(cli.LogRefused, match=re.escape(
+            f"a key is at {tmp_path / 'evidence-log.key'}, where earlier releases kept it by "
+            f"default: move it to {settings.log_key_file}, or pass --log-key-file "
+            f"{tmp_path / 'evidence-log.key'}")):
         cli._prepare_log_key(settings)
-    (tmp_path / "evidence-log.key").unlink()
+    assert not (tmp_path / "state").exists()
+    (tmp_path / "state" / "evidence-server").mkdir(parents=True)
+    shutil.move(tmp_path / "evidence-log.key", settings.log_key_file)
     cli._prepare_log_key(settings)
-    assert json.dumps(log.read_signer(settings.log_key_file).vkey)
 
 
 def test_a_rotation_is_an_entry_signed_by_both_keys_and_the_history_says_who_signed_what(

@@ -901,28 +901,28 @@ class MissingKey(Exception):
     """The log's key is not where it was looked for, and a new one must not be made."""
 
 
-# Where releases before 0.29 kept the key by default: relative to the working directory.
+# Where earlier releases kept the key by default: relative to the working directory.
 LEGACY_KEY_FILE = "evidence-log.key"
 
 
 def prepare_signer(path: str, name: str, *, has_log: bool, default: bool) -> LogSigner:
     """The log's signing key, kept in the file `path` (a C2SP signer key string). Made (mode
     0600, under the key name `name`) only when it is missing and no log was signed yet: a
-    server whose database holds a log never makes a key of its own accord (`MissingKey`),
-    nor when the key's `default` place is empty while the former default,
-    ./evidence-log.key, holds one. Several processes starting at once make it once: a whole
-    new key file is linked into place, and a process that finds one there reads it."""
+    server whose database holds a log never makes a key of its own accord (`MissingKey`, which
+    names ./evidence-log.key, the former default, when the key's `default` place is empty and a
+    key is there). Several processes starting at once make it once: a whole new key file is
+    linked into place, and a process that finds one there reads it."""
     if not os.path.exists(path):
-        legacy = default and os.path.exists(LEGACY_KEY_FILE)
-        if has_log or legacy:
-            why = ("the database already holds a transparency log, and a new key would sign "
-                   "another history under its name" if has_log else
-                   "a key was found at ./evidence-log.key, the place earlier releases kept it")
-            hint = (f"move {os.path.abspath(LEGACY_KEY_FILE)} to {path}, or pass --log-key-file "
-                    f"{os.path.abspath(LEGACY_KEY_FILE)} (env EVIDENCE_LOG_KEY_FILE)" if legacy
-                    else "restore the key file from your backup, or pass --log-key-file (env "
-                         "EVIDENCE_LOG_KEY_FILE) naming where it is")
-            raise MissingKey(f"no transparency log key at {path}: {why}; {hint}")
+        if has_log:
+            legacy = os.path.abspath(LEGACY_KEY_FILE)
+            hint = (f"a key is at {legacy}, where earlier releases kept it by default: move it "
+                    f"to {path}, or pass --log-key-file {legacy} (env EVIDENCE_LOG_KEY_FILE)"
+                    if default and os.path.exists(legacy) else
+                    "restore the key file from your backup, or pass --log-key-file (env "
+                    "EVIDENCE_LOG_KEY_FILE) naming where it is")
+            raise MissingKey(f"no transparency log key at {path}: the database already holds a "
+                             "transparency log, and a new key would sign another history under "
+                             f"its name; {hint}")
         os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
         signer = notes.generate_signer(name)
         made = f"{path}.{os.getpid()}.new"
