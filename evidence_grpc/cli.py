@@ -452,6 +452,37 @@ def cmd_rotate_log_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_begin_new_log(args: argparse.Namespace) -> int:
+    """Begin an organization's log again under a new origin, the server stopped: for a log
+    that cannot go on (a database restored from a backup older than a checkpoint signed of it,
+    no newer backup). Its first entry commits to the old log's largest signed checkpoint and to
+    the organization's records, all now from before the log."""
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import log as transparency_log
+    from .domain.transparency import notes
+    from .storage.db import require_current_schema
+    from .storage.models import Organization
+
+    settings = _settings(args)
+    _open_database(settings, existing=True)
+    require_current_schema()
+    with database.connection_context():
+        org = Organization.get_or_none(Organization.name == args.org)
+        if org is None:
+            print(f"begin-new-log: no organization '{args.org}'", file=sys.stderr)
+            return REFUSED
+        try:
+            signer = transparency_log.read_signer(settings.log_key_file)
+            before = transparency_log.origin(signer.name, org)
+            began = transparency_log.begin_again(org, signer, signer.name, args.origin_suffix)
+        except (OSError, DomainError, notes.NoteError) as error:
+            print(f"begin-new-log: {error}", file=sys.stderr)
+            return REFUSED
+    print(f"{org.name}: the log {before} ends; the log {began} begins (entry 0 commits to the "
+          "old log's largest signed checkpoint and to every record before it)")
+    return 0
+
+
 def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
@@ -656,6 +687,14 @@ def parser() -> argparse.ArgumentParser:
                                                f"{defaults.log_key_file})")
     rotate.add_argument("--new-key-file", required=True,
                         help="the key from now on, made (mode 0600) when missing")
+    begin = command("begin-new-log", cmd_begin_new_log,
+                    "begin an organization's log again under a new origin, the server stopped "
+                    "(its database restored from a backup older than a signed checkpoint)")
+    begin.add_argument("--org", required=True)
+    begin.add_argument("--origin-suffix", required=True,
+                       help="the new origin is <key name>/<org><suffix>, e.g. -2")
+    begin.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE; default "
+                                              f"{defaults.log_key_file}")
     verify = command("verify-log", cmd_verify_log,
                      "check the transparency logs against the stored records (exit 1 naming "
                      "what differs)")

@@ -700,6 +700,9 @@ class LogHead(BaseModel):
     organization = peewee.ForeignKeyField(Organization, unique=True, on_delete="CASCADE")
     size = peewee.BigIntegerField(default=0)
     frontier = JSONField(default=list)
+    # The origin of its checkpoints when it is not `<key name>/<organization>`: a log begun
+    # again (`evidence-server begin-new-log`) after one that could not go on.
+    origin = peewee.CharField(null=True)
 
 
 class LogEntry(BaseModel):

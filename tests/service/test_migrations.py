@@ -440,17 +440,25 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
     _close_shared_database()
 
 
-def test_0029_keeps_the_rotations_of_the_logs_key_with_their_organization(empty_database: str):
+def test_0029_keeps_the_rotations_of_the_logs_key_and_the_origin_of_a_log_begun_again(
+        empty_database: str):
     """A database of the release before had no rotations: after 0029 a rotation's row (the
-    record of its `key_rotated` entry) is kept, and goes with its organization."""
+    record of its `key_rotated` entry) is kept, and goes with its organization; a log keeps its
+    entries and has no origin of its own."""
     db = storage.init_database(empty_database)
     with storage.database.connection_context():
         Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0027_trail_manifests")
         assert "log_key_rotation" not in db.get_tables()
         stamp = storage.now()
         org = Organization.insert(name="acme", created_at=stamp, last_modified_at=stamp).execute()
+        LogHead.insert(organization=org, size=1, frontier=["00" * 32]).execute()
+        LogEntry.insert(organization=org, number=0, kind="log_begun", record_id=0, leaf="{}",
+                        hashes=bytes(32)).execute()
 
         assert "0029_log_key_rotations" in storage.migrate()
+
+        assert LogHead.select(LogHead.size, LogHead.origin).tuples()[:] == [(1, None)]
+        assert LogEntry.select().count() == 1
 
         assert {c.name for c in db.get_columns("log_key_rotation")} == {
             "id", "organization_id", "old_key", "new_key", "size", "checkpoint", "created_at"}

@@ -17,10 +17,16 @@ from evidence_grpc.config import Settings
 from evidence_grpc.domain.transparency import kept, log, notes
 from evidence_grpc.domain.views.audit_packages import verify_package
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import LogEntry, LogHead, LogKeyRotation, Organization
+from evidence_grpc.storage.models import (
+    LogEntry,
+    LogHead,
+    LogKeyRotation,
+    Organization,
+    TrailEvent,
+)
 from tests import independent_verifier as independent
 from tests.conftest import LOG_KEY_FILE
-from tests.helpers import H
+from tests.helpers import H, begin_trail, create_flow
 
 CHECKPOINT = "/api/v2/transparency/acme/checkpoint"
 
@@ -74,7 +80,9 @@ def _kept(key_file: str) -> list[kept.Kept]:
     return list(kept.read(kept.state_file(key_file)).values())
 
 
-def test_a_restored_backup_written_on_is_never_signed(client, settings, key_file):
+def test_a_restored_backup_written_on_is_never_signed(client, settings, key_file, capsys):
+    create_flow(client)
+    begin_trail(client)  # records whose rows must each have an entry (a trail event)
     _grow_to(13)
     backup = _backup()
     _grow_to(16)
@@ -93,7 +101,29 @@ def test_a_restored_backup_written_on_is_never_signed(client, settings, key_file
             in message and "Restore a database backup holding at least those 16 entries" in message
         with pytest.raises(cli.LogRefused, match=f"'acme' holds {size} entries"):
             cli._prepare_log_key(settings)
-    assert [(each.size, each.root) for each in _kept(key_file)] == [signed]  # unchanged
+    [held] = _kept(key_file)
+    assert (held.size, held.root) == signed  # unchanged
+
+    # no newer backup: the log begins again under a new origin, committing to the old one
+    assert cli.main(["begin-new-log", "--database-url", settings.database_url, "--log-key-file",
+                     key_file, "--org", "acme", "--origin-suffix", "-2"]) == 0
+    assert "acme: the log evidence.test/acme ends; the log evidence.test/acme-2 begins" in \
+        capsys.readouterr().out
+    cli._prepare_log_key(settings)
+    origin, size, _ = independent.open_checkpoint(
+        client.get(CHECKPOINT, headers=H).get_data(as_text=True),
+        client.get("/api/v2/transparency/acme/public-key", headers=H).get_data(as_text=True))
+    assert (origin, size) == ("evidence.test/acme-2", 1)
+    acme = Organization.get(Organization.name == "acme")
+    genesis = json.loads(log.entry(acme, 0).leaf)
+    assert genesis["previous"] == {"origin": "evidence.test/acme", "size": 16,
+                                   "checkpoint": held.checkpoint}
+    assert genesis["records"]["trail_event"]["count"] == 1
+    assert log.verify_log(acme) == []
+    TrailEvent.update(type="trail_updated").execute()  # a record from before the new log edited
+    assert log.verify_log(acme) == [
+        "entry 0: the log's genesis commits to 1 trail_event rows before the log (up to id "
+        f"{TrailEvent.get().id}); they have been changed, replaced or added to"]
 
 
 def test_a_log_that_grew_is_kept_and_the_same_tree_reads_no_file(client, key_file, monkeypatch):

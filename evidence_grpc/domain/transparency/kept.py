@@ -103,9 +103,10 @@ def _locked(path: str) -> Iterator[None]:
 
 def recovery(path: str, org: str, kept: Kept) -> str:
     """How an operator recovers from a refused log (docs/operator.md#restoring-a-backup)."""
-    return (f"Restore a database backup holding at least those {kept.size} entries (the "
-            f"entries after the backup were lost), or begin a new log for '{org}' under a new "
-            f"origin (docs/operator.md, 'When the log was forked'); never delete or edit {path}")
+    return (f"Restore a database backup holding at least those {kept.size} entries of "
+            f"'{org}' (the entries after the backup were lost), or, with none, begin its log "
+            f"again under a new origin, the server stopped: evidence-server begin-new-log --org "
+            f"{org} --origin-suffix -2 (docs/operator.md); never delete or edit {path}")
 
 
 def check(path: str, tree: Tree, kept: Kept | None) -> None:

@@ -43,6 +43,7 @@ from ...storage.db import (
     for_update,
     in_chunks,
     now,
+    write_transaction,
 )
 from ...storage.models import LogEntry, LogHead, Organization
 from ..kernel.errors import (
@@ -303,7 +304,8 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
         found = _HEAD.rows(org=org_id)
     head_id, size, text = found[0]
     frontier = _frontier(text)
-    if size == 0:  # the head is locked: the one writer that finds the log empty begins it
+    if size == 0 and leaves[0][0] != BEGUN:  # the head is locked: the one writer that finds
+        # the log empty begins it (unless a log begun again brings its own genesis)
         leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id)), None), *leaves]
     # the numbers and records of each subject's entries, in the order first logged
     subjects: dict[tuple[str, int], tuple[list[int], list[tuple[str, int]]]] = {}
@@ -364,9 +366,15 @@ def _read_all(org_id: int, make: Callable[[merkle.HashAt], list[bytes]]) -> list
     return make(hash_at)
 
 
+def _head(org: Organization) -> LogHead | None:
+    """The log's size and frontier (the columns every release's log head has)."""
+    return LogHead.select(LogHead.size, LogHead.frontier).where(
+        LogHead.organization == org).first()
+
+
 def size_and_root(org: Organization) -> tuple[int, bytes]:
     """The log's size and root now (0 and the empty tree's root before its first entry)."""
-    head = LogHead.get_or_none(LogHead.organization == org)
+    head = _head(org)
     if head is None or head.size == 0:
         return 0, merkle.EMPTY_ROOT
     return head.size, merkle.frontier_root(_frontier(head.frontier))
@@ -378,8 +386,50 @@ def size_of(org: Organization) -> int:
 
 
 def origin(public_host: str, org: Organization) -> str:
-    """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable."""
-    return f"{public_host}/{org.name}"
+    """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable; a
+    log begun again (`begin_again`) has the origin it was begun under."""
+    kept_origin = LogHead.select(LogHead.origin).where(LogHead.organization == org).scalar()
+    return kept_origin or f"{public_host}/{org.name}"
+
+
+def begin_again(org: Organization, signer: LogSigner, public_host: str, suffix: str) -> str:
+    """Begin `org`'s log again under the origin `<host>/<organization><suffix>`, when it
+    cannot go on (its database restored from a backup older than a checkpoint signed of it,
+    then written on): its entries are removed, and the new log's genesis commits to the old
+    log's largest checkpoint signed (`previous`: its origin and the signed note, null when
+    none was) and, for each kind whose rows must have an entry, to all its rows, which are now
+    from before the log (their count, highest id and digest, as `check_coverage` checks them).
+    Run with the server stopped. Answers the new origin."""
+    old = _Tree(org, public_host)
+    if old.size == 0:
+        raise InvalidArgument(f"'{org.name}' has no log to begin again")
+    previous = kept.read(signer.checkpoints).get(old.name)
+    new_origin = f"{public_host}/{org.name}{suffix}"
+    notes.checkpoint_body(new_origin, 0, merkle.EMPTY_ROOT)  # a valid origin line
+    if new_origin == origin(public_host, org):
+        raise InvalidArgument(f"The log of '{org.name}' has the origin {new_origin} already")
+    records: dict[str, Any] = {}
+    for kind, (rows, _) in sorted(_COVERED.items()):
+        model = SHAPES[kind].model
+        columns = [f.column_name for f in model._meta.sorted_fields if f.column_name != "id"]
+        before = _Before(0, {"table": model._meta.table_name, "columns": columns})
+        for row_id in _row_ids(org.id, rows):
+            before.add(row_id)
+            before.last_id = row_id
+        before._digest()  # the rows still waiting
+        records[kind] = {"count": before.count, "last_id": before.last_id,
+                         "table": model._meta.table_name, "columns": columns,
+                         "sha256": before.sha256.hexdigest()}
+    genesis = {"kind": BEGUN, "org": org.name, "created_at": now(), "records": records,
+               "previous": None if previous is None else {
+                   "origin": origin(public_host, org), "size": previous.size,
+                   "checkpoint": previous.checkpoint}}
+    with write_transaction():
+        LogEntry.delete().where(LogEntry.organization == org).execute()
+        LogHead.update(size=0, frontier=[], origin=new_origin).where(
+            LogHead.organization == org).execute()
+        append(org.id, BEGUN, 0, genesis)
+    return new_origin
 
 
 def checkpoint(org: Organization, signer: LogSigner, public_host: str, *also: notes.Signer
@@ -585,7 +635,7 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
     entries in order, in pages, holding the tree's frontier and a round of records: memory
     does not grow with the log. `progress` is told the entries checked so
     far after each page."""
-    head = LogHead.get_or_none(LogHead.organization == org)
+    head = _head(org)
     check = LogCheck(size=head.size if head is not None else 0)
     problems = check.problems
     frontier: list[bytes] = []

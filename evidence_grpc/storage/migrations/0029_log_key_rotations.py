@@ -1,6 +1,8 @@
 """Rotations of the transparency logs' key (issue 46): one row per organization and rotation,
-the record of its log's `key_rotated` entry (domain.transparency.keys). Empty here: no key was
-rotated by a command before. Frozen copy of the model."""
+the record of its log's `key_rotated` entry (domain.transparency.keys), empty here: no key was
+rotated by a command before. And the origin of a log begun again (`begin-new-log`), null for
+every log here (a nullable column added in place: log_head has no rows depending on it).
+Frozen copy of the model."""
 
 import peewee
 
@@ -24,3 +26,4 @@ def up(migrator, db):
         created_at = peewee.DoubleField()
 
     db.create_tables([LogKeyRotation])
+    db.execute_sql("ALTER TABLE log_head ADD COLUMN origin VARCHAR(255)")
