@@ -239,3 +239,16 @@ def test_a_rotation_is_an_entry_signed_by_both_keys_and_the_history_says_who_sig
     LogKeyRotation.update(new_key=old.vkey).where(LogKeyRotation.id == rotation.id).execute()
     assert log.verify_log(acme) == [f"entry {rotation.size - 1}: key_rotated {rotation.id} "
                                     "differs from its leaf (new_key)"]
+
+
+def test_a_log_begun_again_digests_the_columns_migration_0026_did():
+    """The columns of the rows from before a log that its genesis digests, as the genesis of
+    an upgraded database has them (the check reads both the same way)."""
+    import importlib
+
+    from evidence_grpc import domain
+
+    assert domain  # the kinds are registered when the domain is imported
+    genesis = importlib.import_module("evidence_grpc.storage.migrations.0026_log_genesis")
+    assert {kind: (where.split()[1], columns) for kind, (where, columns) in genesis.KINDS.items()
+            } == {kind: (table, columns) for kind, (table, columns) in log._FROZEN.items()}

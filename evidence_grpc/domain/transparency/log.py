@@ -64,22 +64,30 @@ Rows = Callable[[int, int], list[int]]
 Label = Callable[[list[int]], dict[int, str]]
 _REBUILDERS: dict[str, Rebuild] = {}
 _COVERED: dict[str, tuple[Rows, Label | None]] = {}
+# The table and the columns of a covered kind's rows that never change once written, as a
+# genesis digests them (migration 0026's, and `begin_again`'s).
+Frozen = tuple[str, list[str]]
+_FROZEN: dict[str, Frozen] = {}
 _sequence = itertools.count()
 
 BEGUN = "log_begun"  # the kind of a log's genesis entry
 
 
 def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
-             label: Label | None = None) -> None:
+             label: Label | None = None, frozen: Frozen | None = None) -> None:
     """How `verify_log` re-derives the leaves of `kind` from their rows (domain/__init__.py).
     With `rows`, each of those rows must have an entry: one with none is named (with `label`'s
     words), unless the log's genesis counted it among the rows from before the log. A genesis
     covers the kinds registered with `rows` when it was made: a kind covered from a later
     release on needs a migration appending a `log_begun` entry for its rows from before (see
-    migrations/0026), and its `rows` must never come to include rows a genesis did not see."""
+    migrations/0026), and its `rows` must never come to include rows a genesis did not see.
+    `frozen`: the table and the columns of its rows that never change once written, which the
+    genesis of a log begun again (`begin_again`) digests (without, it counts them only)."""
     _REBUILDERS[kind] = rebuild
     if rows is not None:
         _COVERED[kind] = (rows, label)
+    if frozen is not None:
+        _FROZEN[kind] = frozen
 
 
 @dataclass(frozen=True)
@@ -406,23 +414,22 @@ def begin_again(org: Organization, signer: LogSigner, public_host: str, suffix: 
     previous = kept.read(signer.checkpoints).get(old.name)
     new_origin = f"{public_host}/{org.name}{suffix}"
     notes.checkpoint_body(new_origin, 0, merkle.EMPTY_ROOT)  # a valid origin line
-    if new_origin == origin(public_host, org):
+    if new_origin == old.origin:
         raise InvalidArgument(f"The log of '{org.name}' has the origin {new_origin} already")
     records: dict[str, Any] = {}
     for kind, (rows, _) in sorted(_COVERED.items()):
-        model = SHAPES[kind].model
-        columns = [f.column_name for f in model._meta.sorted_fields if f.column_name != "id"]
-        before = _Before(0, {"table": model._meta.table_name, "columns": columns})
+        table, columns = _FROZEN.get(kind, ("", []))
+        claim: dict[str, Any] = {"table": table, "columns": columns} if table else {}
+        before = _Before(0, claim)
         for row_id in _row_ids(org.id, rows):
             before.add(row_id)
             before.last_id = row_id
         before._digest()  # the rows still waiting
-        records[kind] = {"count": before.count, "last_id": before.last_id,
-                         "table": model._meta.table_name, "columns": columns,
-                         "sha256": before.sha256.hexdigest()}
+        records[kind] = {"count": before.count, "last_id": before.last_id, **claim,
+                         **({"sha256": before.sha256.hexdigest()} if table else {})}
     genesis = {"kind": BEGUN, "org": org.name, "created_at": now(), "records": records,
                "previous": None if previous is None else {
-                   "origin": origin(public_host, org), "size": previous.size,
+                   "origin": old.origin, "size": previous.size,
                    "checkpoint": previous.checkpoint}}
     with write_transaction():
         LogEntry.delete().where(LogEntry.organization == org).execute()
@@ -438,7 +445,7 @@ def checkpoint(org: Organization, signer: LogSigner, public_host: str, *also: no
     once the log is found consistent with the largest checkpoint `signer` signed of it before
     (`kept.Forked` if not)."""
     tree = _Tree(org, public_host)
-    body = notes.checkpoint_body(origin(public_host, org), tree.size, tree.root)
+    body = notes.checkpoint_body(tree.origin, tree.size, tree.root)
     if tree.size == 0:  # nothing to fork
         return notes.sign_note(body, signer, *also)
     return kept.signed(signer.checkpoints, tree, lambda: notes.sign_note(body, signer, *also))
@@ -466,7 +473,8 @@ class _Tree:
         self.size, self.root = size_and_root(org)
         first = _FIRST_HASHES.rows(org=org.id) if self.size else []
         genesis = bytes(first[0][0])[:merkle.HASH_SIZE].hex() if first else "none"
-        self.name = f"{origin(public_host, org)} {genesis}"
+        self.origin = origin(public_host, org)
+        self.name = f"{self.origin} {genesis}"
 
     def proof(self, first: int) -> list[bytes]:
         return _read_all(self.org_id, lambda hash_at: merkle.consistency_proof(
