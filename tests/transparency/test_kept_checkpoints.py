@@ -159,6 +159,7 @@ def test_a_checkpoint_read_before_another_process_signed_a_larger_one_is_signed(
     assert [each.size for each in _kept(key_file)] == [9]
 
 
+@pytest.mark.parametrize("engine", ["sqlite"])  # where the key is does not depend on the engine
 def test_a_start_without_the_key_of_an_existing_log_refuses_naming_it(settings, tmp_path):
     missing = str(tmp_path / "elsewhere" / "log.key")
     moved = Settings(database_url=settings.database_url, log_key_file=missing)
@@ -172,6 +173,7 @@ def test_a_start_without_the_key_of_an_existing_log_refuses_naming_it(settings, 
     assert not (tmp_path / "elsewhere" / "log.key").exists()
 
 
+@pytest.mark.parametrize("engine", ["sqlite"])
 def test_the_default_key_is_the_users_and_a_key_left_in_the_working_directory_is_named(
         db, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
