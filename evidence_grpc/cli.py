@@ -163,12 +163,26 @@ def _migrate() -> None:
         log.info("applied migrations: %s", ", ".join(applied))
 
 
+class LogRefused(Exception):
+    """The transparency log cannot be signed: its key is missing or was replaced by a rotation,
+    or a log is not consistent with the largest checkpoint signed of it (a restored backup).
+    Said in one line, exit 2."""
+
+
 def _prepare_log_key(settings: Settings) -> None:
-    """The transparency log's signing key: created on first start (before any process is
-    forked, so that every process signs with the one key), read on later ones."""
+    """The transparency log's signing key: created on the first start of a database that holds
+    no log yet (before any process is forked, so that every process signs with the one key),
+    read on later ones; then every organization's log checked against the largest checkpoint
+    signed of it (domain.transparency.kept)."""
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import keys
     from .domain.transparency import log as transparency_log
 
-    signer = transparency_log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+    try:
+        signer = keys.prepare(settings.log_key_file, settings.log_key_name,
+                              default=settings.log_key_default)
+    except (transparency_log.MissingKey, DomainError) as refused:
+        raise LogRefused(str(refused)) from None
     log.info("transparency log key %s (verifier key %s)", settings.log_key_file, signer.vkey)
 
 
@@ -279,8 +293,9 @@ def cmd_shim(args: argparse.Namespace) -> int:
     from gunicorn.app.base import BaseApplication
 
     settings = _settings(args)
-    if not settings.grpc_target:
+    if not settings.grpc_target:  # the servicers in-process sign checkpoints too
         _prepare_database(settings)
+        _prepare_log_key(settings)
         release_connections()
 
     class Shim(BaseApplication):
@@ -446,6 +461,86 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     status = migration_status()
     print(json.dumps({"pending": status.pending, "unknown": status.unknown}))
     return REFUSED if status.unknown else 1 if status.pending else 0
+
+
+def cmd_rotate_log_key(args: argparse.Namespace) -> int:
+    """Rotate the transparency logs' key, the server stopped: a `key_rotated` entry in every
+    organization's log binding the verifier keys before and after, the tree it ends signed by
+    both keys; the new key (made in --new-key-file when missing, under the old key's name,
+    which is the host of every origin) signs from then on, and the kept checkpoints go with it."""
+    import shutil
+
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import kept, keys
+    from .domain.transparency import log as transparency_log
+    from .storage.db import require_current_schema
+    from .storage.models import Organization
+
+    settings = _settings(args)
+    _open_database(settings, existing=True)
+    require_current_schema()
+    try:
+        old = transparency_log.read_signer(settings.log_key_file)
+        new = transparency_log.prepare_signer(args.new_key_file, old.name, has_log=False,
+                                              default=False)
+    except (OSError, DomainError, transparency_log.MissingKey) as error:
+        print(f"rotate-log-key: {error}", file=sys.stderr)
+        return REFUSED
+    if new.name != old.name or new.vkey == old.vkey:
+        print(f"rotate-log-key: the new key must be another key named {old.name} (the host of "
+              f"every checkpoint's origin), not {new.vkey}", file=sys.stderr)
+        return REFUSED
+    with database.connection_context():
+        orgs = list(Organization.select().order_by(Organization.name))
+        try:
+            keys.require_current(old, settings.log_key_file)
+            for org in orgs:  # every log consistent before any is rotated
+                transparency_log.check_kept(org, old, old.name)
+            for org in orgs:
+                row = keys.rotate(org, old, new)
+                print(f"{org.name}: key_rotated entry {row.size - 1}, the checkpoint of "
+                      f"{row.size} entries signed by both keys")
+        except DomainError as error:
+            print(f"rotate-log-key: {error}", file=sys.stderr)
+            return REFUSED
+    if os.path.exists(old.checkpoints):
+        shutil.copyfile(old.checkpoints, f"{new.checkpoints}.new")
+        os.replace(f"{new.checkpoints}.new", new.checkpoints)
+    print(f"rotate-log-key: the logs are signed with {new.vkey} from now on: start the server "
+          f"with --log-key-file {args.new_key_file} (kept checkpoints: "
+          f"{kept.state_file(args.new_key_file)}); keep {settings.log_key_file}")
+    return 0
+
+
+def cmd_begin_new_log(args: argparse.Namespace) -> int:
+    """Begin an organization's log again under a new origin, the server stopped: for a log
+    that cannot go on (a database restored from a backup older than a checkpoint signed of it,
+    no newer backup). Its first entry commits to the old log's largest signed checkpoint and to
+    the organization's records, all now from before the log."""
+    from .domain.kernel.errors import DomainError
+    from .domain.transparency import log as transparency_log
+    from .domain.transparency import notes
+    from .storage.db import require_current_schema
+    from .storage.models import Organization
+
+    settings = _settings(args)
+    _open_database(settings, existing=True)
+    require_current_schema()
+    with database.connection_context():
+        org = Organization.get_or_none(Organization.name == args.org)
+        if org is None:
+            print(f"begin-new-log: no organization '{args.org}'", file=sys.stderr)
+            return REFUSED
+        try:
+            signer = transparency_log.read_signer(settings.log_key_file)
+            before = transparency_log.origin(signer.name, org)
+            began = transparency_log.begin_again(org, signer, signer.name, args.origin_suffix)
+        except (OSError, DomainError, notes.NoteError) as error:
+            print(f"begin-new-log: {error}", file=sys.stderr)
+            return REFUSED
+    print(f"{org.name}: the log {before} ends; the log {began} begins (entry 0 commits to the "
+          "old log's largest signed checkpoint and to every record before it)")
+    return 0
 
 
 def cmd_verify_log(args: argparse.Namespace) -> int:
@@ -684,8 +779,9 @@ def parser() -> argparse.ArgumentParser:
                      defaults.grpc_threads))
         if grpc or http or witnesses:  # the shim runs the servicers in-process too
             p.add_argument("--log-key-file", help="the transparency log's signing key, created "
-                                                  "when missing (env EVIDENCE_LOG_KEY_FILE; "
-                                                  f"default {defaults.log_key_file})")
+                                                  "when missing and the database holds no log "
+                                                  "(env EVIDENCE_LOG_KEY_FILE; default "
+                                                  f"{defaults.log_key_file})")
             p.add_argument("--witness", action="append", metavar="VKEY=URL",
                            help="a witness that cosigns the log's checkpoints: its C2SP verifier "
                                 "key and its submission URL prefix; repeatable (env "
@@ -715,6 +811,21 @@ def parser() -> argparse.ArgumentParser:
         "--check", action="store_true",
         help='print {"pending": [...], "unknown": [...]} and change nothing: exit 0 when up to '
              "date, 1 with pending migrations, 2 with migrations this release does not know")
+    rotate = command("rotate-log-key", cmd_rotate_log_key,
+                     "rotate the transparency logs' key, the server stopped (an entry in every "
+                     "log, signed by both keys)")
+    rotate.add_argument("--log-key-file", help="the key now (env EVIDENCE_LOG_KEY_FILE; default "
+                                               f"{defaults.log_key_file})")
+    rotate.add_argument("--new-key-file", required=True,
+                        help="the key from now on, made (mode 0600) when missing")
+    begin = command("begin-new-log", cmd_begin_new_log,
+                    "begin an organization's log again under a new origin, the server stopped "
+                    "(its database restored from a backup older than a signed checkpoint)")
+    begin.add_argument("--org", required=True)
+    begin.add_argument("--origin-suffix", required=True,
+                       help="the new origin is <key name>/<org><suffix>, e.g. -2")
+    begin.add_argument("--log-key-file", help="env EVIDENCE_LOG_KEY_FILE; default "
+                                              f"{defaults.log_key_file}")
     verify = command("verify-log", cmd_verify_log,
                      "check the transparency logs against the stored records (exit 1 naming "
                      "what differs)")
@@ -755,7 +866,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return _run(args)
-    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable, BadOption) as refused:
+    except (UnknownMigrations, PendingMigrations, DatabaseUnavailable, BadOption,
+            LogRefused) as refused:
         print(f"evidence-server {args.command}: {refused}", file=sys.stderr)
         return REFUSED
 

@@ -9,6 +9,14 @@ from urllib.parse import urlparse
 MIB = 1024 * 1024
 
 
+def default_log_key_file() -> str:
+    """Where the log's key is kept unless told: one place per user, whatever the working
+    directory and the database engine, `${XDG_STATE_HOME:-$HOME/.local/state}/evidence-server/
+    log.key` (docs/operator.md#the-transparency-logs-key)."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "evidence-server", "log.key")
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     http_addr: str = "127.0.0.1:8000"
@@ -48,9 +56,10 @@ class Settings:
     # forms loaded before a restart must be loaded again).
     session_secret: str = ""
     # The transparency log's Ed25519 signing key (a C2SP signer key string), created with mode
-    # 0600 on first start when the file does not exist; outside the database, to be backed up
-    # apart from it (docs/operator.md).
-    log_key_file: str = "evidence-log.key"
+    # 0600 on first start when the file does not exist and the database holds no log yet;
+    # outside the database, to be backed up apart from it (docs/operator.md). Beside it,
+    # `<key file>.checkpoints`: the largest checkpoint signed of each log (domain.transparency.kept).
+    log_key_file: str = dataclasses.field(default_factory=default_log_key_file)
     # Witnesses that cosign the log's checkpoints, `VKEY=URL` each (domain.transparency.
     # witnessing), and how many cosignatures a served checkpoint needs (0: one).
     witnesses: tuple[str, ...] = ()
@@ -65,6 +74,11 @@ class Settings:
         """The name of the log's key and the host part of its checkpoints' origin: the public
         URL's host (and port)."""
         return urlparse(self.html_base).netloc or "evidence-server"
+
+    @property
+    def log_key_default(self) -> bool:
+        """Whether the log's key is looked for in its default place (not told where)."""
+        return self.log_key_file == default_log_key_file()
 
     @property
     def http_processes(self) -> int:

@@ -50,6 +50,7 @@ def rpc_error_response(error: grpc.RpcError, path: str) -> Response:
     code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
     message = error.details() if isinstance(error, grpc.Call) else str(error)
     errors: dict[str, str] = {}
+    http_status = HTTP_STATUS.get(code, 500)
     status = rpc_status.from_call(error) if isinstance(error, grpc.Call) else None
     if status is not None:
         message = status.message
@@ -65,6 +66,8 @@ def rpc_error_response(error: grpc.RpcError, path: str) -> Response:
                     errors.update(info.metadata)
                 elif info.reason == "ORGANIZATION_ACCESS_DENIED":
                     message = f"Access denied to {path}"
+                elif info.reason == "LOG_FORKED":  # the server's state, not the request's
+                    http_status = 503
     if code == grpc.StatusCode.UNAVAILABLE:
         message = "The evidence service is unavailable"
-    return error_response(HTTP_STATUS.get(code, 500), message or code.name, errors)
+    return error_response(http_status, message or code.name, errors)

@@ -30,6 +30,7 @@ import requests
 
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.identity.organizations import bootstrap
+from evidence_grpc.domain.transparency import notes
 from evidence_grpc.server import build_server, grpc_options
 from evidence_grpc.storage import db as storage
 
@@ -60,8 +61,10 @@ BOOTSTRAP = {
 }
 
 
-# The transparency log's key of every server the tests start (never one in the checkout).
+# The transparency log's key of every server the tests start (never one in the checkout),
+# made here: a server makes none for a database that holds a log.
 LOG_KEY_FILE = str(pathlib.Path(tempfile.mkdtemp(prefix="evidence-log-key-")) / "log.key")
+pathlib.Path(LOG_KEY_FILE).write_text(notes.generate_signer("evidence.test").skey + "\n")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,7 +15,7 @@ from .kernel import events
 from .outbound import notifications
 from .runtime import leaves as runtime_leaves
 from .runtime.deployments import link_artifact
-from .transparency import log
+from .transparency import keys, log
 
 events.subscribe(ArtifactRepoKnown, link_artifact)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
@@ -23,18 +23,32 @@ notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows, and which rows must each have an
 # entry (named, where they are, when one has none); the kinds logged from 2026-12-02 on (records
 # changed in place, an entry at each change) are not covered so: their rows from before have none.
+# The columns a genesis digests of the rows from before its log: those that never change once
+# written (migration 0026's).
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations,
-             evidence_leaves.attestation_rows, evidence_leaves.attestation_labels)
+             evidence_leaves.attestation_rows, evidence_leaves.attestation_labels, (
+                 "attestation", ["uid", "organization_id", "flow_id", "trail_id", "name", "type",
+                                 "target_artifact", "is_compliant", "data", "summary",
+                                 "attachment_id", "attachment_name", "overrides", "git_commit",
+                                 "created_by", "created_at"]))
 log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings,
-             evidence_leaves.bound_rows, evidence_leaves.attestation_labels)
+             evidence_leaves.bound_rows, evidence_leaves.attestation_labels,
+             ("attestation", ["artifact_id", "artifact_fingerprint"]))
 log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events,
-             evidence_leaves.trail_event_rows, evidence_leaves.trail_event_labels)
+             evidence_leaves.trail_event_rows, evidence_leaves.trail_event_labels,
+             ("trail_event", ["trail_id", "timestamp", "type", "payload"]))
 log.register(evidence_leaves.TRAIL_MANIFEST, evidence_manifests.rebuild_manifests)
 log.register_subject(evidence_manifests.SUBJECT)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
-             runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels)
+             runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels, (
+                 "snapshot", ["environment_id", "index", "type", "artifacts", "created_at",
+                              "verdicts", "compliant", "applied_policies"]))
 log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,
-             governance_leaves.approval_rows, governance_leaves.approval_labels)
+             governance_leaves.approval_rows, governance_leaves.approval_labels, (
+                 "approval", ["organization_id", "flow_id", "number", "fingerprint",
+                              "artifact_name", "environment", "environment_id", "description",
+                              "commits", "oldest_commit", "reviews", "state", "user_data",
+                              "created_by", "created_at"]))
 log.register(evidence_leaves.ARTIFACT, evidence_leaves.rebuild_artifacts)
 log.register(evidence_leaves.FLOW, evidence_leaves.rebuild_flows)
 log.register(evidence_leaves.TRAIL, evidence_leaves.rebuild_trails)
@@ -44,3 +58,4 @@ log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies)
 log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions)
 log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls)
 log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions)
+log.register(keys.KEY_ROTATED, keys.rebuild_rotations)

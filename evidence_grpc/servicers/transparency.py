@@ -12,20 +12,20 @@ from ..api.v2 import transparency_service_pb2 as pb
 from ..api.v2 import transparency_service_pb2_grpc as pb_grpc
 from ..config import Settings
 from ..domain.identity.callers import current_caller
-from ..domain.transparency import log, notes, witnessing
+from ..domain.transparency import keys, log, witnessing
 
 TEXT = "text/plain; charset=utf-8"
 
 
 @functools.cache
-def _signer(key_file: str, key_name: str) -> notes.Signer:
-    return log.load_or_create_signer(key_file, key_name)
+def _signer(key_file: str) -> log.LogSigner:
+    return log.read_signer(key_file)
 
 
-def log_signer(settings: Settings) -> notes.Signer:
-    """The log's signing key of these settings (read once per process; created when missing,
-    as `serve` does before it forks)."""
-    return _signer(settings.log_key_file, settings.log_key_name)
+def log_signer(settings: Settings) -> log.LogSigner:
+    """The log's signing key of these settings (read once per process; made, when it may be,
+    by the command that starts the server, before it forks: cli._prepare_log_key)."""
+    return _signer(settings.log_key_file)
 
 
 @functools.cache
@@ -38,7 +38,7 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
         self.settings = settings
 
     @property
-    def signer(self) -> notes.Signer:
+    def signer(self) -> log.LogSigner:
         return log_signer(self.settings)
 
     @property
@@ -52,6 +52,13 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def GetLogPublicKey(self, request: pb.GetLogPublicKeyRequest, context: grpc.ServicerContext
                         ) -> httpbody_pb2.HttpBody:
         return httpbody_pb2.HttpBody(content_type=TEXT, data=f"{self.signer.vkey}\n".encode())
+
+    def GetLogKeyHistory(self, request: pb.GetLogKeyHistoryRequest, context: grpc.ServicerContext
+                         ) -> pb.LogKeyHistory:
+        return pb.LogKeyHistory(keys=[
+            pb.LogKey(verifier_key=span.verifier_key, first_size=span.first_size,
+                      last_size=span.last_size, rotation_checkpoint=span.rotation or "")
+            for span in keys.history(current_caller().org, self.signer.vkey)])
 
     def GetLogCheckpoint(self, request: pb.GetLogCheckpointRequest, context: grpc.ServicerContext
                          ) -> httpbody_pb2.HttpBody:

@@ -700,6 +700,9 @@ class LogHead(BaseModel):
     organization = peewee.ForeignKeyField(Organization, unique=True, on_delete="CASCADE")
     size = peewee.BigIntegerField(default=0)
     frontier = JSONField(default=list)
+    # The origin of its checkpoints when it is not `<key name>/<organization>`: a log begun
+    # again (`evidence-server begin-new-log`) after one that could not go on.
+    origin = peewee.CharField(null=True)
 
 
 class LogEntry(BaseModel):
@@ -723,6 +726,24 @@ class LogEntry(BaseModel):
 
 
 ALL_MODELS += [LogHead, LogEntry]
+
+
+class LogKeyRotation(BaseModel):
+    """A rotation of the transparency logs' key (`evidence-server rotate-log-key`), one row per
+    organization, each the record of a `key_rotated` entry of its log (domain.transparency.keys):
+    the verifier keys before and after, the size of the log once its entry was appended
+    (`size`: the key before signed the trees up to it, the key after from it on) and the
+    checkpoint of that tree signed by both keys."""
+
+    organization = peewee.ForeignKeyField(Organization, on_delete="CASCADE")
+    old_key = peewee.CharField()
+    new_key = peewee.CharField()
+    size = peewee.BigIntegerField(null=True)
+    checkpoint = peewee.TextField(null=True)
+    created_at = peewee.DoubleField()
+
+
+ALL_MODELS += [LogKeyRotation]
 
 
 class TrailManifest(BaseModel):

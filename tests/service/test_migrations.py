@@ -3,7 +3,8 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from; 0028 keeps witnesses' cosignatures (both engines). 0011 and 0018, the
+made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key
+(both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from evidence_grpc.storage.models import (
     LogCosignature,
     LogEntry,
     LogHead,
+    LogKeyRotation,
     LogWitness,
     Organization,
     OutboxMessage,
@@ -449,7 +451,7 @@ def test_0028_keeps_witnesses_cosignatures_per_organization_gone_with_it(empty_d
         assert "log_cosignature" not in db.get_tables()
         org = Organization.insert(name="acme", created_at=1.0, last_modified_at=1.0).execute()
 
-        assert storage.migrate() == ["0028_log_cosignatures"]
+        assert "0028_log_cosignatures" in storage.migrate()
 
         assert {c.name for c in db.get_columns("log_witness")} == {
             "id", "organization_id", "witness", "size", "cosigned_at", "attempted_at",
@@ -463,4 +465,32 @@ def test_0028_keeps_witnesses_cosignatures_per_organization_gone_with_it(empty_d
         Organization.delete().where(Organization.id == org).execute()
         assert [LogCheckpoint.select().count(), LogCosignature.select().count(),
                 LogWitness.select().count()] == [0, 0, 0]
+    _close_shared_database()
+
+
+def test_0029_keeps_the_rotations_of_the_logs_key_and_the_origin_of_a_log_begun_again(
+        empty_database: str):
+    """A database of the release before had no rotations: after 0029 a rotation's row (the
+    record of its `key_rotated` entry) is kept, and goes with its organization; a log keeps its
+    entries and has no origin of its own."""
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0027_trail_manifests")
+        assert "log_key_rotation" not in db.get_tables()
+        stamp = storage.now()
+        org = Organization.insert(name="acme", created_at=stamp, last_modified_at=stamp).execute()
+        LogHead.insert(organization=org, size=1, frontier=["00" * 32]).execute()
+        LogEntry.insert(organization=org, number=0, kind="log_begun", record_id=0, leaf="{}",
+                        hashes=bytes(32)).execute()
+
+        assert "0029_log_key_rotations" in storage.migrate()
+
+        assert LogHead.select(LogHead.size, LogHead.origin).tuples()[:] == [(1, None)]
+        assert LogEntry.select().count() == 1
+
+        assert {c.name for c in db.get_columns("log_key_rotation")} == {
+            "id", "organization_id", "old_key", "new_key", "size", "checkpoint", "created_at"}
+        LogKeyRotation.create(organization=org, old_key="a", new_key="b", created_at=stamp)
+        Organization.delete().where(Organization.id == org).execute()
+        assert LogKeyRotation.select().count() == 0
     _close_shared_database()

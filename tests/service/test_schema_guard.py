@@ -94,10 +94,12 @@ def arguments(command: str, tmp_path: pathlib.Path) -> list[str]:
     http = ["--http-addr", f"127.0.0.1:{free_port()}", "--workers", "1"]
     grpc = ["--grpc-addr", f"127.0.0.1:{free_port()}", "--grpc-workers", "1"]
     return {"migrate": [], "serve": [*http, *grpc], "grpc": grpc, "shim": http, "deliver": [],
-            "bootstrap": [str(boot)]}[command]
+            "bootstrap": [str(boot)], "rotate-log-key": [
+                "--new-key-file", str(tmp_path / "new.key")]}[command]
 
 
-@pytest.mark.parametrize("command", ["migrate", "serve", "grpc", "shim", "deliver", "bootstrap"])
+@pytest.mark.parametrize("command", ["migrate", "serve", "grpc", "shim", "deliver", "bootstrap",
+                                     "rotate-log-key"])
 def test_every_command_refuses_a_database_a_newer_release_migrated(
         command: str, newer_database: str, tmp_path: pathlib.Path):
     result = evidence_server(command, *arguments(command, tmp_path),

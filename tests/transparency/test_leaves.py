@@ -57,7 +57,7 @@ from tests.helpers import (
 LOGGED = {models.Attestation, models.Artifact, models.Flow, models.FlowTemplate, models.Trail,
           models.TrailEvent, models.Snapshot, models.Approval, models.Policy,
           models.PolicyVersion, models.Control, models.ControlVersion, models.Environment,
-          models.AllowlistEntry}
+          models.AllowlistEntry, models.LogKeyRotation}
 FLOW_TEMPLATE = "trail:\n  attestations:\n    - name: review\n      type: generic\n"
 POLICY = SCHEMA + "artifacts:\n  provenance:\n    required: true\n"
 

@@ -27,7 +27,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.api import httpbody_pb2 as google_dot_api_dot_httpbody__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/transparency_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\"%\n\x16GetLogPublicKeyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"&\n\x17GetLogCheckpointRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"0\n\x12GetLogEntryRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05index\x18\x02 \x01(\x03\":\n\x08LogEntry\x12\r\n\x05index\x18\x01 \x01(\x03\x12\x0c\n\x04leaf\x18\x02 \x01(\x0c\x12\x11\n\tleaf_hash\x18\x03 \x01(\t\"L\n\x1bGetLogInclusionProofRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05index\x18\x02 \x01(\x03\x12\x11\n\ttree_size\x18\x03 \x01(\x03\".\n\x11GetLogTileRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x0c\n\x04tile\x18\x02 \x01(\t\"K\n\x1dGetLogConsistencyProofRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05\x66irst\x18\x02 \x01(\x03\x12\x0e\n\x06second\x18\x03 \x01(\x03\"\x1a\n\x08LogProof\x12\x0e\n\x06hashes\x18\x01 \x03(\x0c\"%\n\x16GetLogWitnessesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"\x81\x01\n\x0cLogWitnesses\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0e\n\x06quorum\x18\x02 \x01(\x05\x12\x13\n\x0bserved_size\x18\x03 \x01(\x03\x12\x12\n\ncheckpoint\x18\x04 \x01(\t\x12*\n\twitnesses\x18\x05 \x03(\x0b\x32\x17.evidence.v2.LogWitness\"\xd1\x01\n\nLogWitness\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x15\n\rcosigned_size\x18\x03 \x01(\x03\x12\x1e\n\x0b\x63osigned_at\x18\x04 \x01(\x03\x42\x04\xc8\xb5\x18\x01H\x00\x88\x01\x01\x12\x0e\n\x06\x62\x65hind\x18\x05 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x06 \x01(\x03\x12\x10\n\x08refusals\x18\x07 \x01(\x03\x12\x0f\n\x07problem\x18\x08 \x01(\t\x12\x1c\n\x14on_served_checkpoint\x18\t \x01(\x08\x42\x0e\n\x0c_cosigned_at2\xe4\x07\n\x13TransparencyService\x12\x83\x01\n\x0fGetLogPublicKey\x12#.evidence.v2.GetLogPublicKeyRequest\x1a\x14.google.api.HttpBody\"5\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\'\x12%/api/v2/transparency/{org}/public-key\x12\x85\x01\n\x10GetLogCheckpoint\x12$.evidence.v2.GetLogCheckpointRequest\x1a\x14.google.api.HttpBody\"5\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\'\x12%/api/v2/transparency/{org}/checkpoint\x12\x81\x01\n\x0bGetLogEntry\x12\x1f.evidence.v2.GetLogEntryRequest\x1a\x15.evidence.v2.LogEntry\":\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02,\x12*/api/v2/transparency/{org}/entries/{index}\x12\x94\x01\n\x14GetLogInclusionProof\x12(.evidence.v2.GetLogInclusionProofRequest\x1a\x15.evidence.v2.LogProof\";\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02-\x12+/api/v2/transparency/{org}/proofs/inclusion\x12}\n\nGetLogTile\x12\x1e.evidence.v2.GetLogTileRequest\x1a\x14.google.api.HttpBody\"9\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12)/api/v2/transparency/{org}/tile/{tile=**}\x12\x9a\x01\n\x16GetLogConsistencyProof\x12*.evidence.v2.GetLogConsistencyProofRequest\x1a\x15.evidence.v2.LogProof\"=\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12-/api/v2/transparency/{org}/proofs/consistency\x12\x87\x01\n\x0fGetLogWitnesses\x12#.evidence.v2.GetLogWitnessesRequest\x1a\x19.evidence.v2.LogWitnesses\"4\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02&\x12$/api/v2/transparency/{org}/witnessesb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&evidence/v2/transparency_service.proto\x12\x0b\x65vidence.v2\x1a\x19\x65vidence/v2/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\"%\n\x16GetLogPublicKeyRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"&\n\x17GetLogKeyHistoryRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"2\n\rLogKeyHistory\x12!\n\x04keys\x18\x01 \x03(\x0b\x32\x13.evidence.v2.LogKey\"u\n\x06LogKey\x12\x14\n\x0cverifier_key\x18\x01 \x01(\t\x12\x12\n\nfirst_size\x18\x02 \x01(\x03\x12\x16\n\tlast_size\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x1b\n\x13rotation_checkpoint\x18\x04 \x01(\tB\x0c\n\n_last_size\"&\n\x17GetLogCheckpointRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"0\n\x12GetLogEntryRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05index\x18\x02 \x01(\x03\":\n\x08LogEntry\x12\r\n\x05index\x18\x01 \x01(\x03\x12\x0c\n\x04leaf\x18\x02 \x01(\x0c\x12\x11\n\tleaf_hash\x18\x03 \x01(\t\"L\n\x1bGetLogInclusionProofRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05index\x18\x02 \x01(\x03\x12\x11\n\ttree_size\x18\x03 \x01(\x03\".\n\x11GetLogTileRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\x0c\n\x04tile\x18\x02 \x01(\t\"K\n\x1dGetLogConsistencyProofRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\x12\r\n\x05\x66irst\x18\x02 \x01(\x03\x12\x0e\n\x06second\x18\x03 \x01(\x03\"\x1a\n\x08LogProof\x12\x0e\n\x06hashes\x18\x01 \x03(\x0c\"%\n\x16GetLogWitnessesRequest\x12\x0b\n\x03org\x18\x01 \x01(\t\"\x81\x01\n\x0cLogWitnesses\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0e\n\x06quorum\x18\x02 \x01(\x05\x12\x13\n\x0bserved_size\x18\x03 \x01(\x03\x12\x12\n\ncheckpoint\x18\x04 \x01(\t\x12*\n\twitnesses\x18\x05 \x03(\x0b\x32\x17.evidence.v2.LogWitness\"\xd1\x01\n\nLogWitness\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x15\n\rcosigned_size\x18\x03 \x01(\x03\x12\x1e\n\x0b\x63osigned_at\x18\x04 \x01(\x03\x42\x04\xc8\xb5\x18\x01H\x00\x88\x01\x01\x12\x0e\n\x06\x62\x65hind\x18\x05 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x06 \x01(\x03\x12\x10\n\x08refusals\x18\x07 \x01(\x03\x12\x0f\n\x07problem\x18\x08 \x01(\t\x12\x1c\n\x14on_served_checkpoint\x18\t \x01(\x08\x42\x0e\n\x0c_cosigned_at2\xfa\x08\n\x13TransparencyService\x12\x83\x01\n\x0fGetLogPublicKey\x12#.evidence.v2.GetLogPublicKeyRequest\x1a\x14.google.api.HttpBody\"5\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\'\x12%/api/v2/transparency/{org}/public-key\x12\x93\x01\n\x10GetLogKeyHistory\x12$.evidence.v2.GetLogKeyHistoryRequest\x1a\x1a.evidence.v2.LogKeyHistory\"=\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12-/api/v2/transparency/{org}/public-key/history\x12\x85\x01\n\x10GetLogCheckpoint\x12$.evidence.v2.GetLogCheckpointRequest\x1a\x14.google.api.HttpBody\"5\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02\'\x12%/api/v2/transparency/{org}/checkpoint\x12\x81\x01\n\x0bGetLogEntry\x12\x1f.evidence.v2.GetLogEntryRequest\x1a\x15.evidence.v2.LogEntry\":\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02,\x12*/api/v2/transparency/{org}/entries/{index}\x12\x94\x01\n\x14GetLogInclusionProof\x12(.evidence.v2.GetLogInclusionProofRequest\x1a\x15.evidence.v2.LogProof\";\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02-\x12+/api/v2/transparency/{org}/proofs/inclusion\x12}\n\nGetLogTile\x12\x1e.evidence.v2.GetLogTileRequest\x1a\x14.google.api.HttpBody\"9\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02+\x12)/api/v2/transparency/{org}/tile/{tile=**}\x12\x9a\x01\n\x16GetLogConsistencyProof\x12*.evidence.v2.GetLogConsistencyProofRequest\x1a\x15.evidence.v2.LogProof\"=\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02/\x12-/api/v2/transparency/{org}/proofs/consistency\x12\x87\x01\n\x0fGetLogWitnesses\x12#.evidence.v2.GetLogWitnessesRequest\x1a\x19.evidence.v2.LogWitnesses\"4\xa8\xb5\x18\x01\xf0\xb5\x18\x01\x82\xd3\xe4\x93\x02&\x12$/api/v2/transparency/{org}/witnessesb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,6 +38,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LOGWITNESS'].fields_by_name['cosigned_at']._serialized_options = b'\310\265\030\001'
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogPublicKey']._loaded_options = None
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogPublicKey']._serialized_options = b'\250\265\030\001\360\265\030\001\202\323\344\223\002\'\022%/api/v2/transparency/{org}/public-key'
+  _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogKeyHistory']._loaded_options = None
+  _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogKeyHistory']._serialized_options = b'\250\265\030\001\360\265\030\001\202\323\344\223\002/\022-/api/v2/transparency/{org}/public-key/history'
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogCheckpoint']._loaded_options = None
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogCheckpoint']._serialized_options = b'\250\265\030\001\360\265\030\001\202\323\344\223\002\'\022%/api/v2/transparency/{org}/checkpoint'
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogEntry']._loaded_options = None
@@ -52,26 +54,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TRANSPARENCYSERVICE'].methods_by_name['GetLogWitnesses']._serialized_options = b'\250\265\030\001\360\265\030\001\202\323\344\223\002&\022$/api/v2/transparency/{org}/witnesses'
   _globals['_GETLOGPUBLICKEYREQUEST']._serialized_start=139
   _globals['_GETLOGPUBLICKEYREQUEST']._serialized_end=176
-  _globals['_GETLOGCHECKPOINTREQUEST']._serialized_start=178
-  _globals['_GETLOGCHECKPOINTREQUEST']._serialized_end=216
-  _globals['_GETLOGENTRYREQUEST']._serialized_start=218
-  _globals['_GETLOGENTRYREQUEST']._serialized_end=266
-  _globals['_LOGENTRY']._serialized_start=268
-  _globals['_LOGENTRY']._serialized_end=326
-  _globals['_GETLOGINCLUSIONPROOFREQUEST']._serialized_start=328
-  _globals['_GETLOGINCLUSIONPROOFREQUEST']._serialized_end=404
-  _globals['_GETLOGTILEREQUEST']._serialized_start=406
-  _globals['_GETLOGTILEREQUEST']._serialized_end=452
-  _globals['_GETLOGCONSISTENCYPROOFREQUEST']._serialized_start=454
-  _globals['_GETLOGCONSISTENCYPROOFREQUEST']._serialized_end=529
-  _globals['_LOGPROOF']._serialized_start=531
-  _globals['_LOGPROOF']._serialized_end=557
-  _globals['_GETLOGWITNESSESREQUEST']._serialized_start=559
-  _globals['_GETLOGWITNESSESREQUEST']._serialized_end=596
-  _globals['_LOGWITNESSES']._serialized_start=599
-  _globals['_LOGWITNESSES']._serialized_end=728
-  _globals['_LOGWITNESS']._serialized_start=731
-  _globals['_LOGWITNESS']._serialized_end=940
-  _globals['_TRANSPARENCYSERVICE']._serialized_start=943
-  _globals['_TRANSPARENCYSERVICE']._serialized_end=1939
+  _globals['_GETLOGKEYHISTORYREQUEST']._serialized_start=178
+  _globals['_GETLOGKEYHISTORYREQUEST']._serialized_end=216
+  _globals['_LOGKEYHISTORY']._serialized_start=218
+  _globals['_LOGKEYHISTORY']._serialized_end=268
+  _globals['_LOGKEY']._serialized_start=270
+  _globals['_LOGKEY']._serialized_end=387
+  _globals['_GETLOGCHECKPOINTREQUEST']._serialized_start=389
+  _globals['_GETLOGCHECKPOINTREQUEST']._serialized_end=427
+  _globals['_GETLOGENTRYREQUEST']._serialized_start=429
+  _globals['_GETLOGENTRYREQUEST']._serialized_end=477
+  _globals['_LOGENTRY']._serialized_start=479
+  _globals['_LOGENTRY']._serialized_end=537
+  _globals['_GETLOGINCLUSIONPROOFREQUEST']._serialized_start=539
+  _globals['_GETLOGINCLUSIONPROOFREQUEST']._serialized_end=615
+  _globals['_GETLOGTILEREQUEST']._serialized_start=617
+  _globals['_GETLOGTILEREQUEST']._serialized_end=663
+  _globals['_GETLOGCONSISTENCYPROOFREQUEST']._serialized_start=665
+  _globals['_GETLOGCONSISTENCYPROOFREQUEST']._serialized_end=740
+  _globals['_LOGPROOF']._serialized_start=742
+  _globals['_LOGPROOF']._serialized_end=768
+  _globals['_GETLOGWITNESSESREQUEST']._serialized_start=770
+  _globals['_GETLOGWITNESSESREQUEST']._serialized_end=807
+  _globals['_LOGWITNESSES']._serialized_start=810
+  _globals['_LOGWITNESSES']._serialized_end=939
+  _globals['_LOGWITNESS']._serialized_start=942
+  _globals['_LOGWITNESS']._serialized_end=1151
+  _globals['_TRANSPARENCYSERVICE']._serialized_start=1154
+  _globals['_TRANSPARENCYSERVICE']._serialized_end=2300
 # @@protoc_insertion_point(module_scope)

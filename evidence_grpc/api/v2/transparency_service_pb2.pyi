@@ -15,6 +15,30 @@ class GetLogPublicKeyRequest(_message.Message):
     org: str
     def __init__(self, org: _Optional[str] = ...) -> None: ...
 
+class GetLogKeyHistoryRequest(_message.Message):
+    __slots__ = ("org",)
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    def __init__(self, org: _Optional[str] = ...) -> None: ...
+
+class LogKeyHistory(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[LogKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[LogKey, _Mapping]]] = ...) -> None: ...
+
+class LogKey(_message.Message):
+    __slots__ = ("verifier_key", "first_size", "last_size", "rotation_checkpoint")
+    VERIFIER_KEY_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SIZE_FIELD_NUMBER: _ClassVar[int]
+    LAST_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    verifier_key: str
+    first_size: int
+    last_size: int
+    rotation_checkpoint: str
+    def __init__(self, verifier_key: _Optional[str] = ..., first_size: _Optional[int] = ..., last_size: _Optional[int] = ..., rotation_checkpoint: _Optional[str] = ...) -> None: ...
+
 class GetLogCheckpointRequest(_message.Message):
     __slots__ = ("org",)
     ORG_FIELD_NUMBER: _ClassVar[int]

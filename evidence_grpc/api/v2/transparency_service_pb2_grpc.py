@@ -44,6 +44,11 @@ class TransparencyServiceStub:
                 request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogPublicKeyRequest.SerializeToString,
                 response_deserializer=google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
                 _registered_method=True)
+        self.GetLogKeyHistory = channel.unary_unary(
+                '/evidence.v2.TransparencyService/GetLogKeyHistory',
+                request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogKeyHistoryRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_transparency__service__pb2.LogKeyHistory.FromString,
+                _registered_method=True)
         self.GetLogCheckpoint = channel.unary_unary(
                 '/evidence.v2.TransparencyService/GetLogCheckpoint',
                 request_serializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogCheckpointRequest.SerializeToString,
@@ -86,6 +91,15 @@ class TransparencyServiceServicer:
     def GetLogPublicKey(self, request, context):
         """The C2SP verifier key of the log's checkpoints (text/plain):
         `<name>+<8 hex of key hash>+<base64(0x01 ‖ Ed25519 public key)>`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLogKeyHistory(self, request, context):
+        """The log's keys, oldest first, each with the tree sizes it signed; a key that took over at
+        a rotation (a `key_rotated` entry of the log) with the checkpoint of that tree signed by
+        it and the key before.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -149,6 +163,11 @@ def add_TransparencyServiceServicer_to_server(servicer, server):
                     request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogPublicKeyRequest.FromString,
                     response_serializer=google_dot_api_dot_httpbody__pb2.HttpBody.SerializeToString,
             ),
+            'GetLogKeyHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLogKeyHistory,
+                    request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogKeyHistoryRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_transparency__service__pb2.LogKeyHistory.SerializeToString,
+            ),
             'GetLogCheckpoint': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLogCheckpoint,
                     request_deserializer=evidence_dot_v2_dot_transparency__service__pb2.GetLogCheckpointRequest.FromString,
@@ -211,6 +230,33 @@ class TransparencyService:
             '/evidence.v2.TransparencyService/GetLogPublicKey',
             evidence_dot_v2_dot_transparency__service__pb2.GetLogPublicKeyRequest.SerializeToString,
             google_dot_api_dot_httpbody__pb2.HttpBody.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLogKeyHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/evidence.v2.TransparencyService/GetLogKeyHistory',
+            evidence_dot_v2_dot_transparency__service__pb2.GetLogKeyHistoryRequest.SerializeToString,
+            evidence_dot_v2_dot_transparency__service__pb2.LogKeyHistory.FromString,
             options,
             channel_credentials,
             insecure,

@@ -135,6 +135,7 @@ __all__ = [
     "GetLogConsistencyProofRequest",
     "GetLogEntryRequest",
     "GetLogInclusionProofRequest",
+    "GetLogKeyHistoryRequest",
     "GetLogPublicKeyRequest",
     "GetLogTileRequest",
     "GetLogWitnessesRequest",
@@ -220,6 +221,8 @@ __all__ = [
     "LiveArtifactOrigin",
     "LiveEnvironment",
     "LogEntry",
+    "LogKey",
+    "LogKeyHistory",
     "LogProof",
     "LogWitness",
     "LogWitnesses",
@@ -1314,6 +1317,10 @@ GetLogInclusionProofRequest = TypedDict("GetLogInclusionProofRequest", {
     "tree_size": "int",
 }, total=False)
 
+GetLogKeyHistoryRequest = TypedDict("GetLogKeyHistoryRequest", {
+    "org": "str",
+}, total=False)
+
 GetLogPublicKeyRequest = TypedDict("GetLogPublicKeyRequest", {
     "org": "str",
 }, total=False)
@@ -1877,6 +1884,17 @@ LogEntry = TypedDict("LogEntry", {
     "index": "int",
     "leaf": "bytes",
     "leaf_hash": "str",
+}, total=False)
+
+LogKey = TypedDict("LogKey", {
+    "verifier_key": "str",
+    "first_size": "int",
+    "last_size": "int | None",
+    "rotation_checkpoint": "str",
+}, total=False)
+
+LogKeyHistory = TypedDict("LogKeyHistory", {
+    "keys": "Sequence[LogKey]",
 }, total=False)
 
 LogProof = TypedDict("LogProof", {

@@ -28,6 +28,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,7 @@ from ...storage.db import (
     for_update,
     in_chunks,
     now,
+    write_transaction,
 )
 from ...storage.models import LogEntry, LogHead, Organization
 from ..kernel.errors import (
@@ -50,7 +52,7 @@ from ..kernel.errors import (
     not_found,
     validation_error,
 )
-from . import merkle, notes
+from . import kept, merkle, notes
 
 # Leaf builders by kind: {record id: version of its latest leaf} -> {record id: leaf object},
 # for the rows that still exist (a leaf without "v" is version 1).
@@ -62,22 +64,30 @@ Rows = Callable[[int, int], list[int]]
 Label = Callable[[list[int]], dict[int, str]]
 _REBUILDERS: dict[str, Rebuild] = {}
 _COVERED: dict[str, tuple[Rows, Label | None]] = {}
+# The table and the columns of a covered kind's rows that never change once written, as a
+# genesis digests them (migration 0026's, and `begin_again`'s).
+Frozen = tuple[str, list[str]]
+_FROZEN: dict[str, Frozen] = {}
 _sequence = itertools.count()
 
 BEGUN = "log_begun"  # the kind of a log's genesis entry
 
 
 def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
-             label: Label | None = None) -> None:
+             label: Label | None = None, frozen: Frozen | None = None) -> None:
     """How `verify_log` re-derives the leaves of `kind` from their rows (domain/__init__.py).
     With `rows`, each of those rows must have an entry: one with none is named (with `label`'s
     words), unless the log's genesis counted it among the rows from before the log. A genesis
     covers the kinds registered with `rows` when it was made: a kind covered from a later
     release on needs a migration appending a `log_begun` entry for its rows from before (see
-    migrations/0026), and its `rows` must never come to include rows a genesis did not see."""
+    migrations/0026), and its `rows` must never come to include rows a genesis did not see.
+    `frozen`: the table and the columns of its rows that never change once written, which the
+    genesis of a log begun again (`begin_again`) digests (without, it counts them only)."""
     _REBUILDERS[kind] = rebuild
     if rows is not None:
         _COVERED[kind] = (rows, label)
+    if frozen is not None:
+        _FROZEN[kind] = frozen
 
 
 @dataclass(frozen=True)
@@ -104,10 +114,10 @@ def entries_digest(numbers: Iterable[int], after: str | None = None) -> str:
     """The digest of an ordered list of entry numbers: h = 32 zero bytes, then for each number
     h = SHA-256(h || the number as 8 bytes, big-endian); hex. `after`: the digest of the list
     these numbers continue (a manifest extends its previous one's)."""
-    kept = bytes.fromhex(after) if after is not None else bytes(32)
+    made = bytes.fromhex(after) if after is not None else bytes(32)
     for number in numbers:
-        kept = hashlib.sha256(kept + number.to_bytes(8, "big")).digest()
-    return kept.hex()
+        made = hashlib.sha256(made + number.to_bytes(8, "big")).digest()
+    return made.hex()
 
 
 # ---- what a leaf binds ------------------------------------------------------------------------
@@ -302,7 +312,8 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
         found = _HEAD.rows(org=org_id)
     head_id, size, text = found[0]
     frontier = _frontier(text)
-    if size == 0:  # the head is locked: the one writer that finds the log empty begins it
+    if size == 0 and leaves[0][0] != BEGUN:  # the head is locked: the one writer that finds
+        # the log empty begins it (unless a log begun again brings its own genesis)
         leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id)), None), *leaves]
     # the numbers and records of each subject's entries, in the order first logged
     subjects: dict[tuple[str, int], tuple[list[int], list[tuple[str, int]]]] = {}
@@ -363,9 +374,15 @@ def _read_all(org_id: int, make: Callable[[merkle.HashAt], list[bytes]]) -> list
     return make(hash_at)
 
 
+def _head(org: Organization) -> LogHead | None:
+    """The log's size and frontier (the columns every release's log head has)."""
+    return LogHead.select(LogHead.size, LogHead.frontier).where(
+        LogHead.organization == org).first()
+
+
 def size_and_root(org: Organization) -> tuple[int, bytes]:
     """The log's size and root now (0 and the empty tree's root before its first entry)."""
-    head = LogHead.get_or_none(LogHead.organization == org)
+    head = _head(org)
     if head is None or head.size == 0:
         return 0, merkle.EMPTY_ROOT
     return head.size, merkle.frontier_root(_frontier(head.frontier))
@@ -377,14 +394,106 @@ def size_of(org: Organization) -> int:
 
 
 def origin(public_host: str, org: Organization) -> str:
-    """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable."""
-    return f"{public_host}/{org.name}"
+    """The checkpoint's origin line: `<host of the public URL>/<organization>`, stable; a
+    log begun again (`begin_again`) has the origin it was begun under."""
+    kept_origin = LogHead.select(LogHead.origin).where(LogHead.organization == org).scalar()
+    return kept_origin or f"{public_host}/{org.name}"
 
 
-def checkpoint(org: Organization, signer: notes.Signer, public_host: str) -> str:
-    """The log's current checkpoint, a C2SP signed note."""
-    size, root = size_and_root(org)
-    return notes.sign_note(notes.checkpoint_body(origin(public_host, org), size, root), signer)
+def begin_again(org: Organization, signer: LogSigner, public_host: str, suffix: str) -> str:
+    """Begin `org`'s log again under the origin `<host>/<organization><suffix>`, when it
+    cannot go on (its database restored from a backup older than a checkpoint signed of it,
+    then written on): its entries are removed, and the new log's genesis commits to the old
+    log's largest checkpoint signed (`previous`: its origin and the signed note, null when
+    none was) and, for each kind whose rows must have an entry, to all its rows, which are now
+    from before the log (their count, highest id and digest, as `check_coverage` checks them).
+    Run with the server stopped. Answers the new origin."""
+    old = _Tree(org, public_host)
+    if old.size == 0:
+        raise InvalidArgument(f"'{org.name}' has no log to begin again")
+    previous = kept.read(signer.checkpoints).get(old.name)
+    new_origin = f"{public_host}/{org.name}{suffix}"
+    notes.checkpoint_body(new_origin, 0, merkle.EMPTY_ROOT)  # a valid origin line
+    if new_origin == old.origin:
+        raise InvalidArgument(f"The log of '{org.name}' has the origin {new_origin} already")
+    records: dict[str, Any] = {}
+    for kind, (rows, _) in sorted(_COVERED.items()):
+        table, columns = _FROZEN.get(kind, ("", []))
+        claim: dict[str, Any] = {"table": table, "columns": columns} if table else {}
+        before = _Before(0, claim)
+        for row_id in _row_ids(org.id, rows):
+            before.add(row_id)
+            before.last_id = row_id
+        before._digest()  # the rows still waiting
+        records[kind] = {"count": before.count, "last_id": before.last_id, **claim,
+                         **({"sha256": before.sha256.hexdigest()} if table else {})}
+    genesis = {"kind": BEGUN, "org": org.name, "created_at": now(), "records": records,
+               "previous": None if previous is None else {
+                   "origin": old.origin, "size": previous.size,
+                   "checkpoint": previous.checkpoint}}
+    with write_transaction():
+        LogEntry.delete().where(LogEntry.organization == org).execute()
+        LogHead.update(size=0, frontier=[], origin=new_origin).where(
+            LogHead.organization == org).execute()
+        append(org.id, BEGUN, 0, genesis)
+    return new_origin
+
+
+def checkpoint(org: Organization, signer: LogSigner, public_host: str, *also: notes.Signer
+               ) -> str:
+    """The log's current checkpoint, a C2SP signed note (by `signer`, then each of `also`),
+    once the log is found consistent with the largest checkpoint `signer` signed of it before
+    (`kept.Forked` if not)."""
+    tree = _Tree(org, public_host)
+    body = notes.checkpoint_body(tree.origin, tree.size, tree.root)
+    if tree.size == 0:  # nothing to fork
+        return notes.sign_note(body, signer, *also)
+    return kept.signed(signer.checkpoints, tree, lambda: notes.sign_note(body, signer, *also))
+
+
+def check_kept(org: Organization, signer: LogSigner, public_host: str) -> None:
+    """Refuse (`kept.Forked`) a log not consistent with the largest checkpoint signed of it."""
+    tree = _Tree(org, public_host)
+    if tree.size:
+        kept.verify(signer.checkpoints, tree)
+
+
+_FIRST_HASHES = Prepared(lambda org: LogEntry.select(LogEntry.hashes).where(
+    (LogEntry.organization == org) & (LogEntry.number == 0)), org=int)
+_SIZE = Prepared(lambda org: LogHead.select(LogHead.size).where(LogHead.organization == org),
+                 org=int)
+
+
+class _Tree:
+    """An organization's log as this read sees it, for `kept`: named by its origin and the
+    leaf hash of its genesis."""
+
+    def __init__(self, org: Organization, public_host: str) -> None:
+        self.org_id, self.org = org.id, org.name
+        self.size, self.root = size_and_root(org)
+        first = _FIRST_HASHES.rows(org=org.id) if self.size else []
+        genesis = bytes(first[0][0])[:merkle.HASH_SIZE].hex() if first else "none"
+        self.origin = origin(public_host, org)
+        self.name = f"{self.origin} {genesis}"
+
+    def proof(self, first: int) -> list[bytes]:
+        return _read_all(self.org_id, lambda hash_at: merkle.consistency_proof(
+            first, self.size, hash_at))
+
+    def extended_to(self, size: int) -> bytes | None:
+        def committed() -> bytes | None:
+            with database.connection_context():
+                found = _SIZE.rows(org=self.org_id)
+                if not found or found[0][0] < size:
+                    return None
+                mine, theirs = _read_all(self.org_id, lambda hash_at: [
+                    merkle.tree_root(self.size, hash_at), merkle.tree_root(size, hash_at)])
+                return theirs if mine == self.root else None
+
+        # another thread has its own connection: it reads what is committed now, not the
+        # snapshot of the caller's read (a process that signed a larger tree committed it first)
+        with ThreadPoolExecutor(1) as outside:
+            return outside.submit(committed).result()
 
 
 @dataclass(frozen=True)
@@ -534,7 +643,7 @@ def check_log(org: Organization, progress: Callable[[int], None] | None = None) 
     entries in order, in pages, holding the tree's frontier and a round of records: memory
     does not grow with the log. `progress` is told the entries checked so
     far after each page."""
-    head = LogHead.get_or_none(LogHead.organization == org)
+    head = _head(org)
     check = LogCheck(size=head.size if head is not None else 0)
     problems = check.problems
     frontier: list[bytes] = []
@@ -626,19 +735,19 @@ def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> li
     its signature, then a consistency proof from its tree to the current one, checked against
     both roots. [] when it holds, else what failed."""
     try:
-        kept = notes.open_checkpoint(saved, verifier)
+        before = notes.open_checkpoint(saved, verifier)
     except notes.NoteError as error:
         return [f"the saved checkpoint does not verify with the log's key: {error}"]
     size, root = size_and_root(org)
-    if kept.size > size:
-        return [f"the saved checkpoint has {kept.size} entries, the log now {size}: it shrank"]
-    if kept.size == 0:
+    if before.size > size:
+        return [f"the saved checkpoint has {before.size} entries, the log now {size}: it shrank"]
+    if before.size == 0:
         return []
     try:
-        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(kept.size, size, hash_at))
-        merkle.verify_consistency(kept.size, size, kept.root, root, proof)
+        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(before.size, size, hash_at))
+        merkle.verify_consistency(before.size, size, before.root, root, proof)
     except (merkle.ProofError, AssertionError) as error:
-        return [f"the log is not an extension of the saved checkpoint ({kept.size} entries): {error}"]
+        return [f"the log is not an extension of the saved checkpoint ({before.size} entries): {error}"]
     return []
 
 
@@ -839,17 +948,45 @@ def check_coverage(org_id: int, begun: list[tuple[int, bytes]], counted: dict[st
 
 # ---- the log key ------------------------------------------------------------------------------
 
-def load_or_create_signer(path: str, name: str) -> notes.Signer:
-    """The log's signing key, kept in the file `path` (a C2SP signer key string; created with
-    mode 0600 on first use, under the key name `name`). Several processes starting at once
-    create it once: a whole new key file is linked into place, and a process that finds one
-    there reads it instead."""
+@dataclass(frozen=True)
+class LogSigner(notes.Signer):
+    """The log's signing key, and the file the largest checkpoint signed of each log is kept
+    in (`kept`), beside the key's."""
+    checkpoints: str = ""
+
+
+class MissingKey(Exception):
+    """The log's key is not where it was looked for, and a new one must not be made."""
+
+
+# Where earlier releases kept the key by default: relative to the working directory.
+LEGACY_KEY_FILE = "evidence-log.key"
+
+
+def prepare_signer(path: str, name: str, *, has_log: bool, default: bool) -> LogSigner:
+    """The log's signing key, kept in the file `path` (a C2SP signer key string). Made (mode
+    0600, under the key name `name`) only when it is missing and no log was signed yet: a
+    server whose database holds a log never makes a key of its own accord (`MissingKey`, which
+    names ./evidence-log.key, the former default, when the key's `default` place is empty and a
+    key is there). Several processes starting at once make it once: a whole new key file is
+    linked into place, and a process that finds one there reads it."""
     if not os.path.exists(path):
+        if has_log:
+            legacy = os.path.abspath(LEGACY_KEY_FILE)
+            hint = (f"a key is at {legacy}, where earlier releases kept it by default: move it "
+                    f"to {path}, or pass --log-key-file {legacy} (env EVIDENCE_LOG_KEY_FILE)"
+                    if default and os.path.exists(legacy) else
+                    "restore the key file from your backup, or pass --log-key-file (env "
+                    "EVIDENCE_LOG_KEY_FILE) naming where it is")
+            raise MissingKey(f"no transparency log key at {path}: the database already holds a "
+                             "transparency log, and a new key would sign another history under "
+                             f"its name; {hint}")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
         signer = notes.generate_signer(name)
         made = f"{path}.{os.getpid()}.new"
         descriptor = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as kept:
-            kept.write(signer.skey + "\n")
+        with os.fdopen(descriptor, "w") as written:
+            written.write(signer.skey + "\n")
         try:
             os.link(made, path)  # fails if another process linked its key first
         except FileExistsError:
@@ -859,12 +996,12 @@ def load_or_create_signer(path: str, name: str) -> notes.Signer:
     return read_signer(path)
 
 
-def read_signer(path: str) -> notes.Signer:
+def read_signer(path: str) -> LogSigner:
     """The log's signing key kept in the file `path`."""
-    with open(path) as kept:
-        text = kept.read().strip()
+    with open(path) as written:
+        text = written.read().strip()
     try:
-        return notes.parse_signer_key(text)
+        found = notes.parse_signer_key(text)
     except notes.NoteError as error:
         raise InvalidArgument(f"The transparency log key in {path} is not a signer key: {error}") from None
-
+    return LogSigner(found.name, found.key_id, found.private_key, kept.state_file(path))

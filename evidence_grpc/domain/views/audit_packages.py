@@ -80,7 +80,7 @@ class _Package:
                 "MiB; download the attachments one by one instead", reason="PACKAGE_TOO_LARGE")
         self.files.append((path, content))
 
-    def add_transparency(self, org: Organization, signer: notes.Signer,
+    def add_transparency(self, org: Organization, signer: log.LogSigner,
                          trail: Trail | None = None) -> None:
         """The log's checkpoint now, its verifier key, and for each covered file the entries of
         its records with their inclusion proofs against that checkpoint (transparency/); for a
@@ -147,7 +147,7 @@ def _trail_document(org: Organization, trail: Trail, html_base: str) -> dict[str
 
 
 def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str,
-                  signer: notes.Signer) -> bytes:
+                  signer: log.LogSigner) -> bytes:
     trail = trails.find_trail(org, flow_name, trail_name)
     package = _Package(trail.last_modified_at)
     view = _trail_document(org, trail, html_base)
@@ -170,7 +170,7 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
 
 
 def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_base: str,
-                     signer: notes.Signer) -> bytes:
+                     signer: log.LogSigner) -> bytes:
     """An artifact of a flow (full fingerprint or 5-64 character prefix): its JSON, the
     attestations made about it and their attachments."""
     flow = find_flow(org, flow_name)
