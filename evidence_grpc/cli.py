@@ -35,6 +35,7 @@ from .storage.db import (
 
 if TYPE_CHECKING:
     from .domain.transparency.cosignatures import WitnessVerifier
+    from .domain.transparency.log import LogSigner
 
 log = logging.getLogger("evidence-server")
 # The exit status of a command refused a database that a newer release migrated.
@@ -75,7 +76,7 @@ def _witnessing(settings: Settings) -> Any:
     witnesses = _witnesses(settings)
     if not witnesses.each:
         return None
-    signer = witnessing.log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+    signer = _prepare_log_key(settings)
     stop = threading.Event()
     submitter = witnessing.Submitter(witnesses, signer, signer.name)
     thread = threading.Thread(target=submitter.run, args=(stop,), name="witnesses", daemon=True)
@@ -169,7 +170,7 @@ class LogRefused(Exception):
     Said in one line, exit 2."""
 
 
-def _prepare_log_key(settings: Settings) -> None:
+def _prepare_log_key(settings: Settings) -> LogSigner:
     """The transparency log's signing key: created on the first start of a database that holds
     no log yet (before any process is forked, so that every process signs with the one key),
     read on later ones; then every organization's log checked against the largest checkpoint
@@ -184,6 +185,7 @@ def _prepare_log_key(settings: Settings) -> None:
     except (transparency_log.MissingKey, DomainError) as refused:
         raise LogRefused(str(refused)) from None
     log.info("transparency log key %s (verifier key %s)", settings.log_key_file, signer.vkey)
+    return signer
 
 
 def cmd_grpc(args: argparse.Namespace) -> int:

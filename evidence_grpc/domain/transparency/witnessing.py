@@ -133,7 +133,7 @@ def _lines(checkpoint: LogCheckpoint, witnesses: Witnesses) -> dict[str, str]:
         & LogCosignature.witness.in_(witnesses.keys)).tuples())
 
 
-def served_checkpoint(org: Organization, signer: notes.Signer, public_host: str,
+def served_checkpoint(org: Organization, signer: log.LogSigner, public_host: str,
                       witnesses: Witnesses) -> str:
     """The checkpoint GET …/checkpoint answers: the newest one `quorum` witnesses cosigned,
     with their cosignature lines (in the order the witnesses are configured) after the log's;
@@ -220,7 +220,7 @@ class Signed:
     checkpoint: notes.Checkpoint
 
 
-def _sign(org: Organization, signer: notes.Signer, public_host: str) -> Signed:
+def _sign(org: Organization, signer: log.LogSigner, public_host: str) -> Signed:
     note = log.checkpoint(org, signer, public_host)
     body, _ = notes.split_note(note)
     return Signed(note, body, notes.parse_checkpoint(body))
@@ -262,7 +262,7 @@ def _size_of(answer: Answer) -> int:
     return int(text)
 
 
-def submit(org: Organization, witness: Witness, signer: notes.Signer, public_host: str,
+def submit(org: Organization, witness: Witness, signer: log.LogSigner, public_host: str,
            old: int) -> tuple[Signed, str, int]:
     """Ask the witness to cosign the log's checkpoint now, from `old`, the size it last
     cosigned (once more from the size it says, if it says another): the signed checkpoint, the
@@ -365,7 +365,7 @@ def note_problem(org_id: int, witness: Witness, problem: str, *, refused: bool,
 class Submitter:
     """Asks the witnesses to cosign each organization's new entries, until stopped."""
 
-    def __init__(self, witnesses: Witnesses, signer: notes.Signer, public_host: str) -> None:
+    def __init__(self, witnesses: Witnesses, signer: log.LogSigner, public_host: str) -> None:
         self.witnesses = witnesses
         self.signer = signer
         self.public_host = public_host
