@@ -92,7 +92,7 @@ def witnessed(request: pytest.FixtureRequest,
     server does (it asks again one that does not answer yet, a second later)."""
     tmp = tmp_path_factory.mktemp(f"server-{request.param}")
     key_file = tmp / "log.key"
-    signer = log.load_or_create_signer(str(key_file), "evidence.test")
+    signer = log.prepare_signer(str(key_file), "evidence.test", has_log=False, default=False)
     keys = [c2sp.new_key(name, c2sp.WITNESS_KEY) for name in ("w1.test", "w2.test", "w3.test")]
     processes, options = [], []
     try:
@@ -225,6 +225,12 @@ def test_two_witnesses_cosign_a_real_servers_log_and_refuse_it_rewritten(witness
     finally:
         _close_shared_database()
     server.kosli("create", "environment", "witnessed-2", "--type", "server")
+    # the server signs no tree that does not extend its kept checkpoint: nothing is submitted
+    _until(lambda: any(" is not submitted to witness " in line["message"]
+                       for line in _log_lines(witnessed.directory)))
+    # an operator who also removes the kept checkpoints gets it signed: both witnesses refuse it
+    os.remove(witnessed.directory / "log.key.checkpoints")
+    server.kosli("create", "environment", "witnessed-3", "--type", "server")
     _until(lambda: _metric(scraped(), "evidence_witness_refusals", org="acme") >= 2)
     lines = _log_lines(witnessed.directory)
     assert {line["message"].split(" refuses")[0] for line in lines

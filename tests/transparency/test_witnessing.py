@@ -29,7 +29,7 @@ BASE = "/api/v2/transparency/acme"
 
 @pytest.fixture
 def signer(settings):
-    return log.load_or_create_signer(settings.log_key_file, settings.log_key_name)
+    return log.read_signer(settings.log_key_file)
 
 
 def app_of(settings, witnesses: witnessing.Witnesses):

@@ -38,7 +38,7 @@ import peewee
 
 from ...storage.db import database
 from ...storage.models import LogCheckpoint, LogCosignature, LogHead, LogWitness, Organization
-from . import log, notes
+from . import kept, log, notes
 from .cosignatures import WitnessVerifier, parse_witness_key, signature_line, verify_cosignature
 
 logger = logging.getLogger(__name__)
@@ -396,6 +396,12 @@ class Submitter:
             with database.connection_context():
                 org = Organization.get_by_id(org_id)
             signed, line, cosigned_at = submit(org, witness, self.signer, self.public_host, old)
+        except kept.Forked as forked:  # the server itself signs no fork: nothing to submit
+            logger.error("the log of %s is not submitted to witness %s: %s", org.name,
+                         witness.name, forked.message)
+            with database.connection_context():
+                note_problem(org_id, witness, f"not submitted: {forked.message}", refused=False)
+            return
         except Refused as refusal:
             logger.error("witness %s refuses the log of %s: %s", witness.name, org.name, refusal)
             with database.connection_context():
