@@ -31,6 +31,9 @@ log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events,
              evidence_leaves.trail_event_rows, evidence_leaves.trail_event_labels)
 log.register(evidence_leaves.TRAIL_MANIFEST, evidence_manifests.rebuild_manifests)
 log.register_subject(evidence_manifests.SUBJECT)
+# after the trail's: a trail's manifest names the artifacts whose verdict it changed
+log.register(evidence_leaves.ARTIFACT_MANIFEST, evidence_manifests.rebuild_artifact_manifests)
+log.register_subject(evidence_manifests.ARTIFACT_SUBJECT)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
              runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels)
 log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,

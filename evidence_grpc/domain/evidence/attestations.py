@@ -32,7 +32,7 @@ from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
-from . import attestation_types, blobs, leaves, trails
+from . import attestation_types, blobs, leaves, manifests, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
@@ -207,7 +207,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             remember(org, data.get("repo_info"), stamp)
-            leaves.log_attestation(org, trail, attestation, digests)
+            leaves.log_attestation(org, trail, attestation, manifests.about(attestation), digests)
             trails.reported(
                 org, trail, stamp,
                 "artifact_attestation_reported" if target else "trail_attestation_reported",
