@@ -469,15 +469,15 @@ def attestation_document(a: Listed, org_name: str, html_base: str) -> dict[str, 
     return view
 
 
-def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | None = None,
-                fingerprint: str | None = None) -> list[Listed]:
-    """Every attestation of a trail, or about an artifact of a flow, oldest first."""
+def recorded_in(org: Organization, trail: Trail | None = None, *,
+                about: Artifact | None = None) -> list[Listed]:
+    """Every attestation of a trail, or about an artifact (its entries': manifests.about),
+    oldest first."""
     query = _query(org)
     if trail is not None:
         query = query.where(Attestation.trail == trail)
-    if flow is not None:
-        query = query.where((Attestation.flow == flow)
-                            & (Attestation.artifact_fingerprint == fingerprint))
+    if about is not None:
+        query = query.where(manifests.about_artifact(about))
     return _listed(query.order_by(Attestation.created_at, Attestation.id))
 
 

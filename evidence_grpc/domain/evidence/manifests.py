@@ -194,27 +194,35 @@ def about(a: Attestation) -> list[int]:
     return ids if a.artifact_id is None or a.artifact_id in ids else [a.artifact_id, *ids]
 
 
-def artifact_entries(artifact: Artifact) -> list[int]:
-    """The numbers of the artifact's entries, in order: each where it became the artifact's
-    (an attestation bound to it after the fact, just before its binding)."""
+def about_artifact(artifact: Artifact) -> peewee.Expression:
+    """The attestations whose entries are the artifact's (`about`)."""
     where = Attestation.artifact == artifact.id
     if artifact.template_reference_name:
         where |= (Attestation.trail == artifact.trail_id) & (
             Attestation.target_artifact == artifact.template_reference_name)
+    return where
+
+
+def artifact_reports(artifact: Artifact) -> list[int]:
+    """The numbers of the entries of the artifact's reports (its own), in order."""
+    return [number for (number,) in LogEntry.select(LogEntry.number).where(
+        (LogEntry.kind == ARTIFACT) & (LogEntry.record_id == artifact.id))
+        .order_by(LogEntry.number).tuples()]
+
+
+def artifact_entries(artifact: Artifact) -> list[int]:
+    """The numbers of the artifact's entries, in order: each where it became the artifact's
+    (an attestation bound to it after the fact, just before its binding)."""
+    where = about_artifact(artifact)
     mine = {row_id: pointed == artifact.id for row_id, pointed in
             Attestation.select(Attestation.id, Attestation.artifact).where(where).tuples()}
     numbers: dict[tuple[str, int], int] = {}
-    query = LogEntry.select(LogEntry.kind, LogEntry.record_id, LogEntry.number).where(
-        (LogEntry.kind == ARTIFACT) & (LogEntry.record_id == artifact.id))
-    for kind in (ATTESTATION, ATTESTATION_BOUND):
-        query = query.union_all(LogEntry.select(LogEntry.kind, LogEntry.record_id, LogEntry.number)
-                                .where((LogEntry.kind == kind) & LogEntry.record_id.in_(
-                                    Attestation.select(Attestation.id).where(where))))
-    keyed = []
-    for kind, record_id, number in query.tuples():
-        if kind == ARTIFACT:
-            keyed.append((number, number))
-        elif kind == ATTESTATION:
+    keyed = [(number, number) for number in artifact_reports(artifact)]
+    for kind, record_id, number in LogEntry.select(
+            LogEntry.kind, LogEntry.record_id, LogEntry.number).where(
+            LogEntry.kind.in_([ATTESTATION, ATTESTATION_BOUND])
+            & LogEntry.record_id.in_(Attestation.select(Attestation.id).where(where))).tuples():
+        if kind == ATTESTATION:
             numbers[(kind, record_id)] = number
         elif mine[record_id]:  # bound to it (not to another artifact of its name)
             numbers[(kind, record_id)] = number
