@@ -128,10 +128,12 @@ def manifest(trail_id: int, number: int, numbers: list[int], records: list[tuple
     evidence = trails.EvidenceRows(tuple(tuple(row) for row in newest), tuple(made)).evidence()
     in_force = trails.template_in_force(trail)
     _, compliance = trails.judged(in_force, 0.0, evidence)
+    fields = _fields(trail, org_name, in_force, compliance)
     kept = dict(_VERDICTS.rows(artifacts=[row[0] for row in made])) if made else {}
     changed = [(ARTIFACT_MANIFEST, artifact_id) for artifact_id, _, name, _ in made
-               if kept.get(artifact_id) != log.digest(_verdict(compliance, name, in_force))]
-    return {**_fields(trail, org_name, in_force, compliance), "count": count,
+               if kept.get(artifact_id) != log.digest(_verdict(
+                   compliance, name, in_force, fields["template_sha256"]))]
+    return {**fields, "count": count,
             "entries_sha256": listed, "previous": previous}, changed
 
 
@@ -234,15 +236,15 @@ def artifact_entries(artifact: Artifact) -> list[int]:
     return [number for _, number in sorted(keyed)]
 
 
-def _verdict(compliance: views.ComplianceStatus, name: str | None, in_force: dict[str, Any]
-             ) -> dict[str, Any]:
+def _verdict(compliance: views.ComplianceStatus, name: str | None, in_force: dict[str, Any],
+             template_sha256: str) -> dict[str, Any]:
     """An artifact's verdict (of template name `name`) in its trail judged `compliance` by
-    `in_force`: its state, and its trail's part of it (without a template name, its state is
-    its trail's)."""
+    `in_force` (whose digest is `template_sha256`): its state, and its trail's part of it
+    (without a template name, its state is its trail's)."""
     status = artifact_state(compliance, name)
     return {"status": status,
             "trail_status": trail_part(compliance, in_force["artifacts_judged_alone"])
-            if name else status, "template_sha256": log.digest(in_force)}
+            if name else status, "template_sha256": template_sha256}
 
 
 def judged_again(in_force: dict[str, Any], name: str | None, trail_status: str,
@@ -270,7 +272,7 @@ def _judged_artifact(artifact: Artifact, evidence: trails.Evidence | None) -> di
                                        tuple(_ARTIFACTS.rows(trail=trail.id))).evidence()
     in_force = trails.template_in_force(trail)
     _, compliance = trails.judged(in_force, 0.0, evidence)
-    return _verdict(compliance, artifact.template_reference_name, in_force)
+    return _verdict(compliance, artifact.template_reference_name, in_force, log.digest(in_force))
 
 
 def _artifact_fields(artifact: Artifact, org_name: str) -> dict[str, Any]:
