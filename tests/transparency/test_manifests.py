@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from evidence_grpc.domain.evidence.manifests import artifact_entries, trail_entries
+from evidence_grpc.domain.evidence.manifests import artifact_entries, artifact_reports, trail_entries
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import check_package
 from evidence_grpc.storage.models import Artifact, LogEntry, Organization, Trail
@@ -383,3 +383,27 @@ def test_an_artifact_package_without_a_manifest_is_noted(artifact_package):
     assert check.problems == [] and check.notes == [
         "no manifest: omission not checked (the artifact has no manifest in the log: not "
         "written since the log began keeping artifact manifests); its verdict is not judged again"]
+
+
+def test_an_artifact_built_again_under_its_name_lists_what_its_verdict_reads(client):
+    """A second backend in the trail: the trail's attestations for the name (the failing scan
+    of the first backend among them) judge it too, and its package carries them and holds."""
+    _artifact_evidence(client)
+    rebuilt = "c" * 64
+    assert report_artifact(client, rebuilt, "backend-2.tgz").status_code == 201
+    first = Artifact.get(Artifact.fingerprint == BACKEND_FP)
+    again = Artifact.get(Artifact.fingerprint == rebuilt)
+    scan = LogEntry.get((LogEntry.kind == "attestation") & LogEntry.leaf.contains('"name":"scan"'))
+    binding = LogEntry.get(LogEntry.kind == "attestation_bound")
+    # the first's scan, and the note with its binding to the first (both for its name), not
+    # the first's reports
+    assert {scan.number, binding.number} <= set(artifact_entries(again))
+    assert not set(artifact_reports(first)) & set(artifact_entries(again))
+    [manifest] = _artifact_manifests(rebuilt)
+    assert manifest["status"] == "NON-COMPLIANT"
+    key = client.get(f"{TRANSPARENCY}/public-key", headers=H).get_data(as_text=True)
+    content = client.get(f"/api/v2/artifacts/acme/payments/{rebuilt}/audit_package", headers=H).data
+    check = check_package(content, notes.parse_verifier_key(key.strip()))
+    assert (check.problems, check.notes) == ([], [])
+    assert any(p.endswith("-scan.json") for p in unpacked(content))
+    assert log.verify_log(Organization.get(Organization.name == "acme")) == []

@@ -168,10 +168,11 @@ def log_attestation(org: Organization, trail: Trail, a: Attestation, about: list
                (TRAIL_MANIFEST, trail.id), *((ARTIFACT_MANIFEST, each) for each in about))
 
 
-def log_binding(org: Organization, a: Attestation, artifact: Artifact) -> None:
-    """`a` just bound to `artifact` (its artifact and fingerprint set in place)."""
+def log_binding(org: Organization, a: Attestation, artifact: Artifact, about: list[int]) -> None:
+    """`a` just bound to `artifact` (its artifact and fingerprint set in place); `about`: the
+    artifacts (ids) it is an entry of (manifests.about)."""
     log.append(org.id, ATTESTATION_BOUND, a.id, binding_leaf(org.name, a, artifact.uid),
-               (TRAIL_MANIFEST, a.trail_id), (ARTIFACT_MANIFEST, artifact.id))
+               (TRAIL_MANIFEST, a.trail_id), *((ARTIFACT_MANIFEST, each) for each in about))
 
 
 def log_artifact(org: Organization, artifact: Artifact) -> None:

@@ -214,7 +214,8 @@ def artifact_reports(artifact: Artifact) -> list[int]:
 
 def artifact_entries(artifact: Artifact) -> list[int]:
     """The numbers of the artifact's entries, in order: each where it became the artifact's
-    (an attestation bound to it after the fact, just before its binding)."""
+    (an attestation bound to it after the fact, just before its binding; the binding of one
+    made for its name to another artifact, where it was bound)."""
     where = about_artifact(artifact)
     mine = {row_id: pointed == artifact.id for row_id, pointed in
             Attestation.select(Attestation.id, Attestation.artifact).where(where).tuples()}
@@ -224,14 +225,12 @@ def artifact_entries(artifact: Artifact) -> list[int]:
             LogEntry.kind, LogEntry.record_id, LogEntry.number).where(
             LogEntry.kind.in_([ATTESTATION, ATTESTATION_BOUND])
             & LogEntry.record_id.in_(Attestation.select(Attestation.id).where(where))).tuples():
-        if kind == ATTESTATION:
-            numbers[(kind, record_id)] = number
-        elif mine[record_id]:  # bound to it (not to another artifact of its name)
-            numbers[(kind, record_id)] = number
+        numbers[(kind, record_id)] = number
+        if kind == ATTESTATION_BOUND:
             keyed.append((number, number))
     for (kind, record_id), number in numbers.items():
-        if kind == ATTESTATION:
-            bound = numbers.get((ATTESTATION_BOUND, record_id))
+        if kind == ATTESTATION:  # bound to it (not to another artifact of its name): there
+            bound = numbers.get((ATTESTATION_BOUND, record_id)) if mine[record_id] else None
             keyed.append((number if bound is None else bound, number))
     return [number for _, number in sorted(keyed)]
 

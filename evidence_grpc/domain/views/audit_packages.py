@@ -128,10 +128,7 @@ class _Package:
 
 
 def _add_evidence(package: _Package, org: Organization, rows: list[attestations.Listed],
-                  html_base: str, bound_to: str | None = None) -> list[dict[str, Any]]:
-    """`bound_to`: only the bindings to the artifact of this fingerprint are carried (an
-    artifact's package: an attestation for its template name bound to another artifact of that
-    name counts for it, its binding is the other's)."""
+                  html_base: str) -> list[dict[str, Any]]:
     attested = []
     bindings = binding_log_indexes([row.uid for row in rows])
     for number, row in enumerate(rows, start=1):
@@ -142,8 +139,7 @@ def _add_evidence(package: _Package, org: Organization, rows: list[attestations.
         package.add(f"records/{stem}.json", _json({"data": row.data, "summary": row.summary}))
         if row.log_index is not None:  # else recorded before the log began: verify-package says so
             package.covered.append((f"attestations/{stem}.json", row.log_index))
-        if row.uid in bindings and bound_to in (None, row.artifact_fingerprint):
-            # made before its artifact, bound to it later
+        if row.uid in bindings:  # made before its artifact, bound to it later
             package.covered.append((f"attestations/{stem}.json", bindings[row.uid]))
         if row.attachment_id:
             package.add(f"attachments/{stem}/{_safe(row.attachment_name or 'evidence')}",
@@ -196,7 +192,7 @@ def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_b
     package.add("template.json", _json(trails.template_in_force(artifact.trail)))
     package.covered += [("artifact.json", number) for number in artifact_reports(artifact)]
     rows = attestations.recorded_in(org, about=artifact)
-    _add_evidence(package, org, rows, html_base, bound_to=artifact.fingerprint)
+    _add_evidence(package, org, rows, html_base)
     latest = latest_artifact_manifest(artifact)
     package.add_transparency(org, signer, latest, artifact_entries(artifact) if latest else [])
     return package.gzipped({"org": org.name, "flow": flow.name,
