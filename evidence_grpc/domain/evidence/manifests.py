@@ -83,6 +83,13 @@ _ARTIFACTS = Prepared(lambda trail: Artifact.select(
     Artifact.trail == trail).order_by(Artifact.id), trail=int)
 
 
+def _trail(trail_id: int) -> tuple[Trail, str]:
+    """The trail (what judges it, read in one compiled statement) and its organization's name."""
+    name, flow_id, template_id, alone, org_name = _TRAIL.rows(trail=trail_id)[0]
+    return Trail(id=trail_id, name=name, flow=flow_id, flow_template=template_id,
+                 artifacts_judged_alone=alone), org_name
+
+
 def _newest(rows: list[Any]) -> list[list[Any]]:
     """The newest (highest seq) attestation of each name at each level (target), in report
     order: all that judges a trail (compliance: the newest of each name)."""
@@ -106,9 +113,7 @@ def manifest(trail_id: int, number: int, numbers: list[int], records: list[tuple
     """The leaf of the trail's manifest `number`, once its entries `numbers` (of `records`)
     are logged; the trail's TrailManifest row made to say it. With it, its artifacts whose
     verdict is not the one their latest manifest logs (or that have none yet)."""
-    name, flow_id, template_id, alone, org_name = _TRAIL.rows(trail=trail_id)[0]
-    trail = Trail(id=trail_id, name=name, flow=flow_id, flow_template=template_id,
-                  artifacts_judged_alone=alone)
+    trail, org_name = _trail(trail_id)
     state = _STATE.rows(trail=trail_id)
     if state:
         previous, count, listed, kept = state[0]
@@ -262,7 +267,7 @@ def judged_again(in_force: dict[str, Any], name: str | None, trail_status: str,
 def _judged_artifact(artifact: Artifact, evidence: trails.Evidence | None) -> dict[str, Any]:
     """The artifact's verdict: its trail judged from `evidence`, or from what its TrailManifest
     row keeps (its rows when it has none)."""
-    trail = Trail.get_by_id(artifact.trail_id)
+    trail, _ = _trail(artifact.trail_id)
     if evidence is None:
         kept = _STATE.rows(trail=trail.id)
         newest = TrailManifest.newest.python_value(kept[0][3]) if kept else \
@@ -327,7 +332,7 @@ def rebuild_artifact_manifests(versions: dict[int, int]) -> dict[int, dict[str, 
         manifests = [number for (number,) in LogEntry.select(LogEntry.number).where(
             (LogEntry.kind == ARTIFACT_MANIFEST) & (LogEntry.record_id == artifact.id))
             .order_by(LogEntry.number.desc()).limit(2).tuples()]
-        trail = Trail.get_by_id(artifact.trail_id)
+        trail, _ = _trail(artifact.trail_id)
         rebuilt[artifact.id] = {
             **_artifact_fields(artifact, artifact.organization.name),
             **_judged_artifact(artifact, trails.evidence_of([trail])[trail.id]),
