@@ -125,10 +125,16 @@ def create_flow_and_trail(server: Server) -> None:
 
 # ---- 1. ingest -----------------------------------------------------------------------------
 
+# --about-artifact: every ingested attestation is about this artifact, reported first (each
+# write then ends with the artifact's manifest beside the trail's).
+INGEST_FP = "0" * 63 + "2"
+
+
 @dataclasses.dataclass(frozen=True)
 class IngestJob:
     address: str
     window: Window
+    about_artifact: bool = False
 
 
 @dataclasses.dataclass
@@ -148,10 +154,12 @@ def user_data_padding(size: int = 1000) -> dict[str, str]:
     return pad
 
 
-def ingest_body(seq: str, padding: dict[str, str], index: int) -> dict[str, Any]:
+def ingest_body(seq: str, padding: dict[str, str], index: int, about_artifact: bool = False
+                ) -> dict[str, Any]:
+    about = {"artifact_fingerprint": INGEST_FP} if about_artifact else {}
     return {"attestation_name": f"a{index}", "is_compliant": True,
             "description": "bench generic attestation",
-            "user_data": {"bench_seq": seq, **padding}}
+            "user_data": {"bench_seq": seq, **padding}, **about}
 
 
 def run_ingest_job(index: int, job: IngestJob) -> IngestResult:
@@ -165,7 +173,7 @@ def run_ingest_job(index: int, job: IngestJob) -> IngestResult:
     def call() -> tuple[bool, str]:
         seq = f"w{index}-{next(sequence)}"
         body, content_type = multipart(
-            {"data_json": json.dumps(ingest_body(seq, padding, index))})
+            {"data_json": json.dumps(ingest_body(seq, padding, index, job.about_artifact))})
         answered, status, payload, error = conn.checked(
             "POST", path, body, {**AUTH, "Content-Type": content_type})
         if not answered:
@@ -196,11 +204,19 @@ class IngestReport(LoadSummary):
     unexpected: int
 
 
-def measure_ingest(server: Server, concurrency: int, warmup: float, seconds: float) -> IngestReport:
+def measure_ingest(server: Server, concurrency: int, warmup: float, seconds: float,
+                   about_artifact: bool = False) -> IngestReport:
+    if about_artifact:
+        status, body = http_call(server.rest, "POST", f"/api/v2/artifacts/{ORG}/{FLOW}", json.dumps({
+            "fingerprint": INGEST_FP, "filename": "ingest.tar", "git_commit": "0" * 39 + "2",
+            "build_url": "https://ci.example/b/2", "commit_url": "https://git.example/c/2",
+            "trail_name": TRAIL, "template_reference_name": "ingest"}).encode(),
+            {**AUTH, "Content-Type": "application/json"})
+        expect(status, body, (200, 201), "reporting the artifact the attestations are about")
     pool: ClientPool[IngestJob, IngestResult] = ClientPool(concurrency, run_ingest_job)
     try:
         window = Window.starting(warmup, seconds)
-        load = load_window(pool, [IngestJob(server.rest, window)] * concurrency, window,
+        load = load_window(pool, [IngestJob(server.rest, window, about_artifact)] * concurrency, window,
                            [server.process.pid], _crashed)
     finally:
         pool.close()
@@ -694,6 +710,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, help="ingest measurement (default 10)")
     p.add_argument("--warmup", type=float, default=2.0, help="ingest warm-up, not counted (default 2)")
     p.add_argument("--concurrency", type=int, default=8, help="ingest client processes (default 8)")
+    p.add_argument("--about-artifact", action="store_true",
+                   help="ingest attestations about one artifact (its manifest logged with each)")
     p.add_argument("--lookups", type=int, help="requests per lookup kind (default 3,000)")
     p.add_argument("--lookup-rounds", type=int, default=3,
                    help="rounds of REST lookups, each on artifacts of its own; the target is "
@@ -811,9 +829,10 @@ def run_parts(server: Server, args: argparse.Namespace) -> None:
         body_size = len(json.dumps(ingest_body("w0-0", user_data_padding(), 0)))
         print(f"\n[1] ingest: generic attestations, ~{body_size} B data_json, "
               f"{args.concurrency} clients, {args.warmup:g} s warm-up + "
-              f"{args.seconds:g} s", flush=True)
-        print_ingest(measure_ingest(server, args.concurrency, args.warmup, args.seconds),
-                     args.concurrency)
+              f"{args.seconds:g} s{', about one artifact' if args.about_artifact else ''}",
+              flush=True)
+        print_ingest(measure_ingest(server, args.concurrency, args.warmup, args.seconds,
+                                    args.about_artifact), args.concurrency)
     if "upload" in args.parts:
         size = int(args.upload_mib * MIB)
         print(f"\n[2] upload: {size / MIB:g} MiB attachment_file on a generic attestation, "

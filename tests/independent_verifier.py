@@ -93,7 +93,7 @@ def open_checkpoint(note: str, verifier_key: str) -> tuple[str, int, bytes]:
 
 
 def entries_digest(numbers: list[int]) -> str:
-    """A trail manifest's `entries_sha256` (docs/api.md, "A trail's manifest"): h = 32 zero
+    """A trail manifest's `entries_sha256` (docs/api.md, "A trail's (or an artifact's) manifest"): h = 32 zero
     bytes, then h = SHA-256(h || number as 8 bytes, big-endian) for each number in order; hex."""
     chained = bytes(32)
     for number in numbers:

@@ -39,6 +39,9 @@ log.register(evidence_leaves.TRAIL_EVENT, evidence_leaves.rebuild_trail_events,
              ("trail_event", ["trail_id", "timestamp", "type", "payload"]))
 log.register(evidence_leaves.TRAIL_MANIFEST, evidence_manifests.rebuild_manifests)
 log.register_subject(evidence_manifests.SUBJECT)
+# after the trail's: a trail's manifest names the artifacts whose verdict it changed
+log.register(evidence_leaves.ARTIFACT_MANIFEST, evidence_manifests.rebuild_artifact_manifests)
+log.register_subject(evidence_manifests.ARTIFACT_SUBJECT)
 log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
              runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels, (
                  "snapshot", ["environment_id", "index", "type", "artifacts", "created_at",

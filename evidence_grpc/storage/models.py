@@ -812,3 +812,20 @@ class LogWitness(BaseModel):
 
 
 ALL_MODELS += [LogCheckpoint, LogCosignature, LogWitness]
+
+
+class ArtifactManifest(BaseModel):
+    """What an artifact's latest manifest in the transparency log says of its entries, and the
+    digest of the verdict it logs (evidence.manifests.artifact_verdict): kept in the
+    transaction of each write touching the artifact, so that its next manifest is made from
+    this row, and a write of its trail logs one only when its verdict changed. Made from the
+    artifact's rows when missing (an artifact last written before migration 0032)."""
+
+    artifact = peewee.ForeignKeyField(Artifact, primary_key=True, on_delete="CASCADE")
+    manifest = peewee.BigIntegerField()  # the number of its latest manifest
+    count = peewee.BigIntegerField()  # the entries it lists
+    entries_sha256 = peewee.CharField()  # transparency.log.entries_digest of their numbers
+    verdict_sha256 = peewee.CharField()  # transparency.log.digest of its verdict's fields
+
+
+ALL_MODELS += [ArtifactManifest]

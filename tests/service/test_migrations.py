@@ -3,8 +3,8 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key
-(both engines). 0011 and 0018, the
+made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key;
+0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from evidence_grpc.storage.models import (
     Action,
     Approval,
     Artifact,
+    ArtifactManifest,
     Attestation,
     Deployment,
     DeploymentSeries,
@@ -493,4 +494,47 @@ def test_0029_keeps_the_rotations_of_the_logs_key_and_the_origin_of_a_log_begun_
         LogKeyRotation.create(organization=org, old_key="a", new_key="b", created_at=stamp)
         Organization.delete().where(Organization.id == org).execute()
         assert LogKeyRotation.select().count() == 0
+    _close_shared_database()
+
+
+def test_0032_keeps_an_artifacts_latest_manifest_and_makes_it_at_an_older_ones_next_change(
+        empty_database: str):
+    """An artifact of the release before has no ArtifactManifest row: the next write of its
+    trail makes its first manifest from its rows (its report, the attestation about it), with
+    the verdict its answer gives."""
+    from evidence_grpc.domain.evidence import artifacts, trails
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        # before 0025: it pins the trail to its template, gives the artifact its id
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        assert "artifact_manifest" not in db.get_tables()
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", **times).execute()
+        flow = Flow.insert(organization=org, name="ci", template_yaml="version: 1\n", **times).execute()
+        trail = Trail.insert(flow=flow, name="t1", **times).execute()
+        artifact = Artifact.insert(organization=org, flow=flow, trail=trail,
+                                   fingerprint="a" * 64, name="app.bin", created_by="alice",
+                                   template_reference_name="app",
+                                   **times).execute()
+        Attestation.insert(uid="u1", organization=org, flow=flow, trail=trail, artifact=artifact,
+                           artifact_fingerprint="a" * 64, target_artifact="app", name="tests",
+                           type="generic", is_compliant=False, data={}, summary={},
+                           created_at=times["created_at"]).execute()
+
+        assert "0032_artifact_manifests" in storage.migrate()
+
+        assert {c.name for c in db.get_columns("artifact_manifest")} == {
+            "artifact_id", "manifest", "count", "entries_sha256", "verdict_sha256"}
+        assert ArtifactManifest.select().count() == 0
+        user = User.insert(name="alice", created_at=times["created_at"]).execute()
+        trails.begin_trail(Organization.get_by_id(org), "ci", {"name": "t1"}, User.get_by_id(user))
+        [kept] = ArtifactManifest.select()
+        logged = json.loads(LogEntry.get(LogEntry.number == kept.manifest).leaf)
+        # its rows have no entry (written before the log): it lists none, its verdict is its own
+        assert (logged["kind"], logged["count"], logged["status"]) == (
+            "artifact_manifest", 0, "NON-COMPLIANT")
+        assert artifacts.states_of(list(Artifact.select())) == {artifact: "NON-COMPLIANT"}
+        Artifact.delete().where(Artifact.id == artifact).execute()
+        assert ArtifactManifest.select().count() == 0
     _close_shared_database()

@@ -110,12 +110,14 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
                                        "trail_event"}
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
-    # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...)
+    # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...),
+    # each write about the artifact with the artifact's after it (the review, about the trail,
+    # leaves the artifact's verdict as it was: no manifest of it)
     assert [leaf["kind"] for leaf in logged] == [
         "flow", "trail", "trail_event", "trail_manifest", "artifact", "trail_event",
-        "trail_manifest", "attestation", "trail_manifest", "attestation", "trail_manifest",
-        "environment", "snapshot"]
-    leaves = [leaf for leaf in logged if leaf["kind"] != "trail_manifest"]
+        "trail_manifest", "artifact_manifest", "attestation", "trail_manifest", "attestation",
+        "trail_manifest", "artifact_manifest", "environment", "snapshot"]
+    leaves = [leaf for leaf in logged if not leaf["kind"].endswith("_manifest")]
     assert [leaves[n].get("type") for n in (2, 4)] == ["trail_reported", "artifact_creation_reported"]
     review, scan = leaves[5], leaves[6]
     assert (review["name"], review["compliant"], scan["name"], scan["compliant"]) == (
@@ -210,7 +212,7 @@ def test_verify_log_passes_then_names_each_tampering(client, db):
     acme = Organization.get(Organization.name == "acme")
     assert log.verify_log(acme) == []
     done = _verify_log(db, "--org", "acme")
-    assert done.returncode == 0 and "acme: ok (14 entries" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "acme: ok (16 entries" in done.stdout, done.stdout + done.stderr
     entry_of = {e.kind + str(e.record_id): e.number for e in LogEntry.select()}
     scan = Attestation.get(Attestation.name == "scan")
     # a verdict flipped in SQL
@@ -250,11 +252,15 @@ def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_record
              f"attestation {early} (early in trail release-1) has no log entry",
              f"attestation_bound {early} (early in trail release-1) has no log entry",
              f"approval {approval} (#1 of flow payments) has no log entry"]
-    # ... and the forged attestation changes what the trail's latest manifest says of it
-    manifest = LogEntry.select().where(LogEntry.kind == "trail_manifest").order_by(
-        LogEntry.number.desc()).first()
-    judged = f"entry {manifest.number}: trail_manifest {manifest.record_id} differs from its leaf (status)"
-    assert sorted(log.verify_log(acme)) == sorted([*named, judged])
+    # ... and the forged attestation changes what the latest manifests of the trail and of the
+    # artifact say of them
+    judged = []
+    for kind in ("trail_manifest", "artifact_manifest"):
+        manifest = LogEntry.select().where(LogEntry.kind == kind).order_by(
+            LogEntry.number.desc()).first()
+        judged.append(f"entry {manifest.number}: {kind} {manifest.record_id} differs from its "
+                      "leaf (status)")
+    assert sorted(log.verify_log(acme)) == sorted([*named, *judged])
     done = _verify_log(db)
     assert done.returncode == 1 and all(f"acme: {line}\n" in done.stdout for line in named), \
         done.stdout + done.stderr
@@ -342,12 +348,12 @@ def test_verify_log_names_a_changed_reordered_or_truncated_log(client):
     assert log.verify_log(acme) == ["entry 3: stored hash (level 2, index 0) is missing"]
     LogEntry.update(hashes=kept).where(LogEntry.id == third.id).execute()
     # the last entry cut off: its record has no entry
-    last = LogEntry.get(LogEntry.number == 13)
-    LogEntry.delete().where(LogEntry.number == 13).execute()
+    last = LogEntry.get(LogEntry.number == 15)
+    LogEntry.delete().where(LogEntry.number == 15).execute()
     assert log.verify_log(acme) == [
-        "the log's head says 14 entries, 13 are stored in order",
+        "the log's head says 16 entries, 15 are stored in order",
         f"snapshot {last.record_id} (#1 of environment prod) has no log entry"]
-    assert LogHead.get().size == 14
+    assert LogHead.get().size == 16
 
 
 def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
@@ -360,7 +366,7 @@ def test_verify_log_since_a_saved_checkpoint(client, db, tmp_path):
                   ).status_code == 201
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0, done.stdout + done.stderr
-    saved.write_text(saved.read_text().replace("\n14\n", "\n13\n"))
+    saved.write_text(saved.read_text().replace("\n16\n", "\n15\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "does not verify" in done.stdout
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import pytest
 
-from evidence_grpc.domain.evidence.manifests import trail_entries
+from evidence_grpc.domain.evidence.manifests import artifact_entries, artifact_reports, trail_entries
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.domain.views.audit_packages import check_package
-from evidence_grpc.storage.models import LogEntry, Organization, Trail
+from evidence_grpc.storage.models import Artifact, LogEntry, Organization, Trail
 from tests import independent_verifier as independent
 from tests.helpers import (
     BACKEND_FP,
@@ -268,3 +268,142 @@ def test_a_package_without_a_manifest_is_noted_not_failed(package):
     check = check_package(_doctored(content, lambda f: _edit_json(
         f, "transparency/entries.json", lambda d: d.pop("manifest"))), verifier)
     assert check.problems == [] and check.notes[0].startswith("no manifest: omission not checked")
+
+
+# ---- an artifact's manifest -----------------------------------------------------------------------
+
+ARTIFACT_PACKAGE = f"/api/v2/artifacts/acme/payments/{BACKEND_FP}/audit_package"
+
+
+def _artifact_manifests(fingerprint: str = BACKEND_FP) -> list[dict]:
+    return [leaf for leaf in (json.loads(e.leaf) for e in LogEntry.select().where(
+        LogEntry.kind == "artifact_manifest").order_by(LogEntry.number))
+        if leaf["fingerprint"] == fingerprint]
+
+
+def _artifact_evidence(client) -> None:
+    """The trail's evidence, then a failing scan of the backend: NON-COMPLIANT."""
+    _trail_evidence(client)
+    assert attest(client, "generic", {"attestation_name": "scan", "is_compliant": False,
+                                      "artifact_fingerprint": BACKEND_FP}).status_code == 201
+
+
+@pytest.fixture
+def artifact_package(client) -> tuple[bytes, notes.Verifier]:
+    _artifact_evidence(client)
+    key = client.get(f"{TRANSPARENCY}/public-key", headers=H).get_data(as_text=True)
+    return client.get(ARTIFACT_PACKAGE, headers=H).data, notes.parse_verifier_key(key.strip())
+
+
+def test_each_write_about_an_artifact_or_changing_its_verdict_ends_with_its_manifest(client):
+    """Reported (the note made for its name before, bound to it: listed where bound), its
+    verdict changed by the trail's unit-tests (no entry of its own: a manifest all the same),
+    left as it was by the review and the other artifact (none), its scan."""
+    _artifact_evidence(client)
+    artifact = Artifact.get(Artifact.fingerprint == BACKEND_FP)
+    manifests = _artifact_manifests()
+    assert [(m["count"], m["status"], m["trail_status"]) for m in manifests] == [
+        (3, "INCOMPLETE", "INCOMPLETE"), (3, "COMPLIANT", "COMPLIANT"),
+        (4, "NON-COMPLIANT", "COMPLIANT")]
+    every = artifact_entries(artifact)
+    kinds = {e.number: e.kind for e in LogEntry.select().where(LogEntry.number.in_(every))}
+    assert [kinds[n] for n in every] == ["artifact", "attestation", "attestation_bound",
+                                         "attestation"]
+    assert every[1] < every[0]  # the note, made before the artifact: listed where bound
+    assert manifests[-1]["entries_sha256"] == independent.entries_digest(every)
+    assert (manifests[-1]["uid"], manifests[0]["previous"]) == (artifact.uid, None)
+    assert len(_artifact_manifests(FRONTEND_FP)) == 1
+    assert log.verify_log(Organization.get(Organization.name == "acme")) == []
+
+
+def test_the_honest_artifact_package_holds_with_its_manifest(artifact_package):
+    content, verifier = artifact_package
+    check = check_package(content, verifier)
+    assert (check.problems, check.notes) == ([], [])
+    files = unpacked(content)
+    carried = json.loads(files["transparency/entries.json"])
+    assert set(carried["manifest"]["entries"]) == {e["index"] for e in carried["entries"]}
+    logged = json.loads(base64.b64decode(carried["manifest"]["leaf"]))
+    assert (logged["kind"], logged["status"]) == ("artifact_manifest", "NON-COMPLIANT")
+    assert json.loads(files["artifact.json"])["state"] == "NON-COMPLIANT"
+
+
+def test_an_omitted_attestation_of_an_artifact_and_its_verdict_flipped_fail(artifact_package):
+    content, verifier = artifact_package
+    files = unpacked(content)
+    scan = _path(files, "attestations/", "scan")
+    number = next(e["index"] for e in json.loads(files["transparency/entries.json"])["entries"]
+                  if e["path"] == scan)
+    manifest = json.loads(files["transparency/entries.json"])["manifest"]["index"]
+    where = f"the artifact's manifest (entry {manifest})"
+
+    def omit(files: Files) -> None:
+        for path in [p for p in files if scan[len("attestations/"):-len(".json")] in p]:
+            del files[path]
+        _edit_json(files, "transparency/entries.json", lambda d: d.update(
+            entries=[e for e in d["entries"] if e["path"] != scan]))
+        _edit_json(files, "artifact.json", lambda a: a.update(state="COMPLIANT"))
+
+    problems = check_package(_doctored(content, omit), verifier).problems
+    assert f"entry {number}: listed in {where}, the package lacks it" in problems
+    assert f"artifact.json: its state is not NON-COMPLIANT, the one {where} logs of its " \
+        "fingerprint" in problems
+    assert "the artifact judged again from the package's files is COMPLIANT, not " \
+        f"NON-COMPLIANT as {where} logs" in problems
+    flipped = check_package(_doctored(content, lambda f: _edit_json(
+        f, scan, lambda a: a.update(is_compliant=True))), verifier).problems
+    assert "the artifact judged again from the package's files is COMPLIANT, not " \
+        f"NON-COMPLIANT as {where} logs" in flipped
+
+
+def test_an_entry_unlisted_in_the_artifacts_manifest_fails(client, artifact_package):
+    content, verifier = artifact_package
+    files = unpacked(content)
+    carried = json.loads(files["transparency/entries.json"])
+    other = LogEntry.get((LogEntry.kind == "artifact") & (LogEntry.leaf.contains(FRONTEND_FP)))
+    proof = client.get(f"{TRANSPARENCY}/proofs/inclusion?index={other.number}&tree_size="
+                       f"{carried['tree_size']}", headers=H).json
+
+    def extra(files: Files) -> None:
+        _edit_json(files, "transparency/entries.json", lambda d: d["entries"].append({
+            "path": "artifact.json", "index": other.number,
+            "leaf": base64.b64encode(other.leaf.encode()).decode(),
+            "inclusion_proof": proof["hashes"]}))
+    problems = check_package(_doctored(content, extra), verifier).problems
+    assert f"entry {other.number}: in the package, not listed in the artifact's manifest " \
+        f"(entry {carried['manifest']['index']})" in problems
+    assert "artifact.json: differs from its latest report's log entry (id, fingerprint, " \
+        "filename, template_reference_name)" in problems
+
+
+def test_an_artifact_package_without_a_manifest_is_noted(artifact_package):
+    content, verifier = artifact_package
+    check = check_package(_doctored(content, lambda f: _edit_json(
+        f, "transparency/entries.json", lambda d: d.pop("manifest"))), verifier)
+    assert check.problems == [] and check.notes == [
+        "no manifest: omission not checked (the artifact has no manifest in the log: not "
+        "written since the log began keeping artifact manifests); its verdict is not judged again"]
+
+
+def test_an_artifact_built_again_under_its_name_lists_what_its_verdict_reads(client):
+    """A second backend in the trail: the trail's attestations for the name (the failing scan
+    of the first backend among them) judge it too, and its package carries them and holds."""
+    _artifact_evidence(client)
+    rebuilt = "c" * 64
+    assert report_artifact(client, rebuilt, "backend-2.tgz").status_code == 201
+    first = Artifact.get(Artifact.fingerprint == BACKEND_FP)
+    again = Artifact.get(Artifact.fingerprint == rebuilt)
+    scan = LogEntry.get((LogEntry.kind == "attestation") & LogEntry.leaf.contains('"name":"scan"'))
+    binding = LogEntry.get(LogEntry.kind == "attestation_bound")
+    # the first's scan, and the note with its binding to the first (both for its name), not
+    # the first's reports
+    assert {scan.number, binding.number} <= set(artifact_entries(again))
+    assert not set(artifact_reports(first)) & set(artifact_entries(again))
+    [manifest] = _artifact_manifests(rebuilt)
+    assert manifest["status"] == "NON-COMPLIANT"
+    key = client.get(f"{TRANSPARENCY}/public-key", headers=H).get_data(as_text=True)
+    content = client.get(f"/api/v2/artifacts/acme/payments/{rebuilt}/audit_package", headers=H).data
+    check = check_package(content, notes.parse_verifier_key(key.strip()))
+    assert (check.problems, check.notes) == ([], [])
+    assert any(p.endswith("-scan.json") for p in unpacked(content))
+    assert log.verify_log(Organization.get(Organization.name == "acme")) == []

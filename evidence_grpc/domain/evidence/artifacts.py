@@ -21,7 +21,7 @@ from ..kernel.numbers import timestamp_text
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
-from . import leaves, trails
+from . import leaves, manifests, trails
 from .compliance import artifact_state
 from .events import ArtifactRepoKnown
 from .flows import find_flow, flow_to_report_to
@@ -158,7 +158,7 @@ def _bind_pending(org: Organization, trail: Trail, artifact: Artifact) -> None:
      .where(Attestation.id.in_([a.id for a in pending])).execute())
     for attestation in pending:
         attestation.artifact, attestation.artifact_fingerprint = artifact, artifact.fingerprint
-        leaves.log_binding(org, attestation, artifact)
+        leaves.log_binding(org, attestation, artifact, manifests.about(attestation))
 
 
 def _distinct_prefixed(field: peewee.Field, in_flow: bool) -> Prepared:

@@ -32,7 +32,7 @@ from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
-from . import attestation_types, blobs, leaves, trails
+from . import attestation_types, blobs, leaves, manifests, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
@@ -207,7 +207,7 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
             remember(org, data.get("repo_info"), stamp)
-            leaves.log_attestation(org, trail, attestation, digests)
+            leaves.log_attestation(org, trail, attestation, manifests.about(attestation), digests)
             trails.reported(
                 org, trail, stamp,
                 "artifact_attestation_reported" if target else "trail_attestation_reported",
@@ -469,15 +469,15 @@ def attestation_document(a: Listed, org_name: str, html_base: str) -> dict[str, 
     return view
 
 
-def recorded_in(org: Organization, trail: Trail | None = None, *, flow: Flow | None = None,
-                fingerprint: str | None = None) -> list[Listed]:
-    """Every attestation of a trail, or about an artifact of a flow, oldest first."""
+def recorded_in(org: Organization, trail: Trail | None = None, *,
+                about: Artifact | None = None) -> list[Listed]:
+    """Every attestation of a trail, or about an artifact (its entries': manifests.about),
+    oldest first."""
     query = _query(org)
     if trail is not None:
         query = query.where(Attestation.trail == trail)
-    if flow is not None:
-        query = query.where((Attestation.flow == flow)
-                            & (Attestation.artifact_fingerprint == fingerprint))
+    if about is not None:
+        query = query.where(manifests.about_artifact(about))
     return _listed(query.order_by(Attestation.created_at, Attestation.id))
 
 

@@ -133,3 +133,22 @@ def artifact_state(compliance: views.ComplianceStatus, template_reference_name: 
     status = entry["status"] if entry else compliance["status"]
     assert status is not None, "evaluate_trail gives every entry a status"
     return status
+
+
+def trail_part(compliance: views.ComplianceStatus, artifacts_judged_alone: bool) -> str:
+    """What an evaluated trail requires of itself that counts for each of its artifacts, as
+    one status (COMPLIANT when nothing does): with an artifact's own entries it makes the
+    artifact's state (`with_trail_part`)."""
+    if artifacts_judged_alone:
+        return COMPLIANT
+    return _overall([e for e in compliance["attestations_statuses"] if not e["unexpected"]])
+
+
+def with_trail_part(part: str, entries: Sequence[Mapping[str, Any]]) -> str:
+    """An artifact's state from its trail's part (`trail_part`) and its own attestations'
+    statuses (its artifacts_statuses entry's), as evaluate_trail makes it."""
+    stands_for = {COMPLIANT: [], INCOMPLETE: [{"status": MISSING, "is_compliant": False}],
+                  NON_COMPLIANT: [{"status": COMPLETE, "is_compliant": False}]}
+    if part not in stands_for:
+        raise ValueError(f"{part!r} is not a verdict")
+    return _overall([*stands_for[part], *entries])

@@ -32,6 +32,7 @@ ATTESTATION = "attestation"
 ATTESTATION_BOUND = "attestation_bound"
 TRAIL_EVENT = "trail_event"
 TRAIL_MANIFEST = "trail_manifest"  # evidence.manifests
+ARTIFACT_MANIFEST = "artifact_manifest"  # evidence.manifests
 ARTIFACT = "artifact"
 FLOW = "flow"
 FLOW_TEMPLATE = "flow_template"
@@ -160,21 +161,24 @@ def trail_event_leaf(org_name: str, trail: Trail, event: TrailEvent) -> dict[str
                                  actor=event.payload.get("user"))
 
 
-def log_attestation(org: Organization, trail: Trail, a: Attestation,
+def log_attestation(org: Organization, trail: Trail, a: Attestation, about: list[int],
                     digests: tuple[str, str] | None = None) -> None:
+    """`about`: the artifacts (ids) it is an entry of (manifests.about)."""
     log.append(org.id, ATTESTATION, a.id, attestation_leaf(org.name, trail.name, a, digests),
-               (TRAIL_MANIFEST, trail.id))
+               (TRAIL_MANIFEST, trail.id), *((ARTIFACT_MANIFEST, each) for each in about))
 
 
-def log_binding(org: Organization, a: Attestation, artifact: Artifact) -> None:
-    """`a` just bound to `artifact` (its artifact and fingerprint set in place)."""
+def log_binding(org: Organization, a: Attestation, artifact: Artifact, about: list[int]) -> None:
+    """`a` just bound to `artifact` (its artifact and fingerprint set in place); `about`: the
+    artifacts (ids) it is an entry of (manifests.about)."""
     log.append(org.id, ATTESTATION_BOUND, a.id, binding_leaf(org.name, a, artifact.uid),
-               (TRAIL_MANIFEST, a.trail_id))
+               (TRAIL_MANIFEST, a.trail_id), *((ARTIFACT_MANIFEST, each) for each in about))
 
 
 def log_artifact(org: Organization, artifact: Artifact) -> None:
     """`artifact` reported, or reported again (its row written over)."""
-    log.append(org.id, ARTIFACT, artifact.id, ARTIFACT_LEAF.leaf(artifact, org=org.name))
+    log.append(org.id, ARTIFACT, artifact.id, ARTIFACT_LEAF.leaf(artifact, org=org.name),
+               (ARTIFACT_MANIFEST, artifact.id))
 
 
 def _template_digest(template: FlowTemplate | None) -> str | None:

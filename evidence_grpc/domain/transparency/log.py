@@ -90,23 +90,31 @@ def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
         _FROZEN[kind] = frozen
 
 
+# What a subject's manifest is: its leaf (None: nothing of it changed, no manifest), and the
+# subjects (kind, id) whose verdicts it found changed, whose manifests follow in the append.
+Made = tuple[dict[str, Any] | None, list[tuple[str, int]]]
+
+
 @dataclass(frozen=True)
 class Subject:
-    """Something whose entries a *manifest* lists (a trail). Each append that logs entries of
-    a subject ends with one manifest entry of it (kind `kind`, record id the subject's id),
-    whose leaf `manifest` makes: told the subject's id, the number the manifest gets, and the
-    numbers and records (kind, record id) of the subject's entries the append logs. A manifest
-    holds the count of the subject's entries and `entries_digest` of their numbers, never the
-    list itself, so that it fits an entry bundle whatever the subject's size."""
+    """Something whose entries a *manifest* lists (a trail, an artifact). Each append that
+    logs entries of a subject ends with one manifest entry of it (kind `kind`, record id the
+    subject's id), whose leaf `manifest` makes: told the subject's id, the number the manifest
+    gets, and the numbers and records (kind, record id) of the subject's entries the append
+    logs (none when another subject's manifest named it: its verdict may have changed; then it
+    may make none). A manifest holds the count of the subject's entries and `entries_digest`
+    of their numbers, never the list itself, so that it fits an entry bundle whatever the
+    subject's size. The subjects of an append are made kind by kind, in the order their kinds
+    were registered: a manifest names only subjects of kinds registered after its own."""
     kind: str
-    manifest: Callable[[int, int, list[int], list[tuple[str, int]]], dict[str, Any]]
+    manifest: Callable[[int, int, list[int], list[tuple[str, int]]], Made]
 
 
 _SUBJECTS: dict[str, Subject] = {}
 
 
 def register_subject(subject: Subject) -> None:
-    """Log a manifest of kind `subject.kind` (domain/__init__.py)."""
+    """Log a manifest of kind `subject.kind` (domain/__init__.py; see Subject for the order)."""
     _SUBJECTS[subject.kind] = subject
 
 
@@ -257,17 +265,17 @@ def canonical(leaf: dict[str, Any]) -> bytes:
     return rfc8785.dumps(leaf)
 
 
-# What an append logs: (kind, record id, leaf, the subject it is an entry of: (its manifest's
-# kind, its id), if any).
-Item = tuple[str, int, bytes, tuple[str, int] | None]
+# What an append logs: (kind, record id, leaf, the subjects it is an entry of: (their
+# manifest's kind, their id)).
+Item = tuple[str, int, bytes, tuple[tuple[str, int], ...]]
 
 
 def append(org_id: int, kind: str, record_id: int, leaf: dict[str, Any],
-           subject: tuple[str, int] | None = None) -> None:
+           *subjects: tuple[str, int]) -> None:
     """Log `leaf` (of the record `kind` `record_id`) when the current write transaction
-    commits: after its other writes, in the order appended. `subject`: (manifest kind, id) of
-    the registered Subject it is an entry of, whose manifest the append then ends with."""
-    item = (next(_sequence), org_id, (kind, record_id, canonical(leaf), subject))
+    commits: after its other writes, in the order appended. `subjects`: (manifest kind, id) of
+    each registered Subject it is an entry of, whose manifests the append then ends with."""
+    item = (next(_sequence), org_id, (kind, record_id, canonical(leaf), subjects))
     at_transaction_end("transparency-log", _append_all, [item], last=True)
 
 
@@ -314,7 +322,7 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
     frontier = _frontier(text)
     if size == 0 and leaves[0][0] != BEGUN:  # the head is locked: the one writer that finds
         # the log empty begins it (unless a log begun again brings its own genesis)
-        leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id)), None), *leaves]
+        leaves = [(BEGUN, 0, canonical(genesis_leaf(org_id)), ()), *leaves]
     # the numbers and records of each subject's entries, in the order first logged
     subjects: dict[tuple[str, int], tuple[list[int], list[tuple[str, int]]]] = {}
 
@@ -326,14 +334,21 @@ def _append_to(org_id: int, leaves: list[Item]) -> None:
         size += 1
         return size - 1
 
-    for kind, record_id, leaf, subject in leaves:
+    for kind, record_id, leaf, of in leaves:
         number = add(kind, record_id, leaf)
-        if subject is not None:
+        for subject in of:
             numbers, records = subjects.setdefault(subject, ([], []))
             numbers.append(number)
             records.append((kind, record_id))
-    for (kind, subject_id), (numbers, records) in subjects.items():
-        add(kind, subject_id, canonical(_SUBJECTS[kind].manifest(subject_id, size, numbers, records)))
+    for manifest_kind in list(_SUBJECTS):  # kind by kind, in registration order
+        for (kind, subject_id), (numbers, records) in list(subjects.items()):
+            if kind != manifest_kind:
+                continue
+            made, named = _SUBJECTS[kind].manifest(subject_id, size, numbers, records)
+            if made is not None:
+                add(kind, subject_id, canonical(made))
+            for other in named:
+                subjects.setdefault(other, ([], []))
     _SET_HEAD.execute(head=head_id, size=size, frontier=_frontier_text(frontier))
 
 

@@ -30,6 +30,8 @@ from ..evidence import artifacts, attestations, blobs, trails
 from ..evidence.compliance import COMPLIANT
 from ..evidence.flows import find_flow
 from ..evidence.leaves import (
+    ARTIFACT,
+    ARTIFACT_MANIFEST,
     ATTESTATION,
     ATTESTATION_BOUND,
     LOGGED_EVENTS,
@@ -37,7 +39,14 @@ from ..evidence.leaves import (
     TRAIL_MANIFEST,
     binding_log_indexes,
 )
-from ..evidence.manifests import latest_manifest, trail_entries
+from ..evidence.manifests import (
+    artifact_entries,
+    artifact_reports,
+    judged_again,
+    latest_artifact_manifest,
+    latest_manifest,
+    trail_entries,
+)
 from ..kernel.errors import FailedPrecondition
 from ..transparency import cosignatures, log, merkle, notes
 from . import artifact_views
@@ -81,10 +90,11 @@ class _Package:
         self.files.append((path, content))
 
     def add_transparency(self, org: Organization, signer: log.LogSigner,
-                         trail: Trail | None = None) -> None:
+                         latest: int | None, listed: list[int]) -> None:
         """The log's checkpoint now, its verifier key, and for each covered file the entries of
-        its records with their inclusion proofs against that checkpoint (transparency/); for a
-        trail, its latest manifest (with its proof) and the entries that manifest lists."""
+        its records with their inclusion proofs against that checkpoint (transparency/); the
+        latest manifest of the trail or artifact, `latest` (with its proof), and the entries it
+        lists (of `listed`, its entries now, those before it)."""
         size = log.size_of(org)
 
         def proved(number: int) -> dict[str, Any]:
@@ -94,10 +104,9 @@ class _Package:
         carried: dict[str, Any] = {"format": TRANSPARENCY_FORMAT, "tree_size": size,
                                    "entries": [{"path": path, **proved(number)}
                                                for path, number in self.covered]}
-        latest = None if trail is None else latest_manifest(trail)
-        if trail is not None and latest is not None and latest < size:
+        if latest is not None and latest < size:
             carried["manifest"] = {**proved(latest), "entries": [
-                number for number in trail_entries(trail.id) if number < latest]}
+                number for number in listed if number < latest]}
         self.add("transparency/checkpoint", log.checkpoint(org, signer, signer.name).encode())
         self.add("transparency/public-key", f"{signer.vkey}\n".encode())
         self.add("transparency/entries.json", _json(carried))
@@ -164,7 +173,8 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
     for artifact in made_views:
         package.add(f"artifacts/{artifact['fingerprint']}.json", _json(artifact))
     package.add("report.pdf", _pdf(org.name, view, attested, made_views))
-    package.add_transparency(org, signer, trail)
+    latest = latest_manifest(trail)
+    package.add_transparency(org, signer, latest, trail_entries(trail.id) if latest else [])
     return package.gzipped({"org": org.name, "flow": trail.flow.name, "trail": trail.name,
                             "recorded_until": trail.last_modified_at})
 
@@ -172,15 +182,19 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
 def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_base: str,
                      signer: log.LogSigner) -> bytes:
     """An artifact of a flow (full fingerprint or 5-64 character prefix): its JSON, the
-    attestations made about it and their attachments."""
+    attestations about it (its manifest's: those of its trail for its template name too) and
+    their attachments, the template judging it."""
     flow = find_flow(org, flow_name)
     artifact = artifacts.find_by_fingerprint(org, flow.name, fingerprint)
     view = artifact_views.artifact_views(org, [artifact], html_base)[0]
     package = _Package(artifact.last_modified_at or artifact.created_at)
     package.add("artifact.json", _json(view))
-    rows = attestations.recorded_in(org, flow=flow, fingerprint=artifact.fingerprint)
+    package.add("template.json", _json(trails.template_in_force(artifact.trail)))
+    package.covered += [("artifact.json", number) for number in artifact_reports(artifact)]
+    rows = attestations.recorded_in(org, about=artifact)
     _add_evidence(package, org, rows, html_base)
-    package.add_transparency(org, signer)
+    latest = latest_artifact_manifest(artifact)
+    package.add_transparency(org, signer, latest, artifact_entries(artifact) if latest else [])
     return package.gzipped({"org": org.name, "flow": flow.name,
                             "fingerprint": artifact.fingerprint})
 
@@ -269,7 +283,8 @@ NO_MANIFEST = ("no manifest: omission not checked (the {what} has no manifest in
 _FIXED = {"manifest.json", "SHA256SUMS", "transparency/checkpoint", "transparency/public-key",
           "transparency/entries.json"}
 _OF_TRAIL = {"trail.json", "template.json", "report.pdf"}
-_ENTRIES_MAY_HOLD = ("trail.json", "attestations/")  # the paths a trail's entries are about
+# the paths the entries a manifest lists are about (a trail's, an artifact's)
+_ENTRIES_MAY_HOLD = ("trail.json", "artifact.json", "attestations/")
 
 
 @dataclass
@@ -361,8 +376,8 @@ def check_package(
             + _report(files, manifest)
         if "trail.json" in files:
             _manifest(files, transparency, size, root, origin, leaves, check)
-        else:
-            check.notes.append(NO_MANIFEST.format(what="artifact", why="artifacts have none yet"))
+        elif "artifact.json" in files:
+            _artifact_manifest(files, transparency, size, root, origin, leaves, check)
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         problems.append(f"a file of the package is not as a package writes it: {error!r}")
     return check
@@ -398,7 +413,7 @@ def _unexpected(files: dict[str, bytes]) -> list[str]:
     for path in sorted(files):
         folder, _, rest = path.partition("/")
         expected = (path in _FIXED or (trail and path in _OF_TRAIL)
-                    or (not trail and path == "artifact.json")
+                    or (not trail and path in ("artifact.json", "template.json"))
                     or (folder == "records" and rest.endswith(".json") and rest[:-5] in stems)
                     or (folder == "attestations" and "/" not in rest)
                     or (folder == "attachments" and rest.partition("/")[0] in stems
@@ -547,23 +562,39 @@ def _artifacts(files: dict[str, bytes]) -> list[str]:
 
 
 def _the_artifact(files: dict[str, bytes], leaves: dict[str, list[Logged]]) -> list[str]:
-    """An artifact's package: artifact.json is the artifact its attestations' entries name
-    (each about its fingerprint, as made or as bound later)."""
+    """An artifact's package: artifact.json is the artifact its latest report's entry logs,
+    and the one its attestations' entries are about (each about its fingerprint, as made or
+    as bound later, or made in its trail for its template name)."""
     if "artifact.json" not in files:
         return []
-    fingerprint = json.loads(files["artifact.json"]).get("fingerprint")
-    named = set()
+    artifact = json.loads(files["artifact.json"])
+    problems = []
+    reports = sorted((number, leaf) for number, leaf in leaves.get("artifact.json", [])
+                     if leaf.get("kind") == ARTIFACT)
+    if reports:
+        report = reports[-1][1]
+        differ = [key for key, said in (("id", "id"), ("fingerprint", "fingerprint"),
+                                        ("filename", "name"),
+                                        ("template_reference_name", "template_reference_name"))
+                  if artifact.get(key) != report.get(said)]
+        if differ:
+            problems.append(f"artifact.json: differs from its latest report's log entry "
+                            f"({', '.join(differ)})")
+    fingerprint, name = artifact.get("fingerprint"), artifact.get("template_reference_name")
     for stem in _stems(files):
         logged = leaves.get(f"attestations/{stem}.json", [])
         made = [leaf for _, leaf in logged if leaf.get("kind") == ATTESTATION]
-        if len(made) == 1:
-            named.add(_as_bound(made[0], [leaf for _, leaf in logged
-                                          if leaf.get("kind") == ATTESTATION_BOUND]
-                                ).get("artifact_fingerprint"))
-    if named - {fingerprint}:
-        return ["artifact.json: its fingerprint is not that of the artifact its attestations' "
-                "log entries are about"]
-    return []
+        if len(made) != 1:
+            continue
+        leaf = _as_bound(made[0], [bound for _, bound in logged
+                                   if bound.get("kind") == ATTESTATION_BOUND])
+        if leaf.get("artifact_fingerprint") != fingerprint and not (
+                name and leaf.get("target_artifact") == name
+                and leaf.get("trail") == artifact.get("trail_name")):
+            problems.append("artifact.json: its fingerprint is not that of the artifact its "
+                            "attestations' log entries are about")
+            break
+    return problems
 
 
 def _attestation_documents(files: dict[str, bytes]) -> list[dict[str, Any]]:
@@ -584,58 +615,114 @@ def _report(files: dict[str, bytes], manifest: dict[str, Any]) -> list[str]:
         "report.pdf: not the report the package's trail, attestations and artifacts make"]
 
 
-def _manifest(files: dict[str, bytes], transparency: dict[str, Any], size: int, root: bytes,
-              origin: str, leaves: dict[str, list[Logged]], check: PackageCheck) -> None:
-    """The trail's latest manifest: the entries it lists are exactly the package's, its
-    verdict the trail file's and the one the package's files make."""
+def _carried(files: dict[str, bytes], transparency: dict[str, Any], size: int, root: bytes,
+             origin: str, leaves: dict[str, list[Logged]], check: PackageCheck,
+             what: str, kind: str, subject: tuple[str, str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The latest manifest of the package's trail or artifact (`what`), proved, of `kind`,
+    whose `subject` (its key, the file's key, the file's value) is the file's, listing exactly
+    the package's entries: (its leaf, how problems name it); None when it has none (noted) or
+    does not hold (named)."""
     problems = check.problems
     carried = transparency.get("manifest")
     if carried is None:
-        check.notes.append(NO_MANIFEST.format(what="trail", why="not written since the log "
-                                              "began keeping manifests"))
-        return
+        check.notes.append(NO_MANIFEST.format(what=what, why="not written since the log began "
+                                              f"keeping {what} manifests"))
+        return None
     proved = _proved(carried, size, root, origin, problems)
     if proved is None:
-        return
+        return None
     number, manifest = proved
-    trail = json.loads(files["trail.json"])
-    where = f"the trail's manifest (entry {number})"
-    if manifest.get("kind") != TRAIL_MANIFEST or manifest.get("trail") != trail.get("name"):
-        problems.append(f"{where}: not a manifest of trail {trail.get('name')!r}")
-        return
+    where = f"the {what}'s manifest (entry {number})"
+    key, file_key, value = subject
+    if manifest.get("kind") != kind or manifest.get(key) != value:
+        problems.append(f"{where}: not a manifest of {what} {value!r}")
+        return None
     listed = carried.get("entries")
     if not isinstance(listed, list) or len(listed) != manifest.get("count") \
             or log.entries_digest(listed) != manifest.get("entries_sha256"):
         problems.append(f"{where}: the entries the package lists are not those it digests")
-        return
+        return None
     held = {n for path, found in leaves.items() if path.startswith(_ENTRIES_MAY_HOLD)
             for n, _ in found}
     problems += [f"entry {n}: listed in {where}, the package lacks it"
                  for n in sorted(set(listed) - held)]
     problems += [f"entry {n}: in the package, not listed in {where}"
                  for n in sorted(held - set(listed))]
+    return manifest, where
+
+
+def _template(files: dict[str, bytes], manifest: dict[str, Any], where: str, what: str,
+              problems: list[str]) -> dict[str, Any] | None:
+    """template.json, when it is the template the manifest names."""
+    if "template.json" not in files:
+        problems.append(f"template.json: missing (the template the {what} is judged by)")
+        return None
+    in_force = json.loads(files["template.json"])
+    if log.digest(in_force) != manifest.get("template_sha256"):
+        problems.append(f"template.json: not the template {where} names (template_sha256)")
+        return None
+    return in_force
+
+
+def _manifest(files: dict[str, bytes], transparency: dict[str, Any], size: int, root: bytes,
+              origin: str, leaves: dict[str, list[Logged]], check: PackageCheck) -> None:
+    """The trail's latest manifest: the entries it lists are exactly the package's, its
+    verdict the trail file's and the one the package's files make."""
+    trail = json.loads(files["trail.json"])
+    found = _carried(files, transparency, size, root, origin, leaves, check, "trail",
+                     TRAIL_MANIFEST, ("trail", "name", trail.get("name")))
+    if found is None:
+        return
+    manifest, where = found
     status = manifest.get("status")
     if trail.get("compliance_state") != status \
             or (trail.get("compliance_status") or {}).get("status") != status \
             or trail.get("is_compliant") is not (status == COMPLIANT):
-        problems.append(f"trail.json: its verdict is not {status}, the one {where} logs")
-    if "template.json" not in files:
-        problems.append("template.json: missing (the template the trail is judged by)")
-        return
-    in_force = json.loads(files["template.json"])
-    if log.digest(in_force) != manifest.get("template_sha256"):
-        problems.append(f"template.json: not the template {where} names (template_sha256)")
+        check.problems.append(f"trail.json: its verdict is not {status}, the one {where} logs")
+    in_force = _template(files, manifest, where, "trail", check.problems)
+    if in_force is None:
         return
     again = _judged_again(files, in_force, leaves)
     if again != status:
-        problems.append(f"the trail judged again from the package's files is {again}, "
-                        f"not {status} as {where} logs")
+        check.problems.append(f"the trail judged again from the package's files is {again}, "
+                              f"not {status} as {where} logs")
 
 
-def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
-                  leaves: dict[str, list[Logged]]) -> str:
-    """The trail's verdict made from the package alone: its template in force, its attestation
-    files (in report order: their entries'), the artifacts its logged reports name."""
+def _artifact_manifest(files: dict[str, bytes], transparency: dict[str, Any], size: int,
+                       root: bytes, origin: str, leaves: dict[str, list[Logged]],
+                       check: PackageCheck) -> None:
+    """The artifact's latest manifest: the entries it lists are exactly the package's, its
+    verdict the artifact file's state and the one the package's files make with its trail's
+    part of it (as logged)."""
+    artifact = json.loads(files["artifact.json"])
+    found = _carried(files, transparency, size, root, origin, leaves, check, "artifact",
+                     ARTIFACT_MANIFEST, ("uid", "id", artifact.get("id")))
+    if found is None:
+        return
+    manifest, where = found
+    status = manifest.get("status")
+    if artifact.get("state") != status or manifest.get("fingerprint") != artifact.get("fingerprint"):
+        check.problems.append(f"artifact.json: its state is not {status}, the one {where} "
+                              "logs of its fingerprint")
+    in_force = _template(files, manifest, where, "artifact", check.problems)
+    if in_force is None:
+        return
+    attested = [a for a in _for_judging(files, leaves)
+                if a.pop("trail") == artifact.get("trail_name")]
+    try:
+        again = judged_again(in_force, artifact.get("template_reference_name"),
+                             str(manifest.get("trail_status")), attested)
+    except (KeyError, TypeError, ValueError) as error:
+        again = f"not judged ({error!r})"
+    if again != status:
+        check.problems.append(f"the artifact judged again from the package's files is {again}, "
+                              f"not {status} as {where} logs")
+
+
+def _for_judging(files: dict[str, bytes], leaves: dict[str, list[Logged]]
+                 ) -> list[dict[str, Any]]:
+    """The package's attestation files as compliance reads them (in report order: their
+    entries'), each with its trail's name."""
     attested = []
     for stem in _stems(files):
         path = f"attestations/{stem}.json"
@@ -645,7 +732,16 @@ def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
                          "type": document.get("attestation_type"),
                          "is_compliant": bool(document.get("is_compliant")),
                          "seq": entry[0] if entry else -1, "target": document.get("target_artifact"),
-                         "overrides": document.get("overridden_attestation_id")})
+                         "overrides": document.get("overridden_attestation_id"),
+                         "trail": document.get("trail_name")})
+    return attested
+
+
+def _judged_again(files: dict[str, bytes], in_force: dict[str, Any],
+                  leaves: dict[str, list[Logged]]) -> str:
+    """The trail's verdict made from the package alone: its template in force, its attestation
+    files, the artifacts its logged reports name."""
+    attested = _for_judging(files, leaves)
     reported = [{"id": fingerprint, "fingerprint": fingerprint,
                  "template_reference_name": event.get("template_reference_name")}
                 for fingerprint, event in _reports(files).items()]
