@@ -21,8 +21,8 @@ events.subscribe(ArtifactRepoKnown, link_artifact)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
 notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows, and which rows must each have an
-# entry (named, where they are, when one has none); the kinds logged from 2026-12-02 on (records
-# changed in place, an entry at each change) are not covered so: their rows from before have none.
+# entry (named, where they are, when one has none); the rows from before a kind was logged are
+# committed to by a genesis (migrations 0026, 0030).
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations,
              evidence_leaves.attestation_rows, evidence_leaves.attestation_labels)
 log.register(evidence_leaves.ATTESTATION_BOUND, evidence_leaves.rebuild_bindings,
@@ -35,12 +35,21 @@ log.register(runtime_leaves.SNAPSHOT, runtime_leaves.rebuild_snapshots,
              runtime_leaves.snapshot_rows, runtime_leaves.snapshot_labels)
 log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,
              governance_leaves.approval_rows, governance_leaves.approval_labels)
-log.register(evidence_leaves.ARTIFACT, evidence_leaves.rebuild_artifacts)
-log.register(evidence_leaves.FLOW, evidence_leaves.rebuild_flows)
-log.register(evidence_leaves.TRAIL, evidence_leaves.rebuild_trails)
-log.register(runtime_leaves.ENVIRONMENT, runtime_leaves.rebuild_environments)
-log.register(runtime_leaves.ALLOWLIST_ENTRY, runtime_leaves.rebuild_allowlist)
-log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies)
-log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions)
-log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls)
-log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions)
+log.register(evidence_leaves.ARTIFACT, evidence_leaves.rebuild_artifacts,
+             evidence_leaves.artifact_rows, evidence_leaves.artifact_labels)
+log.register(evidence_leaves.FLOW, evidence_leaves.rebuild_flows,
+             evidence_leaves.flow_rows, evidence_leaves.flow_labels)
+log.register(evidence_leaves.TRAIL, evidence_leaves.rebuild_trails,
+             evidence_leaves.trail_rows, evidence_leaves.trail_labels)
+log.register(runtime_leaves.ENVIRONMENT, runtime_leaves.rebuild_environments,
+             runtime_leaves.environment_rows, runtime_leaves.environment_labels)
+log.register(runtime_leaves.ALLOWLIST_ENTRY, runtime_leaves.rebuild_allowlist,
+             runtime_leaves.allowlist_rows, runtime_leaves.allowlist_labels)
+log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies,
+             governance_leaves.policy_rows, governance_leaves.policy_labels)
+log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions,
+             governance_leaves.policy_version_rows, governance_leaves.policy_version_labels)
+log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls,
+             governance_leaves.control_rows, governance_leaves.control_labels)
+log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions,
+             governance_leaves.control_version_rows, governance_leaves.control_version_labels)

@@ -107,8 +107,10 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     genesis, *logged = [json.loads(base64.b64decode(e["leaf"])) for e in found]
     # the log begins with its first record: its genesis counts no record from before
     assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
-    assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
-                                       "trail_event"}
+    assert set(genesis["records"]) == {
+        "allowlist_entry", "approval", "artifact", "attestation", "attestation_bound", "control",
+        "control_version", "environment", "flow", "policy", "policy_version", "snapshot", "trail",
+        "trail_event"}
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...)
     assert [leaf["kind"] for leaf in logged] == [
@@ -265,8 +267,9 @@ def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_record
     assert log.verify_log(acme) == []
     LogEntry.delete().execute()
     LogHead.delete().execute()
-    gone = ("records but no log: attestation 2, snapshot 1, trail_event 2 rows, and no log_begun "
-            "entry (the log is empty, deleted or never began)")
+    gone = ("records but no log: artifact 1, attestation 2, environment 1, flow 1, snapshot 1, "
+            "trail 1, trail_event 2 rows, and no log_begun entry (the log is empty, deleted or "
+            "never began)")
     assert log.verify_log(acme) == [gone]
     done = _verify_log(db)
     assert done.returncode == 1 and f"acme: {gone}\nacme: FAILED (0 entries" in done.stdout, \

@@ -89,8 +89,9 @@ def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(cli
     assert re.fullmatch(
         r"acme: checked 14 entries and 25 hashes; 10 leaves re-derived \(artifact 1, "
         r"attestation 2, environment 1, flow 1, snapshot 1, trail 1, trail_event 2, "
-        r"trail_manifest 1\); 5 records checked for their entry \(attestation 2, snapshot 1, "
-        r"trail_event 2\); since the saved checkpoint: not asked; 0 finding\(s\) in \d+\.\d s",
+        r"trail_manifest 1\); 9 records checked for their entry \(artifact 1, attestation 2, "
+        r"environment 1, flow 1, snapshot 1, trail 1, trail_event 2\); since the saved checkpoint: "
+        r"not asked; 0 finding\(s\) in \d+\.\d s",
         lines[1]), lines
     assert re.fullmatch(r"verify-log: 1 log\(s\), 14 entries, 0 finding\(s\) in \d+\.\d s",
                         lines[-1]), lines

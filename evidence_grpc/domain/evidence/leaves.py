@@ -327,3 +327,25 @@ def trail_event_labels(ids: list[int]) -> dict[int, str]:
     return {i: f"{type_} in trail {trail}" for i, type_, trail in TrailEvent.select(
         TrailEvent.id, TrailEvent.type, Trail.name).join(Trail)
         .where(TrailEvent.id.in_(ids)).tuples()}
+
+
+flow_rows = log.ids_after(lambda org, after: Flow.select(Flow.id).where(
+    (Flow.organization == org) & (Flow.id > after)).order_by(Flow.id))
+trail_rows = log.ids_after(lambda org, after: Trail.select(Trail.id).join(Flow).where(
+    (Flow.organization == org) & (Trail.id > after)).order_by(Trail.id))
+artifact_rows = log.ids_after(lambda org, after: Artifact.select(Artifact.id).where(
+    (Artifact.organization == org) & (Artifact.id > after)).order_by(Artifact.id))
+
+
+def flow_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Flow.select(Flow.id, Flow.name).where(Flow.id.in_(ids)).tuples())
+
+
+def trail_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in flow {flow}" for i, name, flow in Trail.select(
+        Trail.id, Trail.name, Flow.name).join(Flow).where(Trail.id.in_(ids)).tuples()}
+
+
+def artifact_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in trail {trail}" for i, name, trail in Artifact.select(
+        Artifact.id, Artifact.name, Trail.name).join(Trail).where(Artifact.id.in_(ids)).tuples()}
