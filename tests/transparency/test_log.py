@@ -487,19 +487,30 @@ def _artifact_entry(client) -> tuple[int, dict]:
 def test_an_artifact_answer_names_the_entry_of_its_latest_report(client, db):
     write_evidence(client)
     first, leaf = _artifact_entry(client)
-    assert (leaf["kind"], leaf["type"], leaf["trail"]) == (
-        "trail_event", "artifact_creation_reported", "release-1")
+    assert (leaf["kind"], leaf["fingerprint"]) == ("artifact", BACKEND_FP)  # its own entry
     assert report_artifact(client).status_code == 201  # reported again: a new entry
     again, leaf = _artifact_entry(client)
-    assert again > first and leaf["type"] == "artifact_creation_reported"
+    assert again > first and leaf["kind"] == "artifact"
     with grpc_channel(db) as channel:  # the same on the gRPC door
         found = artifact_pb_grpc.ArtifactServiceStub(channel).GetArtifactByFingerprint(
             artifact_pb.GetArtifactByFingerprintRequest(org="acme", flow_name="payments",
                                                         fingerprint=BACKEND_FP),
             metadata=[("authorization", f"Bearer {ROLE_KEYS['reader']}")])
         assert found.HasField("log_index") and found.log_index == again
+    # reported before its log covered artifacts (an upgraded log: migration 0030's genesis after
+    # its entries): the entry of its trail's event of that report, as answered then
+    genesis = LogEntry.get((LogEntry.kind == log.BEGUN) & (LogEntry.number == 0))
+    leaf = json.loads(genesis.leaf)
+    del leaf["records"]["artifact"]
+    LogEntry.update(leaf=json.dumps(leaf)).where(LogEntry.id == genesis.id).execute()
+    log.append(genesis.organization_id, log.BEGUN, 0, {"kind": log.BEGUN, "records": {
+        "artifact": {"count": 2, "last_id": 2, "rows": "all"}}})
+    before, leaf = _artifact_entry(client)
+    assert (leaf["kind"], leaf["type"], leaf["trail"]) == (
+        "trail_event", "artifact_creation_reported", "release-1")
+    assert before > again  # the same report's event, logged after the artifact
     # reported before the log began: no entry, and no log_index
-    LogEntry.delete().where(LogEntry.number == again).execute()
+    LogEntry.delete().where(LogEntry.number == before).execute()
     answer = client.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
     assert "log_index" not in answer
 

@@ -217,10 +217,19 @@ def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent)
                    (TRAIL_MANIFEST, trail.id))
 
 
-def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
-    """Artifact id -> the log entry of its latest report (its trail's artifact_creation_reported
-    event of the artifact's fingerprint at its last_modified_at), for artifacts reported since
-    the log began."""
+def artifact_log_indexes(org_id: int, artifacts: list[Artifact]) -> dict[int, int]:
+    """Artifact id -> the log entry of its latest report, for artifacts reported since the log
+    began: its own entry when logged once the log covers artifacts (a log begun from 2026-12-03
+    on, or from migration 0030's genesis on); before, as answered then, its trail's
+    artifact_creation_reported event of the artifact's fingerprint at its last_modified_at."""
+    since = log.covered_from(org_id, ARTIFACT)
+    own = {} if since is None else {
+        record_id: number for record_id, number in
+        log.latest_indexes(ARTIFACT, [a.id for a in artifacts]).items() if number > since}
+    return {**_report_event_indexes([a for a in artifacts if a.id not in own]), **own}
+
+
+def _report_event_indexes(artifacts: list[Artifact]) -> dict[int, int]:
     wanted = {(a.trail_id, a.last_modified_at, a.fingerprint): a.id for a in artifacts
               if a.last_modified_at is not None}
     events: dict[int, int] = {}  # event id -> artifact id

@@ -478,6 +478,32 @@ def _entry_bundle(org_id: int, first: int, count: int) -> bytes:
     return b"".join(len(leaf).to_bytes(2, "big") + leaf for leaf in leaves)
 
 
+def latest_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
+    """record id -> the number of its latest entry, for the records of `kind` (one that changes
+    in place) that are in a log."""
+    found: dict[int, int] = {}
+    for chunk in in_chunks(sorted(set(record_ids))):
+        found.update(LogEntry.select(LogEntry.record_id, peewee.fn.MAX(LogEntry.number)).where(
+            (LogEntry.kind == kind) & LogEntry.record_id.in_(chunk))
+            .group_by(LogEntry.record_id).tuples())
+    return found
+
+
+_GENESES = Prepared(lambda org: LogEntry.select(LogEntry.number, LogEntry.leaf).where(
+    (LogEntry.organization == org) & (LogEntry.kind == BEGUN) & (LogEntry.record_id == 0))
+    .order_by(LogEntry.number), org=int)
+
+
+def covered_from(org_id: int, kind: str) -> int | None:
+    """The number of the genesis from which the organization's log covers `kind` (the first
+    `log_begun` entry naming it), None when none does."""
+    for number, leaf in _GENESES.rows(org=org_id):
+        records = json.loads(leaf).get("records")
+        if isinstance(records, dict) and kind in records:
+            return int(number)
+    return None
+
+
 def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
     """record id -> its entry's number, for the records of `kind` that are in a log."""
     found: dict[int, int] = {}
