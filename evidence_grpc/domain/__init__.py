@@ -53,3 +53,11 @@ log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls,
              governance_leaves.control_rows, governance_leaves.control_labels)
 log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions,
              governance_leaves.control_version_rows, governance_leaves.control_version_labels)
+log.register(evidence_leaves.REPO, evidence_leaves.rebuild_repos, evidence_leaves.repo_rows,
+             evidence_leaves.repo_labels)
+log.register(evidence_leaves.ATTESTATION_TYPE, evidence_leaves.rebuild_attestation_types,
+             evidence_leaves.attestation_type_rows, evidence_leaves.attestation_type_labels)
+log.register(evidence_leaves.ATTESTATION_TYPE_VERSION,
+             evidence_leaves.rebuild_attestation_type_versions,
+             evidence_leaves.attestation_type_version_rows,
+             evidence_leaves.attestation_type_version_labels)

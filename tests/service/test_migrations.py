@@ -443,8 +443,8 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
 
 def test_0030_commits_to_the_rows_of_the_kinds_logged_later_that_have_no_entry(
         empty_database: str):
-    """The flows, trails, environments, policies ... of a release before their kind was logged
-    are counted by a second genesis: verify-log passes; an old row changed by the service has an
+    """The flows, trails, environments, policies, repos ... of a release before their kind was
+    logged are counted by a second genesis: verify-log passes; an old row changed by the service has an
     entry it is checked against from then on; what never changes of an old row changed by SQL,
     and a row inserted by SQL (after them or among them) are named."""
     from evidence_grpc.domain.evidence import leaves
@@ -463,6 +463,8 @@ def test_0030_commits_to_the_rows_of_the_kinds_logged_later_that_have_no_entry(
         policy = Policy.insert(organization=org, name="p", created_by="alice", **times).execute()
         version = PolicyVersion.insert(policy=policy, version=1, policy_yaml="_schema: x\n",
                                        created_by="alice", created_at=1.0).execute()
+        repo = Repo.insert(organization=org, repo_id="42", name="acme/demo", created_at=1.0,
+                           last_seen_at=1.0).execute()
         runner.up(target="0027_trail_manifests")  # 0026's genesis: entry 0
         # the release of 2026-12-02: a flow it made has its entry
         new = Flow.insert(organization=org, name="new", **times).execute()
@@ -480,7 +482,8 @@ def test_0030_commits_to_the_rows_of_the_kinds_logged_later_that_have_no_entry(
             "flow": (3, new, "all"), "trail": (1, trail, "all"), "artifact": (0, 0, "all"),
             "environment": (1, env, "all"), "allowlist_entry": (0, 0, "all"),
             "policy": (1, policy, "all"), "policy_version": (1, version, None),
-            "control": (0, 0, "all"), "control_version": (0, 0, None)}
+            "control": (0, 0, "all"), "control_version": (0, 0, None), "repo": (1, repo, "all"),
+            "attestation_type": (0, 0, "all"), "attestation_type_version": (0, 0, None)}
         assert log.verify_log(acme) == []
         # an old flow changed by the service: its entry, then checked against it
         Flow.update(description="now").where(Flow.id == old[0]).execute()

@@ -108,8 +108,9 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     # the log begins with its first record: its genesis counts no record from before
     assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
     assert set(genesis["records"]) == {
-        "allowlist_entry", "approval", "artifact", "attestation", "attestation_bound", "control",
-        "control_version", "environment", "flow", "policy", "policy_version", "snapshot", "trail",
+        "allowlist_entry", "approval", "artifact", "attestation", "attestation_bound",
+        "attestation_type", "attestation_type_version", "control", "control_version",
+        "environment", "flow", "policy", "policy_version", "repo", "snapshot", "trail",
         "trail_event"}
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...)

@@ -1,12 +1,13 @@
 """Each organization's log gets a second genesis (issue 45): a `log_begun` entry appended now for
 the kinds logged from 2026-12-02 on (flows, trails, artifacts, environments and their allowlists,
-policies and controls and their versions), whose rows from before have no entry. From here on
+policies and controls and their versions), whose rows from before have no entry, and those
+logged from this release on (repositories, custom attestation types and their versions). From here on
 `verify-log` names each of their rows with no entry that this genesis did not count.
 
 A kind whose rows change in place (an entry at each change) is committed to by *all* its rows up
 to its highest id now, logged or not (`"rows": "all"`), with the columns of them that never change:
 a row from before changed later gets an entry, checked against its row from then on, and stays
-counted here. Versions of a policy or control are never changed: those with no entry are
+counted here. Versions of a policy, control or attestation type are never changed: those with no entry are
 committed to with all their columns, as migration 0026 did its kinds. Frozen: SQL
 (migrations.frozen), no domain or storage imports."""
 
@@ -41,6 +42,15 @@ KINDS = {
         "FROM control_version t JOIN control o ON o.id = t.control_id WHERE o.organization_id = {p}",
         ["control_id", "version", "event", "name", "description", "links", "archived", "created_by",
          "created_at"], False),
+    "repo": ("FROM repo t WHERE t.organization_id = {p}",
+             ["organization_id", "repo_id", "created_at"], True),
+    "attestation_type": ("FROM attestation_type t WHERE t.organization_id = {p}",
+                         ["organization_id", "name", "created_by", "created_at"], True),
+    "attestation_type_version": (
+        "FROM attestation_type_version t JOIN attestation_type o ON o.id = t.type_id "
+        "WHERE o.organization_id = {p}",
+        ["type_id", "version", "description", "comment", "type_schema", "evaluator", "summary",
+         "created_by", "timestamp"], False),
 }
 
 
