@@ -821,9 +821,8 @@ class _Before:
         if self.count == claim.get("count") and (
                 self.table is None or self.sha256.hexdigest() == claim.get("sha256")):
             return None
-        said = (f"{claim.get('count')} {kind} rows "
-                f"{'up to id' if self.all else 'before the log (up to id'} {self.last_id}"
-                f"{'' if self.all else ')'}")
+        which = f"up to id {self.last_id}"
+        said = f"{claim.get('count')} {kind} rows {which if self.all else f'before the log ({which})'}"
         if self.count != claim.get("count"):
             return f"entry {self.number}: the log's genesis counts {said}; {self.count} are there now"
         return (f"entry {self.number}: the log's genesis commits to {said}; they have been "
