@@ -21,10 +21,9 @@ events.subscribe(ArtifactRepoKnown, link_artifact)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
 notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows, and which rows must each have an
-# entry (named, where they are, when one has none); the kinds logged from 2026-12-02 on (records
-# changed in place, an entry at each change) are not covered so: their rows from before have none.
-# The columns a genesis digests of the rows from before its log: those that never change once
-# written (migration 0026's).
+# entry (named, where they are, when one has none); the rows from before a kind was logged are
+# committed to by a genesis (migrations 0026, 0030). The columns a log begun again digests of
+# the rows from before it: those that never change once written (migration 0026's).
 log.register(evidence_leaves.ATTESTATION, evidence_leaves.rebuild_attestations,
              evidence_leaves.attestation_rows, evidence_leaves.attestation_labels, (
                  "attestation", ["uid", "organization_id", "flow_id", "trail_id", "name", "type",
@@ -52,13 +51,30 @@ log.register(governance_leaves.APPROVAL, governance_leaves.rebuild_approvals,
                               "artifact_name", "environment", "environment_id", "description",
                               "commits", "oldest_commit", "reviews", "state", "user_data",
                               "created_by", "created_at"]))
-log.register(evidence_leaves.ARTIFACT, evidence_leaves.rebuild_artifacts)
-log.register(evidence_leaves.FLOW, evidence_leaves.rebuild_flows)
-log.register(evidence_leaves.TRAIL, evidence_leaves.rebuild_trails)
-log.register(runtime_leaves.ENVIRONMENT, runtime_leaves.rebuild_environments)
-log.register(runtime_leaves.ALLOWLIST_ENTRY, runtime_leaves.rebuild_allowlist)
-log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies)
-log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions)
-log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls)
-log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions)
+log.register(evidence_leaves.ARTIFACT, evidence_leaves.rebuild_artifacts,
+             evidence_leaves.artifact_rows, evidence_leaves.artifact_labels)
+log.register(evidence_leaves.FLOW, evidence_leaves.rebuild_flows,
+             evidence_leaves.flow_rows, evidence_leaves.flow_labels)
+log.register(evidence_leaves.TRAIL, evidence_leaves.rebuild_trails,
+             evidence_leaves.trail_rows, evidence_leaves.trail_labels)
+log.register(runtime_leaves.ENVIRONMENT, runtime_leaves.rebuild_environments,
+             runtime_leaves.environment_rows, runtime_leaves.environment_labels)
+log.register(runtime_leaves.ALLOWLIST_ENTRY, runtime_leaves.rebuild_allowlist,
+             runtime_leaves.allowlist_rows, runtime_leaves.allowlist_labels)
+log.register(governance_leaves.POLICY, governance_leaves.rebuild_policies,
+             governance_leaves.policy_rows, governance_leaves.policy_labels)
+log.register(governance_leaves.POLICY_VERSION, governance_leaves.rebuild_policy_versions,
+             governance_leaves.policy_version_rows, governance_leaves.policy_version_labels)
+log.register(governance_leaves.CONTROL, governance_leaves.rebuild_controls,
+             governance_leaves.control_rows, governance_leaves.control_labels)
+log.register(governance_leaves.CONTROL_VERSION, governance_leaves.rebuild_control_versions,
+             governance_leaves.control_version_rows, governance_leaves.control_version_labels)
+log.register(evidence_leaves.REPO, evidence_leaves.rebuild_repos, evidence_leaves.repo_rows,
+             evidence_leaves.repo_labels)
+log.register(evidence_leaves.ATTESTATION_TYPE, evidence_leaves.rebuild_attestation_types,
+             evidence_leaves.attestation_type_rows, evidence_leaves.attestation_type_labels)
+log.register(evidence_leaves.ATTESTATION_TYPE_VERSION,
+             evidence_leaves.rebuild_attestation_type_versions,
+             evidence_leaves.attestation_type_version_rows,
+             evidence_leaves.attestation_type_version_labels)
 log.register(keys.KEY_ROTATED, keys.rebuild_rotations)

@@ -3,8 +3,9 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key;
-0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
+made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
+commits to the rows of the kinds logged from 2026-12-02 on; 0032 what an artifact's latest
+manifest says (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from evidence_grpc.storage.models import (
     LogWitness,
     Organization,
     OutboxMessage,
+    Policy,
+    PolicyVersion,
     Repo,
     Trail,
     TrailEvent,
@@ -383,7 +386,7 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
         assert counted == {"attestation": (2, made[2]), "attestation_bound": (0, 0),
                            "trail_event": (1, 1), "snapshot": (0, 0), "approval": (0, 0)}
         assert [e.kind for e in LogEntry.select().where(LogEntry.organization == quiet)] == [
-            "log_begun"]
+            "log_begun", "log_begun"]  # 0026's, then 0030's
         assert log.verify_log(acme) == [] and log.verify_log(other) == []
         # a row inserted among those the genesis counted, in the gap
         Attestation.insert(id=made[0], uid="forged", organization=org, flow=flow, trail=trail,
@@ -407,8 +410,8 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
         LogEntry.delete().where(LogEntry.organization == org).execute()
         LogHead.delete().where(LogHead.organization == org).execute()
         assert log.verify_log(acme) == [
-            "records but no log: attestation 3, trail_event 1 rows, and no log_begun entry (the "
-            "log is empty, deleted or never began)"]
+            "records but no log: attestation 3, flow 1, trail 1, trail_event 1 rows, and no "
+            "log_begun entry (the log is empty, deleted or never began)"]
 
 
 def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_trails(
@@ -537,4 +540,76 @@ def test_0032_keeps_an_artifacts_latest_manifest_and_makes_it_at_an_older_ones_n
         assert artifacts.states_of(list(Artifact.select())) == {artifact: "NON-COMPLIANT"}
         Artifact.delete().where(Artifact.id == artifact).execute()
         assert ArtifactManifest.select().count() == 0
+    _close_shared_database()
+
+
+def test_0030_commits_to_the_rows_of_the_kinds_logged_later_that_have_no_entry(
+        empty_database: str):
+    """The flows, trails, environments, policies, repos ... of a release before their kind was
+    logged are counted by a second genesis: verify-log passes; an old row changed by the service has an
+    entry it is checked against from then on; what never changes of an old row changed by SQL,
+    and a row inserted by SQL (after them or among them) are named."""
+    from evidence_grpc.domain.evidence import leaves
+    from evidence_grpc.domain.transparency import log
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        runner = Runner(db, directory=str(storage.MIGRATIONS_DIR))
+        runner.up(target="0025_flow_templates_and_artifact_uids")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", **times).execute()
+        old = [Flow.insert(organization=org, name=f"f{n}", **times).execute() for n in range(3)]
+        Flow.delete().where(Flow.id == old[1]).execute()  # a gap among them
+        trail = Trail.insert(flow=old[0], name="main", **times).execute()
+        env = Environment.insert(organization=org, name="prod", type="K8S", **times).execute()
+        policy = Policy.insert(organization=org, name="p", created_by="alice", **times).execute()
+        version = PolicyVersion.insert(policy=policy, version=1, policy_yaml="_schema: x\n",
+                                       created_by="alice", created_at=1.0).execute()
+        repo = Repo.insert(organization=org, repo_id="42", name="acme/demo", created_at=1.0,
+                           last_seen_at=1.0).execute()
+        runner.up(target="0027_trail_manifests")  # 0026's genesis: entry 0
+        # the release of 2026-12-02: a flow it made has its entry
+        new = Flow.insert(organization=org, name="new", **times).execute()
+        log.append(org, "flow", new, leaves.rebuild_flows({new: 1})[new])
+
+        assert "0030_log_genesis_of_changing_records" in storage.migrate()
+
+        acme = Organization.get_by_id(org)
+        genesis = json.loads(LogEntry.get((LogEntry.organization == org)
+                                          & (LogEntry.number == 2)).leaf)
+        assert genesis["kind"] == "log_begun"
+        counted = {kind: (c["count"], c["last_id"], c.get("rows"))
+                   for kind, c in genesis["records"].items()}
+        assert counted == {
+            "flow": (3, new, "all"), "trail": (1, trail, "all"), "artifact": (0, 0, "all"),
+            "environment": (1, env, "all"), "allowlist_entry": (0, 0, "all"),
+            "policy": (1, policy, "all"), "policy_version": (1, version, None),
+            "control": (0, 0, "all"), "control_version": (0, 0, None), "repo": (1, repo, "all"),
+            "attestation_type": (0, 0, "all"), "attestation_type_version": (0, 0, None)}
+        assert log.verify_log(acme) == []
+        # an old flow changed by the service: its entry, then checked against it
+        Flow.update(description="now").where(Flow.id == old[0]).execute()
+        log.append(org, "flow", old[0], leaves.rebuild_flows({old[0]: 1})[old[0]])
+        assert log.verify_log(acme) == []
+        Flow.update(description="forged").where(Flow.id == old[0]).execute()
+        assert log.verify_log(acme) == [f"entry 3: flow {old[0]} differs from its leaf (description)"]
+        Flow.update(description="now").where(Flow.id == old[0]).execute()
+        # what never changes of an old row with no entry, changed by SQL; a row put among them
+        said = f"entry 2: the log's genesis commits to 1 environment rows up to id {env}"
+        Environment.update(created_at=1.0).where(Environment.id == env).execute()
+        assert log.verify_log(acme) == [f"{said}; they have been changed, replaced or added to"]
+        Environment.update(created_at=times["created_at"]).where(Environment.id == env).execute()
+        Flow.insert(id=old[1], organization=org, name="gap", **times).execute()
+        assert log.verify_log(acme) == [
+            f"entry 2: the log's genesis counts 3 flow rows up to id {new}; 4 are there now"]
+        Flow.delete().where(Flow.id == old[1]).execute()
+        # rows inserted after them with no entry, named
+        forged = Flow.insert(organization=org, name="forged", **times).execute()
+        in_it = Trail.insert(flow=forged, name="t", **times).execute()
+        late = PolicyVersion.insert(policy=policy, version=2, policy_yaml="_schema: y\n",
+                                    created_by="mallory", created_at=2.0).execute()
+        assert log.verify_log(acme) == [
+            f"flow {forged} (forged) has no log entry",
+            f"policy_version {late} (version 2 of policy p) has no log entry",
+            f"trail {in_it} (t in flow forged) has no log entry"]
     _close_shared_database()

@@ -14,7 +14,7 @@ import peewee
 import pytest
 
 from evidence_grpc import domain
-from evidence_grpc.domain.evidence import flows, trails
+from evidence_grpc.domain.evidence import attestation_types, flows, repos, trails
 from evidence_grpc.domain.governance import controls, policies, tags
 from evidence_grpc.domain.kernel import limits
 from evidence_grpc.domain.runtime import environments
@@ -26,6 +26,8 @@ from evidence_grpc.storage.models import (
     AllowlistEntry,
     Artifact,
     Attestation,
+    AttestationType,
+    AttestationTypeVersion,
     Control,
     ControlVersion,
     Environment,
@@ -35,6 +37,7 @@ from evidence_grpc.storage.models import (
     Organization,
     Policy,
     PolicyVersion,
+    Repo,
     Trail,
     User,
 )
@@ -48,6 +51,7 @@ from tests.helpers import (
     begin_trail,
     create_env,
     create_flow,
+    create_type,
     put_policy,
     report_artifact,
     report_fingerprints,
@@ -57,7 +61,8 @@ from tests.helpers import (
 LOGGED = {models.Attestation, models.Artifact, models.Flow, models.FlowTemplate, models.Trail,
           models.TrailEvent, models.Snapshot, models.Approval, models.Policy,
           models.PolicyVersion, models.Control, models.ControlVersion, models.Environment,
-          models.AllowlistEntry, models.LogKeyRotation}
+          models.AllowlistEntry, models.LogKeyRotation, models.Repo, models.AttestationType,
+          models.AttestationTypeVersion}
 FLOW_TEMPLATE = "trail:\n  attestations:\n    - name: review\n      type: generic\n"
 POLICY = SCHEMA + "artifacts:\n  provenance:\n    required: true\n"
 
@@ -139,7 +144,8 @@ def test_the_longest_attestation_name_makes_an_entry_its_bundle_serves(client, d
 def _honest_history(client) -> Organization:
     """A flow, its template changed; a trail begun, then updated; an artifact reported twice,
     an attestation bound to it later; a policy in two versions attached to an environment; a
-    control edited; a flow, an environment and a control tagged; an artifact allowed."""
+    control edited; a flow, an environment, a control and a repo tagged; an artifact allowed; a
+    custom attestation type in two versions, archived."""
     create_flow(client)
     begin_trail(client)
     assert attest(client, "generic", {"attestation_name": "unit-tests", "is_compliant": True,
@@ -160,8 +166,15 @@ def _honest_history(client) -> Organization:
     report_fingerprints(client, "prod", BACKEND_FP)
     controls.create_control(acme, "alice", "SEC-1", "Code review", description="d")
     controls.update_control(acme, "alice", "SEC-1", description="reviewed by two")
-    for resource_type, name in (("flow", "payments"), ("env", "prod"), ("control", "SEC-1")):
+    repo = {"id": "42", "name": "acme/payments", "url": "https://github.com/acme/payments"}
+    for description in ("payments", "the payments service"):  # learned, then changed
+        repos.remember(acme, {**repo, "description": description}, 1_700_000_000.0)
+    for resource_type, name in (("flow", "payments"), ("env", "prod"), ("control", "SEC-1"),
+                                ("repo", "acme/payments")):
         tags.update_tags(acme, resource_type, name, {"risk": "high"}, [])
+    for description in ("Line coverage", "Branch coverage"):
+        assert create_type(client, description=description).status_code == 201
+    attestation_types.archive_type(acme, "coverage")
     environments.allow_artifact(acme, "prod", {
         "artifact_fingerprint": FRONTEND_FP, "artifact_name": "frontend",
         "description": "vendor"}, User.get(User.name == "alice"))
@@ -173,7 +186,8 @@ def test_the_honest_history_of_records_changed_in_place_verifies(client, monkeyp
     kinds = [e.kind for e in LogEntry.select(LogEntry.kind)]
     for kind, at_least in {"flow": 3, "trail": 2, "artifact": 2, "attestation_bound": 1,
                            "policy": 2, "policy_version": 2, "environment": 3, "control": 3,
-                           "control_version": 2, "allowlist_entry": 1}.items():
+                           "control_version": 2, "allowlist_entry": 1, "repo": 2,
+                           "attestation_type": 3, "attestation_type_version": 2}.items():
         assert kinds.count(kind) >= at_least, kind
     assert log.verify_log(acme) == []
     monkeypatch.setattr(log, "_CHECKED_AT_ONCE", 1)  # each entry a round of its own
@@ -193,6 +207,8 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
     artifact, flow, trail = Artifact.get(), Flow.get(), Trail.get()
     env, allowed = Environment.get(), AllowlistEntry.get()
     policy, control = Policy.get(), Control.get()
+    repo, custom = Repo.get(), AttestationType.get()
+    custom_version = AttestationTypeVersion.get(AttestationTypeVersion.version == 1)
     version = PolicyVersion.select().order_by(PolicyVersion.version).first()
     edited = ControlVersion.get(ControlVersion.version == 2)
     judging = FlowTemplate.get(FlowTemplate.id == trail.flow_template_id)
@@ -217,6 +233,11 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
         (ControlVersion, edited.id, {"description": "other"}, "control_version", "description"),
         (Environment, env.id, {"policies": []}, "environment", "policies_sha256"),
         (AllowlistEntry, allowed.id, {"description": "other"}, "allowlist_entry", "description"),
+        (Repo, repo.id, {"url": "https://evil.example"}, "repo", "url"),
+        (Repo, repo.id, {"tags": {}}, "repo", "tags_sha256"),
+        (AttestationType, custom.id, {"archived": False}, "attestation_type", "archived"),
+        (AttestationTypeVersion, custom_version.id, {"evaluator": {"content_type": "jq"}},
+         "attestation_type_version", "evaluator_sha256"),
     ]
     records = {"flow": flow.id, "trail": trail.id}
     differing: dict[tuple[str, int], set[str]] = {}

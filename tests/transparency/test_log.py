@@ -107,8 +107,11 @@ def test_every_write_is_an_entry_the_signed_checkpoint_proves(client):
     genesis, *logged = [json.loads(base64.b64decode(e["leaf"])) for e in found]
     # the log begins with its first record: its genesis counts no record from before
     assert genesis["kind"] == "log_begun" and genesis["org"] == "acme"
-    assert set(genesis["records"]) == {"approval", "attestation", "attestation_bound", "snapshot",
-                                       "trail_event"}
+    assert set(genesis["records"]) == {
+        "allowlist_entry", "approval", "artifact", "attestation", "attestation_bound",
+        "attestation_type", "attestation_type_version", "control", "control_version",
+        "environment", "flow", "policy", "policy_version", "repo", "snapshot", "trail",
+        "trail_event"}
     assert all(claim == {"count": 0, "last_id": 0} for claim in genesis["records"].values())
     # each write of the trail ends with its manifest (test_each_write_of_a_trail_ends_with_...),
     # each write about the artifact with the artifact's after it (the review, about the trail,
@@ -271,8 +274,9 @@ def test_verify_log_names_a_record_with_no_entry_and_a_log_deleted_beside_record
     assert log.verify_log(acme) == []
     LogEntry.delete().execute()
     LogHead.delete().execute()
-    gone = ("records but no log: attestation 2, snapshot 1, trail_event 2 rows, and no log_begun "
-            "entry (the log is empty, deleted or never began)")
+    gone = ("records but no log: artifact 1, attestation 2, environment 1, flow 1, snapshot 1, "
+            "trail 1, trail_event 2 rows, and no log_begun entry (the log is empty, deleted or "
+            "never began)")
     assert log.verify_log(acme) == [gone]
     done = _verify_log(db)
     assert done.returncode == 1 and f"acme: {gone}\nacme: FAILED (0 entries" in done.stdout, \
@@ -490,19 +494,30 @@ def _artifact_entry(client) -> tuple[int, dict]:
 def test_an_artifact_answer_names_the_entry_of_its_latest_report(client, db):
     write_evidence(client)
     first, leaf = _artifact_entry(client)
-    assert (leaf["kind"], leaf["type"], leaf["trail"]) == (
-        "trail_event", "artifact_creation_reported", "release-1")
+    assert (leaf["kind"], leaf["fingerprint"]) == ("artifact", BACKEND_FP)  # its own entry
     assert report_artifact(client).status_code == 201  # reported again: a new entry
     again, leaf = _artifact_entry(client)
-    assert again > first and leaf["type"] == "artifact_creation_reported"
+    assert again > first and leaf["kind"] == "artifact"
     with grpc_channel(db) as channel:  # the same on the gRPC door
         found = artifact_pb_grpc.ArtifactServiceStub(channel).GetArtifactByFingerprint(
             artifact_pb.GetArtifactByFingerprintRequest(org="acme", flow_name="payments",
                                                         fingerprint=BACKEND_FP),
             metadata=[("authorization", f"Bearer {ROLE_KEYS['reader']}")])
         assert found.HasField("log_index") and found.log_index == again
+    # reported before its log covered artifacts (an upgraded log: migration 0030's genesis after
+    # its entries): the entry of its trail's event of that report, as answered then
+    genesis = LogEntry.get((LogEntry.kind == log.BEGUN) & (LogEntry.number == 0))
+    leaf = json.loads(genesis.leaf)
+    del leaf["records"]["artifact"]
+    LogEntry.update(leaf=json.dumps(leaf)).where(LogEntry.id == genesis.id).execute()
+    log.append(genesis.organization_id, log.BEGUN, 0, {"kind": log.BEGUN, "records": {
+        "artifact": {"count": 2, "last_id": 2, "rows": "all"}}})
+    before, leaf = _artifact_entry(client)
+    assert (leaf["kind"], leaf["type"], leaf["trail"]) == (
+        "trail_event", "artifact_creation_reported", "release-1")
+    assert before > again  # the same report's event, logged after the artifact
     # reported before the log began: no entry, and no log_index
-    LogEntry.delete().where(LogEntry.number == again).execute()
+    LogEntry.delete().where(LogEntry.number == before).execute()
     answer = client.get(f"/api/v2/artifacts/acme/payments/fingerprint/{BACKEND_FP}", headers=H).json
     assert "log_index" not in answer
 

@@ -10,6 +10,7 @@ later fixture holds them so; a verdict is held to the first release that answere
 
 from __future__ import annotations
 
+import base64
 import json
 import pathlib
 import re
@@ -213,9 +214,24 @@ def _templates_kept(cli: Cli) -> None:
     assert page.status_code == 200 and "e1" in page.text
 
 
+def _new_artifacts_name_their_own_entry(cli: Cli) -> None:
+    """An artifact reported after the upgrade (app-9, by _templates_kept) answers its own log
+    entry as its log_index; those reported before keep their trail event's (the recorded
+    answers, compared above)."""
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {KEY}"
+    answer = session.get(f"{cli.host}/api/v2/artifacts/acme/evolving/fingerprint/"
+                         f"{fingerprint('app-9')}", timeout=30).json()
+    entry = session.get(f"{cli.host}/api/v2/transparency/{ORG}/entries/{answer['log_index']}",
+                        timeout=30).json()
+    leaf = json.loads(base64.b64decode(entry["leaf"]))
+    assert (leaf["kind"], leaf["fingerprint"]) == ("artifact", fingerprint("app-9")), leaf
+
+
 # What a release's change promises of the data it upgrades: checked by the test below once its
-# reads are done, as it changes the data (each upgrade costs a server start).
-PROMISES: dict[str, Callable[[Cli], None]] = {"2026-12-02": _templates_kept}
+# reads are done, in order, as they change the data (each upgrade costs a server start).
+PROMISES: dict[str, list[Callable[[Cli], None]]] = {
+    "2026-12-02": [_templates_kept, _new_artifacts_name_their_own_entry]}
 
 
 @pytest.mark.parametrize("upgraded", RELEASES, indirect=True)
@@ -247,14 +263,14 @@ def test_an_upgraded_database_answers_as_its_release_did(upgraded: tuple[str, Cl
                               for read, path, _ in BY_DESIGN[release])}
     assert unexplained == {}, "\n".join(f"{read} {path}: {was!r} -> {now!r}" for (read, path), (
         was, now) in sorted(unexplained.items()))
-    if release in PROMISES:
-        PROMISES[release](cli)
+    for promise in PROMISES.get(release, []):
+        promise(cli)
     _logs_verify(database)
 
 
 def _logs_verify(database: str) -> None:
-    """Every organization's log verifies, its genesis (migration 0026) counting the records from
-    before the log and every later one having its entry (the release's reads and promises wrote
+    """Every organization's log verifies, its geneses (migrations 0026, 0030) counting the records
+    from before the log and every later one having its entry (the release's reads and promises wrote
     some)."""
     storage.init_database(database)
     try:
@@ -263,7 +279,7 @@ def _logs_verify(database: str) -> None:
             assert orgs and {org.name: log.verify_log(org) for org in orgs} == {
                 org.name: [] for org in orgs}
             assert all(LogEntry.select().where((LogEntry.organization == org)
-                                               & (LogEntry.kind == log.BEGUN)).count() == 1
-                       for org in orgs)
+                                               & (LogEntry.kind == log.BEGUN)).count() == 2
+                       for org in orgs)  # 0026's and 0030's
     finally:
         _close_shared_database()

@@ -19,6 +19,7 @@ from ..kernel.errors import (
 )
 from ..kernel.names import check_name
 from . import rules
+from .leaves import log_attestation_type
 
 
 def _check_schema(text: str | None) -> dict[str, Any] | bool | None:
@@ -82,7 +83,7 @@ def create_type(org: Organization, user: User, data: dict[str, Any], schema_text
             type_ = locked(type_)  # one new version at a time
             latest = (AttestationTypeVersion.select().where(AttestationTypeVersion.type == type_)
                       .order_by(AttestationTypeVersion.version.desc()).first())
-            AttestationTypeVersion.create(
+            version = AttestationTypeVersion.create(
                 type=type_, version=(latest.version + 1) if latest else 1,
                 description=data.get("description") or "", comment=data.get("comment") or "",
                 type_schema=schema, evaluator=evaluator, summary=data.get("summary"),
@@ -90,6 +91,7 @@ def create_type(org: Organization, user: User, data: dict[str, Any], schema_text
             type_.archived = False
             type_.last_modified_at = stamp
             type_.save()
+            log_attestation_type(org, type_, version)
             return type_, created
 
     return retry_on_conflict(write)
@@ -154,6 +156,7 @@ def archive_type(org: Organization, name: str) -> AttestationType:
         type_.archived = True
         type_.last_modified_at = now()
         type_.save()
+        log_attestation_type(org, type_)
         return type_
 
 

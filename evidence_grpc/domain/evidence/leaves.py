@@ -18,10 +18,13 @@ from ...storage.db import in_chunks
 from ...storage.models import (
     Artifact,
     Attestation,
+    AttestationType,
+    AttestationTypeVersion,
     Flow,
     FlowTemplate,
     LogEntry,
     Organization,
+    Repo,
     Trail,
     TrailEvent,
 )
@@ -37,6 +40,9 @@ ARTIFACT = "artifact"
 FLOW = "flow"
 FLOW_TEMPLATE = "flow_template"
 TRAIL = "trail"
+REPO = "repo"
+ATTESTATION_TYPE = "attestation_type"
+ATTESTATION_TYPE_VERSION = "attestation_type_version"
 # The trail events logged as such. An attestation's event is logged as the attestation itself,
 # a start or stop of running as the snapshot that saw it, an approval as itself (governance).
 LOGGED_EVENTS = ("trail_reported", "trail_updated", "artifact_creation_reported")
@@ -122,6 +128,30 @@ TRAIL_LEAF = log.shape(TRAIL, Trail, {
     changes=True)
 
 
+REPO_LEAF = log.shape(REPO, Repo, {
+    "id": _RECORD_ID, "organization": _ORG, "repo_id": log.Bound("repo_id"),
+    "name": log.Bound("name"), "url": log.Bound("url"), "provider": log.Bound("provider"),
+    "description": log.Bound("description"),
+    "namespace_path": log.Bound("namespace_path_sha256", digested=True),
+    "tags": log.Bound("tags_sha256", digested=True), "created_at": log.Bound("created_at"),
+    "last_seen_at": log.Derived("when evidence last named it, in steps of a minute: each report "
+                                "that did is an entry of its own"),
+}, changes=True)
+ATTESTATION_TYPE_LEAF = log.shape(ATTESTATION_TYPE, AttestationType, {
+    "id": _RECORD_ID, "organization": _ORG, "name": log.Bound("name"),
+    "archived": log.Bound("archived"), "created_by": log.Bound("actor"),
+    "created_at": log.Bound("created_at"), "last_modified_at": log.Bound("last_modified_at"),
+}, changes=True)
+ATTESTATION_TYPE_VERSION_LEAF = log.shape(ATTESTATION_TYPE_VERSION, AttestationTypeVersion, {
+    "id": _RECORD_ID, "type": log.Bound("type_id"), "version": log.Bound("version"),
+    "description": log.Bound("description"), "comment": log.Bound("comment"),
+    "type_schema": log.Bound("type_schema_sha256", digested=True),
+    "evaluator": log.Bound("evaluator_sha256", digested=True),
+    "summary": log.Bound("summary_sha256", digested=True), "created_by": log.Bound("actor"),
+    "timestamp": log.Bound("timestamp"),
+}, extra={"org": "the organization's name"})
+
+
 def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str, str]:
     """The digests of an attestation's data and summary in its leaf: made before its write
     transaction takes SQLite's writer lock, where they would hold up other writers."""
@@ -205,6 +235,19 @@ def _trail_leaf(org_name: str, trail: Trail, template: FlowTemplate | None) -> d
                            artifacts_judged_alone=bool(trail.artifacts_judged_alone))
 
 
+def log_repo(org: Organization, repo: Repo) -> None:
+    """`repo` learned, or changed (its name, URL, provider, description, namespace, tags)."""
+    log.append(org.id, REPO, repo.id, REPO_LEAF.leaf(repo, org=org.name))
+
+
+def log_attestation_type(org: Organization, type_: AttestationType,
+                         version: AttestationTypeVersion | None = None) -> None:
+    """`type_` created or changed (archived, brought back: its new `version`)."""
+    log.append(org.id, ATTESTATION_TYPE, type_.id, ATTESTATION_TYPE_LEAF.leaf(type_, org=org.name))
+    if version is not None:
+        log.append(org.id, ATTESTATION_TYPE_VERSION, version.id,
+                   ATTESTATION_TYPE_VERSION_LEAF.leaf(version, org=org.name))
+
 def binding_log_indexes(uids: list[str]) -> dict[str, int]:
     """Attestation uid -> the log entry of its binding, for those bound to an artifact later."""
     found: dict[str, int] = {}
@@ -221,10 +264,19 @@ def log_trail_event(org_id: int, org_name: str, trail: Trail, event: TrailEvent)
                    (TRAIL_MANIFEST, trail.id))
 
 
-def artifact_log_indexes(artifacts: list[Artifact]) -> dict[int, int]:
-    """Artifact id -> the log entry of its latest report (its trail's artifact_creation_reported
-    event of the artifact's fingerprint at its last_modified_at), for artifacts reported since
-    the log began."""
+def artifact_log_indexes(org_id: int, artifacts: list[Artifact]) -> dict[int, int]:
+    """Artifact id -> the log entry of its latest report, for artifacts reported since the log
+    began: its own entry when logged once the log covers artifacts (a log begun with migration
+    0030 in place, or from its genesis on); before, as answered then, its trail's
+    artifact_creation_reported event of the artifact's fingerprint at its last_modified_at."""
+    since = log.covered_from(org_id, ARTIFACT)
+    own = {} if since is None else {
+        record_id: number for record_id, number in
+        log.latest_indexes(ARTIFACT, [a.id for a in artifacts]).items() if number > since}
+    return {**_report_event_indexes([a for a in artifacts if a.id not in own]), **own}
+
+
+def _report_event_indexes(artifacts: list[Artifact]) -> dict[int, int]:
     wanted = {(a.trail_id, a.last_modified_at, a.fingerprint): a.id for a in artifacts
               if a.last_modified_at is not None}
     events: dict[int, int] = {}  # event id -> artifact id
@@ -305,6 +357,26 @@ def rebuild_trails(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
             for t in rows}
 
 
+def rebuild_repos(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = Repo.select(Repo, Organization.name).join(Organization).where(
+        Repo.id.in_(list(versions)))
+    return {r.id: REPO_LEAF.leaf(r, org=r.organization.name) for r in rows}
+
+
+def rebuild_attestation_types(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = AttestationType.select(AttestationType, Organization.name).join(Organization).where(
+        AttestationType.id.in_(list(versions)))
+    return {t.id: ATTESTATION_TYPE_LEAF.leaf(t, org=t.organization.name) for t in rows}
+
+
+def rebuild_attestation_type_versions(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
+    rows = (AttestationTypeVersion.select(AttestationTypeVersion, AttestationType.id,
+                                          Organization.name)
+            .join(AttestationType).join(Organization)
+            .where(AttestationTypeVersion.id.in_(list(versions))))
+    return {v.id: ATTESTATION_TYPE_VERSION_LEAF.leaf(v, org=v.type.organization.name)
+            for v in rows}
+
 # ---- the rows that must each have an entry (log.register's `rows`, `label`) ----------------------
 
 attestation_rows = log.ids_after(lambda org, after: Attestation.select(Attestation.id).where(
@@ -331,3 +403,50 @@ def trail_event_labels(ids: list[int]) -> dict[int, str]:
     return {i: f"{type_} in trail {trail}" for i, type_, trail in TrailEvent.select(
         TrailEvent.id, TrailEvent.type, Trail.name).join(Trail)
         .where(TrailEvent.id.in_(ids)).tuples()}
+
+
+flow_rows = log.ids_after(lambda org, after: Flow.select(Flow.id).where(
+    (Flow.organization == org) & (Flow.id > after)).order_by(Flow.id))
+trail_rows = log.ids_after(lambda org, after: Trail.select(Trail.id).join(Flow).where(
+    (Flow.organization == org) & (Trail.id > after)).order_by(Trail.id))
+artifact_rows = log.ids_after(lambda org, after: Artifact.select(Artifact.id).where(
+    (Artifact.organization == org) & (Artifact.id > after)).order_by(Artifact.id))
+
+
+def flow_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Flow.select(Flow.id, Flow.name).where(Flow.id.in_(ids)).tuples())
+
+
+def trail_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in flow {flow}" for i, name, flow in Trail.select(
+        Trail.id, Trail.name, Flow.name).join(Flow).where(Trail.id.in_(ids)).tuples()}
+
+
+def artifact_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in trail {trail}" for i, name, trail in Artifact.select(
+        Artifact.id, Artifact.name, Trail.name).join(Trail).where(Artifact.id.in_(ids)).tuples()}
+repo_rows = log.ids_after(lambda org, after: Repo.select(Repo.id).where(
+    (Repo.organization == org) & (Repo.id > after)).order_by(Repo.id))
+attestation_type_rows = log.ids_after(lambda org, after: AttestationType.select(
+    AttestationType.id).where((AttestationType.organization == org)
+                              & (AttestationType.id > after)).order_by(AttestationType.id))
+attestation_type_version_rows = log.ids_after(lambda org, after: AttestationTypeVersion.select(
+    AttestationTypeVersion.id).join(AttestationType).where(
+    (AttestationType.organization == org) & (AttestationTypeVersion.id > after))
+    .order_by(AttestationTypeVersion.id))
+
+
+def repo_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Repo.select(Repo.id, Repo.name).where(Repo.id.in_(ids)).tuples())
+
+
+def attestation_type_labels(ids: list[int]) -> dict[int, str]:
+    return dict(AttestationType.select(AttestationType.id, AttestationType.name)
+                .where(AttestationType.id.in_(ids)).tuples())
+
+
+def attestation_type_version_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"version {version} of type {name}" for i, version, name in
+            AttestationTypeVersion.select(AttestationTypeVersion.id, AttestationTypeVersion.version,
+                                          AttestationType.name).join(AttestationType)
+            .where(AttestationTypeVersion.id.in_(ids)).tuples()}

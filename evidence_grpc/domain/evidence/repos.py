@@ -16,6 +16,7 @@ from ..kernel.errors import InvalidArgument, missing, validation_error
 from ..kernel.pages import page_of
 from ..kernel.tag_filters import has_tag
 from ..kernel.urls import parsed_url
+from .leaves import log_repo
 
 MAX_PER_PAGE = 50
 SORT_DIRECTIONS = ("asc", "desc")
@@ -65,13 +66,17 @@ def remember(org: Organization, info: Any, stamp: float) -> Repo | None:
               "namespace_path": _namespace(info)}
     repo = Repo.get_or_none((Repo.organization == org) & (Repo.repo_id == key))
     if repo is None:
-        return Repo.create(organization=org, repo_id=key, tags={}, created_at=stamp,
+        repo = Repo.create(organization=org, repo_id=key, tags={}, created_at=stamp,
                            last_seen_at=stamp, **fields)
+        log_repo(org, repo)
+        return repo
     changed = {k: v for k, v in fields.items() if getattr(repo, k) != v}
     if changed or stamp - repo.last_seen_at >= ACTIVITY_RESOLUTION_SECONDS:
         Repo.update(last_seen_at=stamp, **changed).where(Repo.id == repo.id).execute()
         for name, value in {"last_seen_at": stamp, **changed}.items():
             setattr(repo, name, value)
+        if changed:  # its latest activity alone is no entry (REPO_LEAF)
+            log_repo(org, repo)
     return repo
 
 

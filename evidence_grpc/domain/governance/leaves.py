@@ -151,3 +151,37 @@ approval_rows = log.ids_after(lambda org, after: Approval.select(Approval.id).wh
 def approval_labels(ids: list[int]) -> dict[int, str]:
     return {i: f"#{number} of flow {name}" for i, number, name in Approval.select(
         Approval.id, Approval.number, Flow.name).join(Flow).where(Approval.id.in_(ids)).tuples()}
+
+
+policy_rows = log.ids_after(lambda org, after: Policy.select(Policy.id).where(
+    (Policy.organization == org) & (Policy.id > after)).order_by(Policy.id))
+policy_version_rows = log.ids_after(lambda org, after: PolicyVersion.select(PolicyVersion.id)
+                                    .join(Policy).where((Policy.organization == org)
+                                                        & (PolicyVersion.id > after))
+                                    .order_by(PolicyVersion.id))
+control_rows = log.ids_after(lambda org, after: Control.select(Control.id).where(
+    (Control.organization == org) & (Control.id > after)).order_by(Control.id))
+control_version_rows = log.ids_after(lambda org, after: ControlVersion.select(ControlVersion.id)
+                                     .join(Control).where((Control.organization == org)
+                                                          & (ControlVersion.id > after))
+                                     .order_by(ControlVersion.id))
+
+
+def policy_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Policy.select(Policy.id, Policy.name).where(Policy.id.in_(ids)).tuples())
+
+
+def policy_version_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"version {version} of policy {name}" for i, version, name in PolicyVersion.select(
+        PolicyVersion.id, PolicyVersion.version, Policy.name).join(Policy)
+        .where(PolicyVersion.id.in_(ids)).tuples()}
+
+
+def control_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Control.select(Control.id, Control.identifier).where(Control.id.in_(ids)).tuples())
+
+
+def control_version_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"version {version} of control {name}" for i, version, name in
+            ControlVersion.select(ControlVersion.id, ControlVersion.version, Control.identifier)
+            .join(Control).where(ControlVersion.id.in_(ids)).tuples()}

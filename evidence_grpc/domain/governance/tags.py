@@ -41,10 +41,10 @@ def _control(org: Organization, identifier: str) -> Control:
                        metadata=missing.metadata) from None
 
 
-# The resources whose tags their transparency log leaves bind (a repository is not logged).
+# The resources whose tags their transparency log leaves bind (all of them).
 _LOGGED: dict[type[peewee.Model], Callable[[Organization, Any], None]] = {
     Flow: evidence_leaves.log_flow, Environment: runtime_leaves.log_environment,
-    Control: leaves.log_control}
+    Repo: evidence_leaves.log_repo, Control: leaves.log_control}
 
 FINDERS: dict[str, Callable[[Organization, str], peewee.Model]] = {
     "flow": find_flow, "flows": find_flow,

@@ -95,3 +95,22 @@ def snapshot_labels(ids: list[int]) -> dict[int, str]:
     return {i: f"#{index} of environment {name}" for i, index, name in Snapshot.select(
         Snapshot.id, Snapshot.index, Environment.name).join(Environment)
         .where(Snapshot.id.in_(ids)).tuples()}
+
+
+environment_rows = log.ids_after(lambda org, after: Environment.select(Environment.id).where(
+    (Environment.organization == org) & (Environment.id > after)).order_by(Environment.id))
+allowlist_rows = log.ids_after(lambda org, after: AllowlistEntry.select(AllowlistEntry.id)
+                               .join(Environment).where((Environment.organization == org)
+                                                        & (AllowlistEntry.id > after))
+                               .order_by(AllowlistEntry.id))
+
+
+def environment_labels(ids: list[int]) -> dict[int, str]:
+    return dict(Environment.select(Environment.id, Environment.name)
+                .where(Environment.id.in_(ids)).tuples())
+
+
+def allowlist_labels(ids: list[int]) -> dict[int, str]:
+    return {i: f"{name} in environment {env}" for i, name, env in AllowlistEntry.select(
+        AllowlistEntry.id, AllowlistEntry.artifact_name, Environment.name).join(Environment)
+        .where(AllowlistEntry.id.in_(ids)).tuples()}

@@ -15,9 +15,11 @@ notes (`notes`).
 A log begins with a `log_begun` entry (its *genesis*), which commits, for each kind whose rows
 must all have an entry (registered with `rows`), to the rows of that kind the log does not hold:
 none for an organization whose log began with its first record; for a database upgraded from a
-release whose log began later (migration 0026), their count, highest id and a digest of their
-stored columns. `check_log` then names every such row with no entry, and a genesis whose rows
-no longer are what it committed to. Each write of a trail ends with the trail's manifest
+release whose log began later (migration 0026), or that logged a kind from a later release on
+(0030: a later genesis, of those kinds), their count, highest id and a digest of their stored
+columns (for a kind whose rows change in place, of all its rows up to that id, logged or not,
+and their columns that never change). `check_log` then names every such row with no entry, and
+a genesis whose rows no longer are what it committed to. Each write of a trail ends with the trail's manifest
 (`Subject`): the count and digest of its entries, and its verdict."""
 
 from __future__ import annotations
@@ -80,9 +82,9 @@ def register(kind: str, rebuild: Rebuild, rows: Rows | None = None,
     words), unless the log's genesis counted it among the rows from before the log. A genesis
     covers the kinds registered with `rows` when it was made: a kind covered from a later
     release on needs a migration appending a `log_begun` entry for its rows from before (see
-    migrations/0026), and its `rows` must never come to include rows a genesis did not see.
-    `frozen`: the table and the columns of its rows that never change once written, which the
-    genesis of a log begun again (`begin_again`) digests (without, it counts them only)."""
+    migrations/0026, 0030), and its `rows` must never come to include rows a genesis did not
+    see. `frozen`: the table and the columns of its rows that never change once written, which
+    the genesis of a log begun again (`begin_again`) digests (without, it counts them only)."""
     _REBUILDERS[kind] = rebuild
     if rows is not None:
         _COVERED[kind] = (rows, label)
@@ -599,6 +601,32 @@ def _entry_bundle(org_id: int, first: int, count: int) -> bytes:
     return b"".join(len(leaf).to_bytes(2, "big") + leaf for leaf in leaves)
 
 
+def latest_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
+    """record id -> the number of its latest entry, for the records of `kind` (one that changes
+    in place) that are in a log."""
+    found: dict[int, int] = {}
+    for chunk in in_chunks(sorted(set(record_ids))):
+        found.update(LogEntry.select(LogEntry.record_id, peewee.fn.MAX(LogEntry.number)).where(
+            (LogEntry.kind == kind) & LogEntry.record_id.in_(chunk))
+            .group_by(LogEntry.record_id).tuples())
+    return found
+
+
+_GENESES = Prepared(lambda org: LogEntry.select(LogEntry.number, LogEntry.leaf).where(
+    (LogEntry.organization == org) & (LogEntry.kind == BEGUN) & (LogEntry.record_id == 0))
+    .order_by(LogEntry.number), org=int)
+
+
+def covered_from(org_id: int, kind: str) -> int | None:
+    """The number of the genesis from which the organization's log covers `kind` (the first
+    `log_begun` entry naming it), None when none does."""
+    for number, leaf in _GENESES.rows(org=org_id):
+        records = json.loads(leaf).get("records")
+        if isinstance(records, dict) and kind in records:
+            return int(number)
+    return None
+
+
 def log_indexes(kind: str, record_ids: Iterable[int]) -> dict[int, int]:
     """record id -> its entry's number, for the records of `kind` that are in a log."""
     found: dict[int, int] = {}
@@ -845,10 +873,11 @@ def _row_ids(org_id: int, rows: Rows) -> Iterator[int]:
     return _pages(lambda after: rows(org_id, after))
 
 
-def _unlogged(org_id: int, kind: str, rows: Rows, counted: dict[str, int]) -> Iterator[int]:
-    """The ids of `kind`'s rows that must have an entry and have none, ascending: its rows and
-    the record ids of its entries, both read in id order in keyset pages, merged. The rows are
-    counted in `counted[kind]`."""
+def _rows_logged(org_id: int, kind: str, rows: Rows, counted: dict[str, int]
+                 ) -> Iterator[tuple[int, bool]]:
+    """The ids of `kind`'s rows that must have an entry, ascending, each with whether it has
+    one: its rows and the record ids of its entries, both read in id order in keyset pages,
+    merged. The rows are counted in `counted[kind]`."""
     logged = _pages(lambda after: [record_id for (record_id,) in
                                    _LOGGED.rows(org=org_id, kind=kind, after=after)])
     next_logged = next(logged, None)
@@ -857,8 +886,7 @@ def _unlogged(org_id: int, kind: str, rows: Rows, counted: dict[str, int]) -> It
         counted[kind] += 1
         while next_logged is not None and next_logged < row_id:
             next_logged = next(logged, None)
-        if next_logged != row_id:
-            yield row_id
+        yield row_id, next_logged == row_id
 
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
@@ -875,12 +903,16 @@ def row_line(values: Iterable[Any]) -> bytes:
 class _Before:
     """What a genesis says of a kind's rows from before the log (its claim: their count, highest
     id and, when it names the table and columns it digested, the SHA-256 of their rows'
-    `row_line`s in id order, id first), and the same made again from the rows found now."""
+    `row_line`s in id order, id first), and the same made again from the rows found now. The
+    rows it speaks of are those up to its highest id that have no entry; with `"rows": "all"`
+    (a kind whose rows change in place, an entry at each change: a row from before may have
+    one since) every row up to it, logged or not, its columns those that never change."""
 
     def __init__(self, number: int, claim: dict[str, Any]) -> None:
         self.number, self.claim = number, claim
         last_id = claim.get("last_id")
         self.last_id: int = last_id if isinstance(last_id, int) else 0
+        self.all = claim.get("rows") == "all"
         table, columns = claim.get("table"), claim.get("columns")
         self.table: peewee.Table | None = None
         if isinstance(table, str) and isinstance(columns, list) and all(
@@ -912,7 +944,8 @@ class _Before:
         if self.count == claim.get("count") and (
                 self.table is None or self.sha256.hexdigest() == claim.get("sha256")):
             return None
-        said = f"{claim.get('count')} {kind} rows before the log (up to id {self.last_id})"
+        which = f"up to id {self.last_id}"
+        said = f"{claim.get('count')} {kind} rows {which if self.all else f'before the log ({which})'}"
         if self.count != claim.get("count"):
             return f"entry {self.number}: the log's genesis counts {said}; {self.count} are there now"
         return (f"entry {self.number}: the log's genesis commits to {said}; they have been "
@@ -947,10 +980,11 @@ def check_coverage(org_id: int, begun: list[tuple[int, bytes]], counted: dict[st
     for kind, (rows, label) in sorted(_COVERED.items()):
         before = covered.get(kind)
         missing: list[int] = []
-        for row_id in _unlogged(org_id, kind, rows, counted):
+        for row_id, logged in _rows_logged(org_id, kind, rows, counted):
             if before is not None and row_id <= before.last_id:
-                before.add(row_id)
-            else:
+                if before.all or not logged:
+                    before.add(row_id)
+            elif not logged:
                 missing.append(row_id)
         if before is not None and (problem := before.problem(kind)):
             problems.append(problem)

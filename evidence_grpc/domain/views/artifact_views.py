@@ -94,7 +94,7 @@ def artifact_views(org: Organization, artifacts: list[Artifact], html_base: str
     where = presence(org, [a.fingerprint for a in artifacts])
     approved = approval_numbers(artifacts)
     about = attestations_about(artifacts)
-    logged = artifact_log_indexes(artifacts)
+    logged = artifact_log_indexes(org.id, artifacts)
     answers: list[views.Artifact] = []
     for a in artifacts:
         flow_name = a.flow.name
