@@ -487,7 +487,7 @@ def test_0029_keeps_the_rotations_of_the_logs_key_and_the_origin_of_a_log_begun_
         LogEntry.insert(organization=org, number=0, kind="log_begun", record_id=0, leaf="{}",
                         hashes=bytes(32)).execute()
 
-        assert "0029_log_key_rotations" in storage.migrate()
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0029_log_key_rotations")
 
         assert LogHead.select(LogHead.size, LogHead.origin).tuples()[:] == [(1, None)]
         assert LogEntry.select().count() == 1

@@ -84,16 +84,16 @@ def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(cli
     done = _verify_log(db)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert re.fullmatch(r"acme: ok \(14 entries, root [0-9a-f]{64}\)", lines[0]), lines
-    # the trail's four manifests: its latest re-derived
+    assert re.fullmatch(r"acme: ok \(16 entries, root [0-9a-f]{64}\)", lines[0]), lines
+    # the trail's four manifests and the artifact's two: the latest of each re-derived
     assert re.fullmatch(
-        r"acme: checked 14 entries and 25 hashes; 10 leaves re-derived \(artifact 1, "
-        r"attestation 2, environment 1, flow 1, snapshot 1, trail 1, trail_event 2, "
-        r"trail_manifest 1\); 9 records checked for their entry \(artifact 1, attestation 2, "
+        r"acme: checked 16 entries and 31 hashes; 11 leaves re-derived \(artifact 1, "
+        r"artifact_manifest 1, attestation 2, environment 1, flow 1, snapshot 1, trail 1, "
+        r"trail_event 2, trail_manifest 1\); 9 records checked for their entry \(artifact 1, attestation 2, "
         r"environment 1, flow 1, snapshot 1, trail 1, trail_event 2\); since the saved checkpoint: "
         r"not asked; 0 finding\(s\) in \d+\.\d s",
         lines[1]), lines
-    assert re.fullmatch(r"verify-log: 1 log\(s\), 14 entries, 0 finding\(s\) in \d+\.\d s",
+    assert re.fullmatch(r"verify-log: 1 log\(s\), 16 entries, 0 finding\(s\) in \d+\.\d s",
                         lines[-1]), lines
     assert done.stderr == ""  # captured: not a terminal, so no progress
     saved, key = tmp_path / "checkpoint", tmp_path / "key.pub"
@@ -102,7 +102,7 @@ def test_verify_log_ends_with_a_summary_and_shows_no_progress_off_a_terminal(cli
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 0 and "; since the saved checkpoint: holds (the log only grew); " \
         "0 finding(s) in " in done.stdout.splitlines()[1], done.stdout
-    saved.write_text(saved.read_text().replace("\n14\n", "\n13\n"))
+    saved.write_text(saved.read_text().replace("\n16\n", "\n15\n"))
     done = _verify_log(db, "--since", str(saved), "--public-key", str(key))
     assert done.returncode == 1 and "; since the saved checkpoint: FAILED; 1 finding(s) in " \
         in done.stdout, done.stdout
