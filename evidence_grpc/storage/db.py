@@ -506,8 +506,9 @@ class ServerPrepared:
         else:
             try:
                 cursor.execute(f"PREPARE {name} AS {text}; {run}", params)
-            except psycopg2.Error:
-                if conn.closed:
+            except psycopg2.Error as error:
+                if conn.closed or not (error.pgcode or "").startswith(_NOT_PREPARED):
+                    prepared.add(name)  # prepared (that lasts), then failed as it runs
                     raise
                 self._refused.add(sql)
                 log.info("PostgreSQL does not prepare %s: run as text", sql, exc_info=True)
@@ -516,6 +517,9 @@ class ServerPrepared:
                 prepared.add(name)
 
 
+# SQLSTATE class of PREPARE's refusals (syntax error or access rule violation: a value whose
+# type PostgreSQL cannot tell, 42P18); a statement that fails while it runs fails otherwise.
+_NOT_PREPARED = "42"
 _server_prepared = ServerPrepared()
 
 

@@ -225,3 +225,21 @@ def test_a_pooled_connection_whose_backend_ended_is_replaced(db: str, monkeypatc
         assert pool.connection() is not first
         assert Organization.select().count() >= 1
     assert asked == [first, first]
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="statements are prepared on PostgreSQL")
+@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+def test_a_select_postgresql_will_not_prepare_runs_as_text(db: str, monkeypatch) -> None:
+    """A SELECT whose value's type PostgreSQL cannot tell (`$1 IS NULL`) is refused by PREPARE:
+    it answers as text, then and ever after, and a SELECT it prepares answers as before."""
+    prepared = storage.ServerPrepared()  # what this process has prepared is left alone
+    monkeypatch.setattr(storage, "_server_prepared", prepared)
+    untyped = storage.Prepared(lambda value: Organization.select(Organization.name).where(
+        storage.as_given(value).is_null()), value=str)
+    named = storage.Prepared(lambda name: Organization.select(Organization.name).where(
+        Organization.name == name), name=str)
+    with storage.call_scope():
+        for _ in range(2):
+            assert untyped.rows(value="x") == []
+            assert named.rows(name="acme") == [("acme",)]
+    assert prepared._refused == {untyped.sql(value="x")[0]}
