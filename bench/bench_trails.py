@@ -26,6 +26,7 @@ box) are printed to show where the CPU went.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import pathlib
@@ -57,6 +58,7 @@ from _common import (
     print_load,
     run_window,
     scratch_dir,
+    scratch_postgres,
     start_server,
     stop_processes,
     summarize,
@@ -251,9 +253,10 @@ def _wait_ready(servers: Servers, deadline_seconds: float = 60) -> None:
 
 
 @contextmanager
-def running_servers(workdir: pathlib.Path, workers: int | None,
-                    grpc_workers: int | None) -> Iterator[Servers]:
-    database_url = f"sqlite:///{workdir / 'bench.db'}"
+def running_servers(workdir: pathlib.Path, workers: int | None, grpc_workers: int | None,
+                    database_url: str | None = None) -> Iterator[Servers]:
+    """The servers on `database_url` (a new database), by default a SQLite file in `workdir`."""
+    database_url = database_url or f"sqlite:///{workdir / 'bench.db'}"
     bootstrap(workdir, database_url, ORG, "bench", KEY, SOURCE)
     rest, grpc_addr, rest_hop = (f"127.0.0.1:{free_port()}" for _ in range(3))
     worker_args = ["--workers", str(workers)] if workers else []
@@ -551,6 +554,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--list", action="store_true",
                    help="also time the unpaged list of the flow's trails against single reads")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (db, logs)")
+    p.add_argument("--database-url", default=None,
+                   help="postgresql://... of an existing database: a new database is made on "
+                        "that server for the run and dropped after it (default: SQLite)")
     p.add_argument("--source", type=pathlib.Path, default=ROOT,
                    help="run the servers from this checkout (default: the one holding bench/)")
     args = p.parse_args(argv)
@@ -575,11 +581,16 @@ def main(argv: list[str] | None = None) -> int:
     rounds: list[list[Point]] = []
     with scratch_dir("bench-trails-", args.keep) as workdir:
         describe_machine("bench_trails", f"{args.warmup:g} s warm-up + {args.seconds:g} s per "
-                         f"point, {args.rounds} round(s), servers from {SOURCE}, workdir {workdir}")
+                         f"point, {args.rounds} round(s), servers from {SOURCE}, workdir {workdir}, "
+                         f"{'PostgreSQL' if args.database_url else 'SQLite'}")
         pool: ClientPool[Job, WorkerResult] | None = None
         try:
             pool = ClientPool(max(args.concurrency), _run_job)
-            with running_servers(workdir, args.workers, args.grpc_workers) as servers:
+            with contextlib.ExitStack() as stack:
+                url = (stack.enter_context(scratch_postgres(args.database_url, "bench_trails"))
+                       if args.database_url else None)
+                servers = stack.enter_context(running_servers(workdir, args.workers,
+                                                              args.grpc_workers, url))
                 run_rounds(servers, pool, args, rounds)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)

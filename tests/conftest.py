@@ -21,10 +21,13 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 import grpc
+import peewee
 import psycopg2
+import psycopg2.extensions
 import pytest
 import requests
 
@@ -84,6 +87,36 @@ def recorded_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(storage.database.obj, "query_hooks",
                         [*hooks, lambda event: statements.append(event.sql)])
     return statements
+
+
+@contextlib.contextmanager
+def sent_statements() -> Iterator[list[str]]:
+    """Every statement the driver sends within the block (each a round trip on PostgreSQL),
+    those peewee's query hooks do not see too: BEGIN and COMMIT, the pool's checks, statements
+    run as the connection's prepared ones. Connections are opened anew for it."""
+    statements: list[str] = []
+    db = storage.database.obj
+    storage.release_connections()
+    if isinstance(db, peewee.SqliteDatabase):
+        db.connect()
+        db.connection().set_trace_callback(statements.append)
+        try:
+            yield statements
+        finally:
+            db.connection().set_trace_callback(None)
+        return
+
+    class Recording(psycopg2.extensions.cursor):
+        def execute(self, sql: Any, params: Any = None) -> Any:
+            statements.append(sql)
+            return super().execute(sql, params)
+
+    db.connect_params["cursor_factory"] = Recording
+    try:
+        yield statements
+    finally:
+        del db.connect_params["cursor_factory"]
+        storage.release_connections()
 
 
 def basic(key: str = ALICE_KEY, password: str = "") -> dict[str, str]:

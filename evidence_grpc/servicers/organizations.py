@@ -12,7 +12,7 @@ from ..api.v2 import readiness_service_pb2_grpc as ready_pb_grpc
 from ..convert import optional, to_message
 from ..domain.identity import organizations, web_sessions
 from ..domain.identity.callers import current_caller
-from ..storage.db import database
+from ..storage.db import database, owns_transaction
 
 
 class OrganizationServicer(pb_grpc.OrganizationServiceServicer):
@@ -58,7 +58,10 @@ class OrganizationServicer(pb_grpc.OrganizationServiceServicer):
 
 
 class ReadinessServicer(ready_pb_grpc.ReadinessServiceServicer):
+    @owns_transaction
     def GetReadiness(self, request: ready_pb.GetReadinessRequest, context: grpc.ServicerContext
                      ) -> httpbody_pb2.HttpBody:
+        """Whether the database answers: one statement, outside any transaction (a read
+        snapshot around it was two statements more, BEGIN and COMMIT)."""
         database.execute_sql("SELECT 1")
         return httpbody_pb2.HttpBody(content_type="text/plain; charset=utf-8", data=b"OK")

@@ -12,13 +12,17 @@ import logging
 import os
 import pathlib
 import random
+import re
+import select
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar, get_args, get_origin
 from urllib.parse import urlparse
 
 import peewee
+import psycopg2.extensions
 from playhouse.migrations import Runner
 from playhouse.pool import PooledPostgresqlDatabase
 
@@ -55,7 +59,7 @@ def open_database(url: str) -> peewee.Database:
             pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
         return peewee.SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
     if parsed.scheme in ("postgres", "postgresql"):
-        return PooledPostgresqlDatabase(
+        return PostgresqlPool(
             parsed.path.lstrip("/"),
             user=parsed.username,
             password=parsed.password,
@@ -66,6 +70,52 @@ def open_database(url: str) -> peewee.Database:
             timeout=10,
         )
     raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://...")
+
+
+# A pooled connection idle longer than this is asked whether the server still has it
+# (`SELECT 1`, a round trip) before it is handed out again; see PostgresqlPool.
+IDLE_CHECK_SECONDS = 5.0
+
+
+class PostgresqlPool(PooledPostgresqlDatabase):
+    """playhouse's pool, which asks the server with `SELECT 1` on every checkout whether it
+    still has the connection: under load a third of the round trips of a kept read. Here a
+    connection back from its last call for less than IDLE_CHECK_SECONDS is only checked
+    locally: a server that ended its side (a backend terminated, a server restarted or
+    stopped) closed the socket with a last message, so a socket with something to read is
+    asked as before, and replaced when the answer fails. One returned after an error is not
+    reused anyway: a lost connection is closed (its status unknown), and one left in a failed
+    transaction is rolled back on its return."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._returned: dict[int, float] = {}  # id of an idle connection -> when it came back
+        super().__init__(*args, **kwargs)
+
+    def _is_closed(self, conn: Any) -> bool:
+        returned = self._returned.pop(id(conn), None)
+        if returned is not None and time.monotonic() - returned < IDLE_CHECK_SECONDS \
+                and not conn.closed \
+                and self._adapter.txn_status(conn) == self._adapter.txn_idle \
+                and not _readable(conn.fileno()):
+            return False
+        return super()._is_closed(conn)
+
+    def _can_reuse(self, conn: Any) -> bool:
+        reusable = super()._can_reuse(conn)
+        if reusable:
+            self._returned[id(conn)] = time.monotonic()
+        return reusable
+
+    def _close_raw(self, conn: Any) -> None:
+        self._returned.pop(id(conn), None)
+        super()._close_raw(conn)
+
+
+def _readable(descriptor: int) -> bool:
+    """Whether a socket has something to read now (without waiting)."""
+    poll = select.poll()
+    poll.register(descriptor, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poll.poll(0))
 
 
 def init_database(url: str) -> peewee.Database:
@@ -400,16 +450,77 @@ def contains(field: peewee.Field, text: str, case_sensitive: bool) -> peewee.Exp
 def run_sql(sql: str, params: list[Any]) -> Any:
     """`database.execute_sql(sql, params)`, its cursor, straight on the thread's open
     connection: peewee's layers (the proxy, logging, hooks, the open check) cost as much as a
-    point read itself. Errors are peewee's as ever; with peewee's debug log or query hooks on,
-    or no connection open, peewee runs it."""
+    point read itself. On PostgreSQL a SELECT runs as a statement the connection prepared
+    (`ServerPrepared`). Errors are peewee's as ever; with peewee's debug log or query hooks
+    on, or no connection open, peewee runs it as given."""
     db = database.obj
     conn = db._state.conn
     if conn is None or db.query_hooks or _peewee_log.isEnabledFor(logging.DEBUG):
         return db.execute_sql(sql, params)
     with peewee.__exception_wrapper__:
         cursor = conn.cursor()
-        cursor.execute(sql, params)
+        if isinstance(db, PostgresqlPool) and sql.startswith("SELECT"):
+            _server_prepared.execute(cursor, sql, params)
+        else:
+            cursor.execute(sql, params)
     return cursor
+
+
+class ServerPrepared:
+    """SELECTs run as statements each PostgreSQL connection prepared once (`PREPARE`, then
+    `EXECUTE` with the values): PostgreSQL parses and plans a statement sent as text every
+    time, and for the point reads of a kept answer (the key's authentication, a trail with its
+    marks) that was several times what running them took. The first run on a connection sends
+    `PREPARE name AS ...; EXECUTE name(...)` in one round trip, and only outside a
+    transaction: a statement PostgreSQL will not prepare (a value whose type it cannot tell)
+    fails there without undoing anything, and is then run as text from then on, by every
+    connection."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, tuple[str, str, int]] = {}  # SQL -> (name, PREPARE's text, values)
+        self._refused: set[str] = set()
+        self._prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._numbers = itertools.count(1)
+
+    def _form(self, sql: str) -> tuple[str, str, int]:
+        form = self._names.get(sql)
+        if form is None:
+            numbers = itertools.count(1)
+            text = re.sub(r"%%|%s", lambda m: m[0] if m[0] == "%%" else f"${next(numbers)}", sql)
+            form = self._names[sql] = (f"evidence_{next(self._numbers)}", text,
+                                       next(numbers) - 1)
+        return form
+
+    def execute(self, cursor: Any, sql: str, params: list[Any]) -> None:
+        if sql in self._refused:
+            cursor.execute(sql, params)
+            return
+        name, text, count = self._form(sql)
+        run = f"EXECUTE {name}({', '.join(['%s'] * count)})" if count else f"EXECUTE {name}"
+        conn = cursor.connection
+        prepared = self._prepared.setdefault(conn, set())
+        if name in prepared:
+            cursor.execute(run, params)
+        elif conn.get_transaction_status() != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+            cursor.execute(sql, params)  # not yet: a refusal would undo the transaction
+        else:
+            try:
+                cursor.execute(f"PREPARE {name} AS {text}; {run}", params)
+            except psycopg2.Error as error:
+                if conn.closed or not (error.pgcode or "").startswith(_NOT_PREPARED):
+                    prepared.add(name)  # prepared (that lasts), then failed as it runs
+                    raise
+                self._refused.add(sql)
+                log.info("PostgreSQL does not prepare %s: run as text", sql, exc_info=True)
+                cursor.execute(sql, params)
+            else:
+                prepared.add(name)
+
+
+# SQLSTATE class of PREPARE's refusals (syntax error or access rule violation: a value whose
+# type PostgreSQL cannot tell, 42P18); a statement that fails while it runs fails otherwise.
+_NOT_PREPARED = "42"
+_server_prepared = ServerPrepared()
 
 
 class Prepared:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import grpc
+import peewee
 import pytest
 from google.protobuf import struct_pb2
 
@@ -23,7 +24,7 @@ from evidence_grpc.domain.evidence.artifacts import ONE_READ
 from evidence_grpc.memo import BytesLru
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Blob
-from tests.conftest import ROLE_KEYS, grpc_channel, recorded_statements
+from tests.conftest import ROLE_KEYS, grpc_channel, recorded_statements, sent_statements
 from tests.helpers import (
     BACKEND_FP,
     COMMIT,
@@ -772,6 +773,27 @@ def test_a_kept_trail_answer_is_one_statement_in_no_transaction(trail, monkeypat
     run.clear()
     assert get_trail(trail) == first
     assert [transaction for _, transaction in run] == [False, False]  # authentication, the trail
+
+
+def test_a_kept_trail_read_and_readiness_send_a_statement_each_of_their_own(trail):
+    """What the driver sends (each a round trip on PostgreSQL) for a kept trail read: the
+    key's authentication and the trail with its marks, on PostgreSQL as statements the
+    connection prepared, and nothing else: no BEGIN or COMMIT, no pool check of the connection
+    (`SELECT 1`); for `/ready` its one `SELECT 1`."""
+    attested(trail, "junit", junit())
+    get_trail(trail)  # now kept
+    with sent_statements() as sent:
+        first = get_trail(trail)  # a new connection: prepares them
+        sent.clear()
+        assert get_trail(trail) == first
+        assert len(sent) == 2, sent
+        assert not [sql for sql in sent if sql.split()[0] in ("BEGIN", "COMMIT", "ROLLBACK")
+                    or sql == "SELECT 1"], sent
+        if isinstance(storage.database.obj, peewee.PostgresqlDatabase):
+            assert all(sql.startswith("EXECUTE ") for sql in sent), sent
+        sent.clear()
+        assert trail.get("/ready").status_code == 200
+        assert sent == ["SELECT 1"]
 
 
 def _list_statements(client, monkeypatch) -> tuple[list[dict[str, Any]], int]:

@@ -187,25 +187,59 @@ def _terminate(database_url: str, pid: int) -> None:
     admin.autocommit = True
     try:
         with admin.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            cursor.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # and wait
     finally:
         admin.close()
 
 
 @pytest.mark.skipif(not POSTGRES_URL, reason="the pool is PostgreSQL's")
 @pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
-def test_a_pooled_connection_whose_backend_ended_is_replaced(db: str) -> None:
-    """A connection checked out of the pool is checked first (peewee's `SELECT 1`): one whose
-    backend was terminated meanwhile is replaced, and the call succeeds."""
+def test_a_pooled_connection_whose_backend_ended_is_replaced(db: str, monkeypatch) -> None:
+    """A connection back in the pool a moment ago is handed out again without a statement
+    of its own (peewee's `SELECT 1`, asked on every checkout, was a third of a kept read's
+    round trips); one whose backend was terminated meanwhile has something to read (its
+    server's last message), is asked, replaced, and the call succeeds; one idle longer than
+    IDLE_CHECK_SECONDS is asked."""
     storage.release_connections()
     pool = storage.database.obj
+    asked = []
+    ask = pool._adapter.is_connection_closed
+    monkeypatch.setattr(pool._adapter, "is_connection_closed",
+                        lambda conn: asked.append(conn) or ask(conn))
     with storage.call_scope():
         first = pool.connection()
         pid = first.get_backend_pid()
         Organization.select().where(Organization.name == "marker-read").count()
     with storage.call_scope():
         assert pool.connection() is first
+    assert asked == []
+    monkeypatch.setattr(storage, "IDLE_CHECK_SECONDS", 0.0)
+    with storage.call_scope():
+        assert pool.connection() is first
+    assert asked == [first]
+    monkeypatch.undo()
+    monkeypatch.setattr(pool._adapter, "is_connection_closed",
+                        lambda conn: asked.append(conn) or ask(conn))
     _terminate(db, pid)
     with storage.call_scope():
         assert pool.connection() is not first
         assert Organization.select().count() >= 1
+    assert asked == [first, first]
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="statements are prepared on PostgreSQL")
+@pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+def test_a_select_postgresql_will_not_prepare_runs_as_text(db: str, monkeypatch) -> None:
+    """A SELECT whose value's type PostgreSQL cannot tell (`$1 IS NULL`) is refused by PREPARE:
+    it answers as text, then and ever after, and a SELECT it prepares answers as before."""
+    prepared = storage.ServerPrepared()  # what this process has prepared is left alone
+    monkeypatch.setattr(storage, "_server_prepared", prepared)
+    untyped = storage.Prepared(lambda value: Organization.select(Organization.name).where(
+        storage.as_given(value).is_null()), value=str)
+    named = storage.Prepared(lambda name: Organization.select(Organization.name).where(
+        Organization.name == name), name=str)
+    with storage.call_scope():
+        for _ in range(2):
+            assert untyped.rows(value="x") == []
+            assert named.rows(name="acme") == [("acme",)]
+    assert prepared._refused == {untyped.sql(value="x")[0]}
