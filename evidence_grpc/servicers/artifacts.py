@@ -16,7 +16,7 @@ from ..domain.governance import tags
 from ..domain.identity.callers import current_caller
 from ..domain.views import artifact_views, audit_packages
 from ..storage.db import owns_transaction
-from .transparency import log_signer
+from .transparency import log_signer, log_witnesses
 
 
 class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
@@ -47,7 +47,8 @@ class ArtifactServicer(pb_grpc.ArtifactServiceServicer):
                                 context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
         package = audit_packages.artifact_package(current_caller().org, request.flow_name,
                                                   request.fingerprint, self.html_base,
-                                                  log_signer(self.settings))
+                                                  log_signer(self.settings),
+                                                  log_witnesses(self.settings))
         return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
 
     def GetArtifactsByCommit(self, request: pb.GetArtifactsByCommitRequest,

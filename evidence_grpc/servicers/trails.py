@@ -24,7 +24,7 @@ from ..domain.views import audit_packages
 from ..memo import BytesLru, Share, bytes_lru
 from ..storage.db import owns_transaction, read_snapshot
 from ..storage.models import Trail
-from .transparency import log_signer
+from .transparency import log_signer, log_witnesses
 
 
 class TrailServicer(pb_grpc.TrailServiceServicer):
@@ -60,7 +60,9 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     def GetTrailAuditPackage(self, request: pb.GetTrailAuditPackageRequest,
                              context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
         package = audit_packages.trail_package(current_caller().org, request.flow_name,
-                                               request.trail_name, self.html_base, log_signer(self.settings))
+                                               request.trail_name, self.html_base,
+                                               log_signer(self.settings),
+                                               log_witnesses(self.settings))
         return httpbody_pb2.HttpBody(content_type="application/gzip", data=package)
 
     def GetTrailAuditPdf(self, request: pb.GetTrailAuditPdfRequest,

@@ -33,6 +33,11 @@ def _witnesses(specs: tuple[str, ...], quorum: int) -> witnessing.Witnesses:
     return witnessing.parse_witnesses(specs, quorum)
 
 
+def log_witnesses(settings: Settings) -> witnessing.Witnesses:
+    """The witnesses of these settings, and their quorum (parsed once per process)."""
+    return _witnesses(settings.witnesses, settings.witness_quorum)
+
+
 class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -43,7 +48,7 @@ class TransparencyServicer(pb_grpc.TransparencyServiceServicer):
 
     @property
     def witnesses(self) -> witnessing.Witnesses:
-        return _witnesses(self.settings.witnesses, self.settings.witness_quorum)
+        return log_witnesses(self.settings)
 
     def _served(self) -> str:
         return witnessing.served_checkpoint(current_caller().org, self.signer, self.signer.name,

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import io
+import json
 import logging
 import os
 import re
+import tarfile
 import time
 
 import pytest
@@ -17,7 +20,8 @@ import pytest
 from evidence_grpc import cli
 from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
-from evidence_grpc.domain.transparency import log, witnessing
+from evidence_grpc.domain.transparency import cosignatures, log, witnessing
+from evidence_grpc.domain.views.audit_packages import check_package
 from evidence_grpc.storage.models import LogCheckpoint, LogCosignature, LogHead, LogWitness
 from tests.c2sp import c2sp
 from tests.c2sp.witness import Witness
@@ -104,6 +108,33 @@ def test_an_independent_witness_cosigns_the_log_as_it_grows(settings, signer):
             as_text=True)
         assert witnessing.witness_metrics(witnesses) == [
             ("acme", "w1.test", head_size(), listed["cosigned_at"], 0, 0)]
+
+
+def test_a_package_carries_the_newest_cosigned_checkpoint_that_holds_its_entries(settings,
+                                                                                  signer):
+    """verify-package --witness-key passes a package made once the witnesses cosigned what it
+    carries; one made before they did carries the log's checkpoint now, which it refuses."""
+    with independent("w1.test", signer) as w1:
+        witnesses = witnessing.parse_witnesses([f"{w1.key.vkey}={w1.url}/"])
+        client = app_of(settings, witnesses)
+        submitter = witnessing.Submitter(witnesses, signer, signer.name)
+        create_flow(client)
+        begin_trail(client)
+        package = "/api/v2/trails/acme/payments/release-1/audit_package"
+        witness = cosignatures.parse_witness_key(w1.key.vkey)
+
+        early = client.get(package, headers=H).data
+        assert check_package(early, signer.verifier).problems == []
+        assert "witness" in " ".join(check_package(early, signer.verifier, [witness], 1).problems)
+
+        submit_due(submitter)
+        cosigned = head_size()
+        create_flow(client, "other")  # a later entry, not yet cosigned, not in the package
+        late = client.get(package, headers=H).data
+        assert check_package(late, signer.verifier, [witness], 1).problems == []
+        with tarfile.open(fileobj=io.BytesIO(late)) as tar:
+            carried = json.load(tar.extractfile("transparency/entries.json"))  # type: ignore[arg-type]
+        assert carried["tree_size"] == cosigned < head_size()
 
 
 def test_a_witness_down_delays_only_itself_and_a_rewritten_log_is_refused(settings, signer,

@@ -133,17 +133,26 @@ def _lines(checkpoint: LogCheckpoint, witnesses: Witnesses) -> dict[str, str]:
         & LogCosignature.witness.in_(witnesses.keys)).tuples())
 
 
+def witnessed(org: Organization, witnesses: Witnesses, at_least: int = 0
+              ) -> tuple[int, str] | None:
+    """The newest checkpoint `quorum` witnesses cosigned, if it has at least `at_least` entries:
+    its size, and its note with their cosignature lines (in the order the witnesses are
+    configured) after the log's signature."""
+    if not witnesses.each:
+        return None
+    found = _newest_quorum(org.id, witnesses)
+    if found is None or found.size < at_least:
+        return None
+    lines = _lines(found, witnesses)
+    return found.size, found.note + "".join(lines[key] for key in witnesses.keys if key in lines)
+
+
 def served_checkpoint(org: Organization, signer: log.LogSigner, public_host: str,
                       witnesses: Witnesses) -> str:
-    """The checkpoint GET …/checkpoint answers: the newest one `quorum` witnesses cosigned,
-    with their cosignature lines (in the order the witnesses are configured) after the log's;
-    the log's checkpoint now without witnesses or until they cosigned one."""
-    if witnesses.each:
-        found = _newest_quorum(org.id, witnesses)
-        if found is not None:
-            lines = _lines(found, witnesses)
-            return found.note + "".join(lines[key] for key in witnesses.keys if key in lines)
-    return log.checkpoint(org, signer, public_host)
+    """The checkpoint GET …/checkpoint answers: the newest one the witnesses cosigned
+    (`witnessed`); the log's checkpoint now without witnesses or until they cosigned one."""
+    found = witnessed(org, witnesses)
+    return found[1] if found is not None else log.checkpoint(org, signer, public_host)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from ..evidence.manifests import (
     trail_entries,
 )
 from ..kernel.errors import FailedPrecondition
-from ..transparency import cosignatures, log, merkle, notes
+from ..transparency import cosignatures, log, merkle, notes, witnessing
 from . import artifact_views
 
 FORMAT = "evidence-audit-package/1"
@@ -90,12 +90,17 @@ class _Package:
         self.files.append((path, content))
 
     def add_transparency(self, org: Organization, signer: log.LogSigner,
-                         latest: int | None, listed: list[int]) -> None:
+                         latest: int | None, listed: list[int],
+                         witnesses: witnessing.Witnesses) -> None:
         """The log's checkpoint now, its verifier key, and for each covered file the entries of
         its records with their inclusion proofs against that checkpoint (transparency/); the
         latest manifest of the trail or artifact, `latest` (with its proof), and the entries it
         lists (of `listed`, its entries now, those before it)."""
-        size = log.size_of(org)
+        # the newest checkpoint the witnesses cosigned, when it holds every entry carried (else
+        # the log's now: a package made within the second after a write waits for no witness)
+        needed = max([number for _, number in self.covered] + [-1 if latest is None else latest])
+        found = witnessing.witnessed(org, witnesses, needed + 1)
+        size = found[0] if found is not None else log.size_of(org)
 
         def proved(number: int) -> dict[str, Any]:
             return {"index": number, "leaf": _b64(log.entry(org, number).leaf),
@@ -107,7 +112,8 @@ class _Package:
         if latest is not None and latest < size:
             carried["manifest"] = {**proved(latest), "entries": [
                 number for number in listed if number < latest]}
-        self.add("transparency/checkpoint", log.checkpoint(org, signer, signer.name).encode())
+        note = found[1] if found is not None else log.checkpoint(org, signer, signer.name)
+        self.add("transparency/checkpoint", note.encode())
         self.add("transparency/public-key", f"{signer.vkey}\n".encode())
         self.add("transparency/entries.json", _json(carried))
 
@@ -156,7 +162,7 @@ def _trail_document(org: Organization, trail: Trail, html_base: str) -> dict[str
 
 
 def trail_package(org: Organization, flow_name: str, trail_name: str, html_base: str,
-                  signer: log.LogSigner) -> bytes:
+                  signer: log.LogSigner, witnesses: witnessing.Witnesses) -> bytes:
     trail = trails.find_trail(org, flow_name, trail_name)
     package = _Package(trail.last_modified_at)
     view = _trail_document(org, trail, html_base)
@@ -174,13 +180,14 @@ def trail_package(org: Organization, flow_name: str, trail_name: str, html_base:
         package.add(f"artifacts/{artifact['fingerprint']}.json", _json(artifact))
     package.add("report.pdf", _pdf(org.name, view, attested, made_views))
     latest = latest_manifest(trail)
-    package.add_transparency(org, signer, latest, trail_entries(trail.id) if latest else [])
+    package.add_transparency(org, signer, latest, trail_entries(trail.id) if latest else [],
+                             witnesses)
     return package.gzipped({"org": org.name, "flow": trail.flow.name, "trail": trail.name,
                             "recorded_until": trail.last_modified_at})
 
 
 def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_base: str,
-                     signer: log.LogSigner) -> bytes:
+                     signer: log.LogSigner, witnesses: witnessing.Witnesses) -> bytes:
     """An artifact of a flow (full fingerprint or 5-64 character prefix): its JSON, the
     attestations about it (its manifest's: those of its trail for its template name too) and
     their attachments, the template judging it."""
@@ -194,7 +201,8 @@ def artifact_package(org: Organization, flow_name: str, fingerprint: str, html_b
     rows = attestations.recorded_in(org, about=artifact)
     _add_evidence(package, org, rows, html_base)
     latest = latest_artifact_manifest(artifact)
-    package.add_transparency(org, signer, latest, artifact_entries(artifact) if latest else [])
+    package.add_transparency(org, signer, latest, artifact_entries(artifact) if latest else [],
+                             witnesses)
     return package.gzipped({"org": org.name, "flow": flow.name,
                             "fingerprint": artifact.fingerprint})
 
