@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import grpc
 from google.api import httpbody_pb2
 
@@ -79,6 +81,17 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             head.pagination.CopyFrom(common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
 
+    def StreamFlowTrails(self, request: pb.StreamFlowTrailsRequest,
+                         context: grpc.ServicerContext) -> Iterator[Encoded]:
+        """The unpaged list of ListFlowTrails in chunks of STREAM_CHUNK trails: a chunk is
+        read, made and sent before the next is read (the transaction interceptor holds one
+        snapshot for them all), and the trails' answers kept within one share."""
+        org = current_caller().org
+        share = Share(_KEPT_TRAILS)
+        for batch in trails.flow_trails_in_batches(org, request.flow_name, STREAM_CHUNK):
+            yield Encoded(pb.StreamFlowTrailsResponse, b"", "data",
+                          _answers(batch, org.name, self.html_base, share))
+
     def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
                    ) -> Encoded:
         org = current_caller().org
@@ -88,6 +101,11 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
         head = pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
+
+
+# Trails in each answer of a stream: what one chunk holds is bounded by this many trails'
+# answers (each as big as its events and evidence make it), whatever the list's length.
+STREAM_CHUNK = 100
 
 
 def _listed(head: pb.ListTrailsResponse, answers: list[bytes]) -> Encoded:
@@ -140,16 +158,17 @@ def _kept(key: tuple | None, org_name: str, html_base: str) -> bytes | None:
     return None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
 
 
-def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
+def _answers(rows: list[Trail], org_name: str, html_base: str, share: Share | None = None
+             ) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
-    their events and evidence read in one query each (and kept within the answers' share, when
-    they are what their marks name)."""
+    their events and evidence read in one query each (and kept within the answers' `share`, a
+    new one unless given, when they are what their marks name)."""
     keys = [_key(t) for t in rows]
     found = [_kept(key, org_name, html_base) for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
     evidence = trails.evidence_rows_of(missing)
-    share = Share(_KEPT_TRAILS)
+    share = share or Share(_KEPT_TRAILS)
     answers = []
     for trail, key, answer in zip(rows, keys, found, strict=True):
         if answer is None:
