@@ -57,18 +57,15 @@ def reset_peak(pid: int) -> None:
 
 
 def role(pid: int, server: common.Server) -> str:
+    """What the process is: the command `evidence_grpc.cli` was run with, or an HTTP worker."""
     words = common.cmdline(pid)
-    if pid == server.process.pid:
-        return "serve (parent)"
-    if pid == server.shim_master():
-        return "shim master"
     if pid in server.shim_workers():
         return "HTTP worker"
-    text = " ".join(words)
-    for name in ("grpc", "deliver", "sandbox"):
-        if name in text:
-            return name
-    return text[-40:] or "?"
+    command = words[words.index("evidence_grpc.cli") + 1] if "evidence_grpc.cli" in words[:-1] \
+        else ""
+    if command == "grpc" and pid not in common.children(server.process.pid):
+        return "gRPC worker"  # forked by the `grpc` command
+    return command or " ".join(words)[-30:] or "?"
 
 
 def measure(server: common.Server, label: str, read: Callable[[], tuple[int, int]],
