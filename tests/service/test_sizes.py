@@ -350,6 +350,26 @@ def test_grpc_streams_a_flows_trails_in_chunks_of_what_the_whole_list_is(
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
 
 
+def test_grpc_unpaged_list_of_a_flows_trails_is_refused_past_its_cap(
+        channel: grpc.Channel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past UNARY_LIST_MOST trails the unary list is refused, naming the two ways to read it."""
+    from evidence_grpc.servicers import trails as servicer
+
+    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N - 1)
+    stub = trail_grpc.TrailServiceStub(channel)
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
+                            metadata=AUTH)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "StreamFlowTrails" in refused.value.details() and "page" in refused.value.details()
+    paged = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(
+        org="acme", flow_name=FLOW, page=10, per_page=100), metadata=AUTH)
+    assert len(paged.data) == 100 and paged.pagination.total == N
+    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N)
+    assert len(stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
+                                   metadata=AUTH).data) == N
+
+
 def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:
     commits = [commit(i) for i in range(OLD_ATTESTATIONS)]
     assert len(commits) > 2 * storage.IN_CHUNK

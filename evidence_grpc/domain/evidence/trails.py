@@ -184,18 +184,16 @@ def _flow_trails(flow: int) -> peewee.ModelSelect:
         Trail.flow == flow).order_by(Trail.id.desc())
 
 
-# A flow's trails, newest first, with their marks, as models that keep their rows (what their
-# answers are kept by).
-_FLOW_TRAILS = Prepared(_flow_trails, flow=int)
+# A page of a flow's trails, newest first, with their marks, as models that keep their rows
+# (what their answers are kept by).
 _FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
     offset), flow=int, limit=int, offset=int)
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
+    """A page of the flow's trails (every trail: `flow_trails_in_batches`)."""
     flow = find_flow(org, flow_name)
-    if page.size is None:
-        rows = _with_marks(_FLOW_TRAILS.models(Trail, flow=flow.id))
-        return rows, page.pagination(len(rows))
+    assert page.size is not None, "the whole list is read in batches"
     rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
                                                 offset=page.offset))
     return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
