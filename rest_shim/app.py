@@ -7,7 +7,7 @@ import itertools
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import grpc
@@ -15,7 +15,6 @@ from flask import Flask, Response, request
 from google.protobuf.message import Message
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.wrappers import Request
-from werkzeug.wsgi import ClosingIterator
 
 from evidence_grpc import observability
 from evidence_grpc.config import Settings
@@ -258,10 +257,22 @@ class _Observed:
         except BaseException:
             finish()
             raise
-        if environ.get(STREAMED_KEY):  # still being read: the request ends when it is closed
-            return ClosingIterator(body, finish)
+        if environ.get(STREAMED_KEY):  # still being written: the request ends with it
+            return _ending(body, finish)
         finish()
         return body
+
+
+def _ending(body: Any, finish: Callable[[], None]) -> Iterator[bytes]:
+    """The body of a streamed answer, which calls `finish` once it is written whole or closed
+    (a client gone), after closing the answer (whose close ends the call it streams)."""
+    try:
+        yield from body
+    finally:
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
+        finish()
 
 
 def _operations(app: Flask) -> None:
