@@ -169,7 +169,11 @@ def _memory(pid: int) -> dict[str, int]:
 def test_the_largest_list_leaves_every_process_within_its_budget(big: RunningServer) -> None:
     """The unpaged list of 20,000 trails, read through REST (written while it is read) and
     through gRPC's StreamFlowTrails: no process of the server (HTTP workers, gRPC
-    processes, the rest) peaks more than LIST_READ_GROWTH above what it held before."""
+    processes, the rest) peaks more than LIST_READ_GROWTH above what it held before. On
+    SQLite only: what a process holds does not depend on the engine, and seeding PostgreSQL
+    costs the suite seconds more (bench/bench_memory.py measures both)."""
+    if not big.database_url.startswith("sqlite"):
+        pytest.skip("memory is measured on SQLite (bench_memory.py: both engines)")
     _seed_streamed_flow(big.database_url)
     processes = _processes(big.process.pid)
     before = {pid: _memory(pid)["VmRSS"] for pid in processes}
