@@ -23,7 +23,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -353,37 +354,52 @@ class ObservingInterceptor(grpc.ServerInterceptor):
 
     def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
         handler = continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
+        if handler is None:
+            return handler
+        method = handler_call_details.method
+        if handler.unary_stream is not None:
+            streamed = handler.unary_stream
+
+            def observed_stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                with self._observing(method, context):
+                    yield from streamed(request, context)
+
+            return handler._replace(unary_stream=observed_stream)
+        if handler.unary_unary is None:
             return handler
         behavior = handler.unary_unary
-        method = handler_call_details.method
-        transport = self.transport
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
-            sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
-            token = request_id.set(request_id_of(sent))
-            started = time.perf_counter()
-            failed = False
-            try:
-                answer = behavior(request, context)
-                # With the status, in the response's last frame: initial metadata of its own
-                # would cost a write per call. (ErrorInterceptor adds it to refusals.)
-                context.set_trailing_metadata((*(context.trailing_metadata() or ()),
-                                               (REQUEST_ID_HEADER, request_id.get() or "")))
-                return answer
-            except Exception:
-                failed = True
-                raise
-            finally:
-                seconds = time.perf_counter() - started
-                code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
-                observe_grpc(method, code, seconds, transport)
-                pool = pool_state()
-                if pool is not None:
-                    observe_pool(*pool)
-                access_log.info("rpc", extra={"fields": {
-                    "request_id": request_id.get(), "rpc": method, "transport": transport,
-                    "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
-                request_id.reset(token)
+            with self._observing(method, context):
+                return behavior(request, context)
 
         return handler._replace(unary_unary=observed)
+
+    @contextmanager
+    def _observing(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
+        """The call's request id current within, its metrics and line when it ends (a
+        stream's when its last answer is sent)."""
+        sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
+        token = request_id.set(request_id_of(sent))
+        started = time.perf_counter()
+        failed = False
+        try:
+            yield
+            # With the status, in the response's last frame: initial metadata of its own
+            # would cost a write per call. (ErrorInterceptor adds it to refusals.)
+            context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                           (REQUEST_ID_HEADER, request_id.get() or "")))
+        except Exception:
+            failed = True
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
+            observe_grpc(method, code, seconds, self.transport)
+            pool = pool_state()
+            if pool is not None:
+                observe_pool(*pool)
+            access_log.info("rpc", extra={"fields": {
+                "request_id": request_id.get(), "rpc": method, "transport": self.transport,
+                "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
+            request_id.reset(token)

@@ -126,7 +126,7 @@ def request_deserializer(request_class: Any) -> Callable[[bytes], Any]:
 
 
 def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
-    """Unary handlers keyed by method path, not yet intercepted."""
+    """Unary and server-streaming handlers keyed by method path, not yet intercepted."""
     sandbox.configure(sandbox.Limits(seconds=settings.rule_seconds,
                                      memory_bytes=settings.rule_memory_bytes))
     configure_outbound(settings)
@@ -135,7 +135,9 @@ def method_handlers(settings: Settings) -> dict[str, grpc.RpcMethodHandler]:
         servicer = build(settings)
         for method in service.methods:
             request_class = message_factory.GetMessageClass(method.input_type)
-            handlers[method_path(method)] = grpc.unary_unary_rpc_method_handler(
+            handler = (grpc.unary_stream_rpc_method_handler if method.server_streaming
+                       else grpc.unary_unary_rpc_method_handler)
+            handlers[method_path(method)] = handler(
                 getattr(servicer, method.name),
                 request_deserializer=request_deserializer(request_class),
                 response_serializer=serialize,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import grpc
 from flask import Flask, Response, request
+from google.protobuf.message import Message
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.wrappers import Request
 
@@ -26,11 +28,21 @@ from .codec import BodyError
 from .errors import error_response, rpc_error_response
 from .multipart import StrictFormParser
 from .openapi import DOCUMENT_PATH
-from .transcoder import Route, TooLarge, build_request, path_request, render, routes_of
+from .transcoder import (
+    Route,
+    TooLarge,
+    build_request,
+    path_request,
+    render,
+    routes_of,
+    stream_request,
+    streamed_response,
+)
 
 log = logging.getLogger(__name__)
 REQUEST_ID_KEY = "evidence.request_id"  # the WSGI environ key of the request's id
 ROUTE_KEY = "evidence.route"  # ... and of the rule it was routed by
+STREAMED_KEY = "evidence.streamed"  # ... and whether its answer is written while it is read
 
 
 class _LimitedFile:
@@ -128,6 +140,9 @@ def _view(route: Route, backend: Backend) -> View:
                                              {exc.field or "body": str(exc)})
         except TooLarge as exc:
             return error_response(413, str(exc))
+        streamed = stream_request(route, message)
+        if streamed is not None:
+            return _streamed(route, backend, streamed, metadata, request)
         try:
             response, answer_key = backend.call_keyed(route.method, message, metadata)
         except grpc.RpcError as error:
@@ -135,6 +150,21 @@ def _view(route: Route, backend: Backend) -> View:
         return render(route, response, answer_key, request.accept_encodings["gzip"] > 0)
 
     return view
+
+
+def _streamed(route: Route, backend: Backend, message: Message, metadata: list[tuple[str, str]],
+              request: ApiRequest) -> Response:
+    """The unpaged list from the route's streaming method: its first chunk is read before the
+    answer starts, so a refusal (401, 403, 404) is answered with its status; the rest is
+    written while it is read (the request's line is logged when the last is written)."""
+    assert route.stream is not None
+    try:
+        chunks = backend.stream(route.stream, message, metadata)
+        first = next(chunks, None)
+    except grpc.RpcError as error:
+        return rpc_error_response(error, request.path)
+    request.environ[STREAMED_KEY] = True
+    return streamed_response(route, itertools.chain(() if first is None else (first,), chunks))
 
 
 def _refused_caller(route: Route, backend: Backend, path: str, path_values: dict[str, str],
@@ -210,9 +240,7 @@ class _Observed:
             answer[:] = [int(status[:3]), next((v for k, v in headers if k == "Content-Length"), None)]
             return start_response(status, headers, exc_info)
 
-        try:
-            return self.wsgi_app(environ, start)
-        finally:
+        def finish() -> None:
             seconds = time.perf_counter() - started
             route = environ.get(ROUTE_KEY, "unmatched")
             method = environ.get("REQUEST_METHOD", "")
@@ -223,6 +251,28 @@ class _Observed:
                 "bytes": int(answer[1]) if answer[1] else None,
                 "remote": environ.get("REMOTE_ADDR")}})
             observability.request_id.reset(token)
+
+        try:
+            body = self.wsgi_app(environ, start)
+        except BaseException:
+            finish()
+            raise
+        if environ.get(STREAMED_KEY):  # still being written: the request ends with it
+            return _ending(body, finish)
+        finish()
+        return body
+
+
+def _ending(body: Any, finish: Callable[[], None]) -> Iterator[bytes]:
+    """The body of a streamed answer, which calls `finish` once it is written whole or closed
+    (a client gone), after closing the answer (whose close ends the call it streams)."""
+    try:
+        yield from body
+    finally:
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
+        finish()
 
 
 def _operations(app: Flask) -> None:

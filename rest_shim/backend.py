@@ -7,7 +7,7 @@ two thirds of the shim's CPU (see bench/ and the PERF notes)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 import grpc
@@ -39,6 +39,13 @@ class Backend(Protocol):
         `evidence_grpc.convert.keyed_answer`)."""
         ...
 
+    def stream(self, method: descriptor.MethodDescriptor, request: Message,
+               metadata: Metadata) -> Iterator[Answer]:
+        """The answers of a server-streaming method, each read when the one before it is used
+        (in process, as the servicer gave it: maybe `Encoded`); a failure is raised by the
+        `next` that meets it."""
+        ...
+
 
 def _trailer(trailing: Metadata | None, name: str) -> str | None:
     return next((value for key, value in trailing or () if key == name), None)
@@ -51,6 +58,7 @@ class ChannelBackend:
     def __init__(self, target: str, settings: Settings) -> None:
         self.channel = grpc.insecure_channel(target, options=grpc_options(settings, client=True))
         self._callables: dict[str, grpc.UnaryUnaryMultiCallable] = {}
+        self._streams: dict[str, grpc.UnaryStreamMultiCallable] = {}
 
     def call(self, method: descriptor.MethodDescriptor, request: Message,
              metadata: Metadata, authenticated: Authenticated | None = None) -> Message:
@@ -63,16 +71,32 @@ class ChannelBackend:
                                                       timeout=60)
         return response, _trailer(call.trailing_metadata(), trailer)
 
+    def stream(self, method: descriptor.MethodDescriptor, request: Message,
+               metadata: Metadata) -> Iterator[Message]:
+        """(No deadline: a long list streams for as long as it takes; a stalled server is
+        the channel's keepalive's to find.)"""
+        path = method_path(method)
+        stub = self._streams.get(path)
+        if stub is None:
+            stub = self.channel.unary_stream(
+                path, request_serializer=_message_class(method.input_type).SerializeToString,
+                response_deserializer=_message_class(method.output_type).FromString)
+            self._streams[path] = stub
+        return stub(request, metadata=tuple(metadata))
+
     def _stub(self, method: descriptor.MethodDescriptor) -> grpc.UnaryUnaryMultiCallable:
         path = method_path(method)
         stub = self._callables.get(path)
         if stub is None:
-            request_class = message_factory.GetMessageClass(method.input_type)
-            response_class = message_factory.GetMessageClass(method.output_type)
-            stub = self.channel.unary_unary(path, request_serializer=request_class.SerializeToString,
-                                            response_deserializer=response_class.FromString)
+            stub = self.channel.unary_unary(
+                path, request_serializer=_message_class(method.input_type).SerializeToString,
+                response_deserializer=_message_class(method.output_type).FromString)
             self._callables[path] = stub
         return stub
+
+
+def _message_class(described: descriptor.Descriptor) -> type[Message]:
+    return message_factory.GetMessageClass(described)
 
 
 class LocalRpcError(grpc.RpcError, grpc.Call):
@@ -200,12 +224,23 @@ class InProcessBackend:
         response = self._call(method, request, context)
         return response, _trailer(context.trailing_metadata(), trailer)
 
-    def _call(self, method: descriptor.MethodDescriptor, request: Message,
-              context: LocalContext) -> Answer:
+    def stream(self, method: descriptor.MethodDescriptor, request: Message,
+               metadata: Metadata) -> Iterator[Answer]:
+        handler = self._handler(method)
+        context = LocalContext(metadata)
+        yield from handler.unary_stream(request, context)
+        if context.code() != grpc.StatusCode.OK:
+            raise LocalRpcError(context.code(), context.details(), context.trailing_metadata())
+
+    def _handler(self, method: descriptor.MethodDescriptor) -> grpc.RpcMethodHandler:
         handler = self._handlers.get(method_path(method))
         if handler is None:
             raise LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, "Method not found", ())
-        response = handler.unary_unary(request, context)
+        return handler
+
+    def _call(self, method: descriptor.MethodDescriptor, request: Message,
+              context: LocalContext) -> Answer:
+        response = self._handler(method).unary_unary(request, context)
         if context.code() != grpc.StatusCode.OK:
             raise LocalRpcError(context.code(), context.details(), context.trailing_metadata())
         return response

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -51,6 +51,9 @@ class Route:
     options: options_pb2.HttpOptions
     request_class: type[Message]
     path_fields: frozenset[str]
+    # The server-streaming method that answers the route's list when no page is asked for
+    # (`(http_options).stream_unpaged`), if any.
+    stream: descriptor.MethodDescriptor | None = None
 
 
 def _werkzeug_rule(template: str) -> tuple[str, frozenset[str]]:
@@ -75,12 +78,15 @@ def routes_of(services: list[descriptor.ServiceDescriptor]) -> list[Route]:
             if kind is None or kind == "custom":
                 continue
             werkzeug_rule, path_fields = _werkzeug_rule(getattr(rule, kind))
+            http_options = options.Extensions[options_pb2.http_options]
             routes.append(Route(
                 method=method, http_method=kind.upper(), rule=werkzeug_rule, body=rule.body,
                 response_body=rule.response_body,
-                options=options.Extensions[options_pb2.http_options],
+                options=http_options,
                 request_class=message_factory.GetMessageClass(method.input_type),
-                path_fields=path_fields))
+                path_fields=path_fields,
+                stream=service.methods_by_name[http_options.stream_unpaged]
+                if http_options.stream_unpaged else None))
     return routes
 
 
@@ -214,6 +220,18 @@ def path_request(route: Route, path_values: dict[str, str]) -> Message:
     return message
 
 
+def stream_request(route: Route, message: Message) -> Message | None:
+    """The request of the route's streaming method (`Route.stream`), made of the list
+    request's fields of the same names, when the list request names no page; else None."""
+    if route.stream is None or any(message.HasField(name) for name in ("page", "per_page")):
+        return None
+    streamed = message_factory.GetMessageClass(route.stream.input_type)()
+    for field, value in message.ListFields():
+        if field.name in streamed.DESCRIPTOR.fields_by_name:
+            setattr(streamed, field.name, value)
+    return streamed
+
+
 # ---- response ------------------------------------------------------------------------------
 
 def file_response(upload: Message) -> Response:
@@ -268,6 +286,40 @@ def render(route: Route, response: Answer, answer_key: str | None = None,
     return Response(body, status=status, content_type="application/json")
 
 
+def streamed_response(route: Route, chunks: Iterator[Answer]) -> Response:
+    """The list of a streaming method's answers (`route.stream`, each a chunk of the items of
+    its field `route.response_body`) as one JSON array written while they arrive, chunk by
+    chunk: the bytes `render` makes of the whole list (each item's JSON kept by its encoding,
+    within one share for the whole list), without ever holding it. A failure after the first
+    bytes were sent can no longer change the status: the connection is closed before the
+    array is, and the client sees an answer cut short."""
+    assert route.stream is not None
+    field = route.response_body
+    item_class = _item_class(route.stream.output_type, field)
+
+    def items_of(chunk: Answer) -> Iterable[tuple[bytes, Message | None]]:
+        if isinstance(chunk, Encoded):
+            return ((item, None) for item in chunk.items)
+        if isinstance(chunk, Deferred):
+            chunk = chunk.message()
+        return ((item.SerializeToString(deterministic=True), item)
+                for item in getattr(chunk, field))
+
+    def body() -> Iterator[bytes]:
+        share = Share(_KEPT_JSON)
+        opening = b"["
+        for chunk in chunks:
+            jsons = [_encoded_item_json(item_class, encoded, message=message, share=share)
+                     for encoded, message in items_of(chunk)]
+            if jsons:
+                yield opening + b",".join(jsons)
+                opening = b","
+        yield b"]" if opening == b"," else b"[]"
+
+    return Response(body(), status=route.options.success_code or 200,
+                    content_type="application/json")
+
+
 def _encoded_json(route: Route, answer: Encoded) -> bytes | None:
     """The JSON of an answer still in wire form, made of its encodings (each one's JSON kept
     by it), when it renders as a whole message or as the list of its items; else None."""
@@ -317,9 +369,16 @@ def _encoded_item_json(message_class: type[Message], encoded: bytes, field: str 
     key = (message_class.DESCRIPTOR.full_name, field, encoded)
     body: bytes | None = _KEPT_JSON.get(key)
     if body is None:
-        body = _json(message or message_class.FromString(encoded), field)
+        body = _exact(_json(message or message_class.FromString(encoded), field))
         (share or _KEPT_JSON).put(key, body, len(encoded) + len(body) + _ENTRY_BYTES)
     return body
+
+
+def _exact(made: bytes) -> bytes:
+    """A copy of JSON to keep that holds no more memory than its length: orjson's bytes keep
+    the buffer it wrote them in (8 KiB for an item of 1 KiB), and a cache counting their length
+    held eight times its bound."""
+    return memoryview(made).tobytes()
 
 
 def _listed_json(item_class: type[Message],
@@ -380,7 +439,7 @@ def _keyed_json(message_class: type[Message], field: str, answer_key: str, gzip_
             return gzipped, True
     body = _KEYED_ANSWERS.get(key)
     if body is None:
-        body = _json(make(), field)
+        body = _exact(_json(make(), field))
         _KEYED_ANSWERS.put(key, body, len(body))
     if not gzip_accepted or len(body) < GZIP_FROM_BYTES:
         return body, False

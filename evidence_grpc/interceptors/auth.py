@@ -26,6 +26,8 @@ read's to say."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
@@ -83,41 +85,15 @@ class AuthInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         metadata = _metadata(context)
-        header = metadata.get("authorization")
-        if web_sessions.END_METADATA in metadata:
-            _sign_out(header)
-        anonymous, public_flow_read, required = _declared(method)
-        if anonymous:
+        caller = _admitted(request, context, method, metadata)
+        if caller is None:
             return behavior(request, context)
-        org = getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
-        if header is None and org and public_flow_read:
-            caller = callers.anonymous_caller(org)
-        else:
-            # The in-process calls of one HTTP request (a web page's) share the authentication
-            # of their key; a revoked key is refused from the next request on. Network calls
-            # have no such memo: each is authenticated.
-            kept = getattr(context, "authenticated", None)
-            remembered = kept.get((header, org)) if kept is not None else None
-            if remembered is not None:
-                caller = remembered
-            else:
-                caller = organizations.authenticate(header, org)
-                if kept is not None:
-                    kept[(header, org)] = caller
-        if caller.privilege < required:
-            raise permission_denied({"privilege": (
-                f"needs {service_accounts.privilege_name(required)} privilege in organization "
-                f"'{caller.org.name if caller.organization else org}', the key has "
-                f"{service_accounts.privilege_name(caller.privilege)}")})
         if CHECK_METADATA in metadata and not caller.anonymous:
             return _empty_answer(method)
-        token = callers.set_current_caller(caller)
-        rules = change_privileges.declare(_change_rules(method))
-        try:
+        with _acting(caller, method):
             answer = behavior(request, context)
-        finally:
-            change_privileges.reset(rules)
-            callers.reset_current_caller(token)
+        header = metadata.get("authorization")
+        org = _org_of(request)
         if web_sessions.OPEN_METADATA in metadata and org and header \
                 and web_sessions.session_id_of(header) is None:
             opened = web_sessions.open_session(callers.hash_key(
@@ -125,6 +101,67 @@ class AuthInterceptor(UnaryInterceptor):
             context.set_trailing_metadata((*(context.trailing_metadata() or ()),
                                            (web_sessions.ID_METADATA, opened)))
         return answer
+
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        """The caller is admitted before the first answer and acts until the last; a checked
+        call (CHECK_METADATA) answers nothing."""
+        metadata = _metadata(context)
+        caller = _admitted(request, context, method, metadata)
+        if caller is None:
+            yield from behavior(request, context)
+        elif caller.anonymous or CHECK_METADATA not in metadata:
+            with _acting(caller, method):
+                yield from behavior(request, context)
+
+
+def _org_of(request: Any) -> str | None:
+    return getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
+
+
+def _admitted(request: Any, context: grpc.ServicerContext, method: str,
+              metadata: dict[str, str]) -> callers.Caller | None:
+    """The caller of the call, refused (raised) unless it may make it; None for a method that
+    needs no credentials."""
+    header = metadata.get("authorization")
+    if web_sessions.END_METADATA in metadata:
+        _sign_out(header)
+    anonymous, public_flow_read, required = _declared(method)
+    if anonymous:
+        return None
+    org = _org_of(request)
+    if header is None and org and public_flow_read:
+        caller = callers.anonymous_caller(org)
+    else:
+        # The in-process calls of one HTTP request (a web page's) share the authentication
+        # of their key; a revoked key is refused from the next request on. Network calls
+        # have no such memo: each is authenticated.
+        kept = getattr(context, "authenticated", None)
+        remembered = kept.get((header, org)) if kept is not None else None
+        if remembered is not None:
+            caller = remembered
+        else:
+            caller = organizations.authenticate(header, org)
+            if kept is not None:
+                kept[(header, org)] = caller
+    if caller.privilege < required:
+        raise permission_denied({"privilege": (
+            f"needs {service_accounts.privilege_name(required)} privilege in organization "
+            f"'{caller.org.name if caller.organization else org}', the key has "
+            f"{service_accounts.privilege_name(caller.privilege)}")})
+    return caller
+
+
+@contextmanager
+def _acting(caller: callers.Caller, method: str) -> Iterator[None]:
+    """The caller current, and what changing a resource through the method needs declared."""
+    token = callers.set_current_caller(caller)
+    rules = change_privileges.declare(_change_rules(method))
+    try:
+        yield
+    finally:
+        change_privileges.reset(rules)
+        callers.reset_current_caller(token)
 
 
 def _sign_out(header: str | None) -> None:

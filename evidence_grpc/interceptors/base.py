@@ -1,8 +1,9 @@
-"""A server interceptor that wraps the unary behaviour of evidence.v2 methods."""
+"""A server interceptor that wraps the unary and server-streaming behaviour of evidence.v2
+methods."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -18,16 +19,31 @@ def method_descriptor(method: str) -> descriptor.MethodDescriptor:
 
 
 class UnaryInterceptor(grpc.ServerInterceptor):
-    """Subclasses implement `around`; health and reflection pass through untouched."""
+    """Subclasses implement `around` (a unary call) and `around_stream` (a server-streaming
+    one: a generator that yields the behaviour's answers, so that what it sets up holds until
+    the last of them is sent); health and reflection pass through untouched."""
 
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
         raise NotImplementedError
 
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        raise NotImplementedError
+
     def intercept_service(self, continuation: Callable, handler_call_details: Any) -> Any:
         handler = continuation(handler_call_details)
         method = handler_call_details.method
-        if handler is None or handler.unary_unary is None or not method.startswith(PACKAGE_PREFIX):
+        if handler is None or not method.startswith(PACKAGE_PREFIX):
+            return handler
+        if handler.unary_stream is not None:
+            streamed = handler.unary_stream
+
+            def wrapped_stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                return self.around_stream(streamed, request, context, method)
+
+            return handler._replace(unary_stream=wrapped_stream)
+        if handler.unary_unary is None:
             return handler
         behavior = handler.unary_unary
 

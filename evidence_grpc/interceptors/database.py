@@ -9,7 +9,7 @@ read, and run before it, so that on SQLite they do not hold the one writer's loc
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -36,6 +36,11 @@ class ConnectionInterceptor(UnaryInterceptor):
         with call_scope():
             return behavior(request, context)
 
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        with call_scope():
+            yield from behavior(request, context)
+
 
 class TransactionInterceptor(UnaryInterceptor):
     """A write method's servicer in one write transaction, run again on a unique-key race or
@@ -61,3 +66,12 @@ class TransactionInterceptor(UnaryInterceptor):
                 return behavior(request, context)
 
         return retry_on_conflict(transaction)
+
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        """A stream reads (a write is one transaction, answered once): every chunk from one
+        snapshot, so the chunks together are what one read of the whole would answer."""
+        if is_write(method):
+            raise TypeError(f"{method} streams its answer: it must be declared a read")
+        with read_snapshot():
+            yield from behavior(request, context)

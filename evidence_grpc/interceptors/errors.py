@@ -4,6 +4,8 @@ becomes INTERNAL with a generic message and a logged stack trace."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
@@ -59,13 +61,25 @@ def _refuse(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
 class ErrorInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
-        if isinstance(request, Undecodable):
-            _refuse(context, status_of(InvalidArgument(request.message, reason="REQUEST_UNDECODABLE")))
-        try:
+        with _refusing(request, context, method):
             return behavior(request, context)
-        except DomainError as error:
-            _refuse(context, status_of(error))
-        except Exception:
-            log.exception("unexpected failure in %s", method)
-            _refuse(context, status_pb2.Status(code=code_pb2.INTERNAL,
-                                               message="Internal server error"))
+
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        with _refusing(request, context, method):
+            yield from behavior(request, context)
+
+
+@contextmanager
+def _refusing(request: Any, context: grpc.ServicerContext, method: str) -> Iterator[None]:
+    """A domain error raised within becomes the call's rich status; anything else INTERNAL."""
+    if isinstance(request, Undecodable):
+        _refuse(context, status_of(InvalidArgument(request.message, reason="REQUEST_UNDECODABLE")))
+    try:
+        yield
+    except DomainError as error:
+        _refuse(context, status_of(error))
+    except Exception:
+        log.exception("unexpected failure in %s", method)
+        _refuse(context, status_pb2.Status(code=code_pb2.INTERNAL,
+                                           message="Internal server error"))

@@ -9,6 +9,7 @@ a write's strings, lists and documents to the table of limits (limits.check_limi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -50,8 +51,17 @@ def check_values(message: Message, prefix: str = "") -> None:
 class ValuesInterceptor(UnaryInterceptor):
     def around(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
                method: str) -> Any:
-        check_values(request)
-        check_uploads(request)
-        if is_write(method):
-            check_limits(request)
+        _check(request, method)
         return behavior(request, context)
+
+    def around_stream(self, behavior: Behavior, request: Any, context: grpc.ServicerContext,
+                      method: str) -> Iterator[Any]:
+        _check(request, method)
+        yield from behavior(request, context)
+
+
+def _check(request: Any, method: str) -> None:
+    check_values(request)
+    check_uploads(request)
+    if is_write(method):
+        check_limits(request)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import grpc
 from google.api import httpbody_pb2
 
@@ -20,10 +22,11 @@ from ..convert import (
 )
 from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
+from ..domain.kernel.errors import FailedPrecondition
 from ..domain.views import audit_packages
 from ..memo import BytesLru, Share, bytes_lru
 from ..storage.db import owns_transaction, read_snapshot
-from ..storage.models import Trail
+from ..storage.models import Organization, Trail
 from .transparency import log_signer, log_witnesses
 
 
@@ -75,11 +78,38 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
                        ) -> Encoded:
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
+        if not page.requested:
+            return _listed(pb.ListTrailsResponse(), self._whole(org, request.flow_name))
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
         head = pb.ListTrailsResponse()
         if page.requested:
             head.pagination.CopyFrom(common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
+
+    def _whole(self, org: Organization, flow_name: str) -> list[bytes]:
+        """Every trail's answer of the flow, in one message: refused past UNARY_LIST_MOST
+        trails (a process would hold them all, twice), which StreamFlowTrails or pages answer."""
+        answers: list[bytes] = []
+        share = Share(_KEPT_TRAILS)
+        for batch in trails.flow_trails_in_batches(org, flow_name, STREAM_CHUNK):
+            if len(answers) + len(batch) > UNARY_LIST_MOST:
+                raise FailedPrecondition(
+                    f"Flow '{flow_name}' has more than {UNARY_LIST_MOST} trails: ask for them "
+                    "a page at a time (page, per_page) or stream them (StreamFlowTrails)",
+                    reason="LIST_TOO_LONG")
+            answers += _answers(batch, org.name, self.html_base, share)
+        return answers
+
+    def StreamFlowTrails(self, request: pb.StreamFlowTrailsRequest,
+                         context: grpc.ServicerContext) -> Iterator[Encoded]:
+        """The unpaged list of ListFlowTrails in chunks of STREAM_CHUNK trails: a chunk is
+        read, made and sent before the next is read (the transaction interceptor holds one
+        snapshot for them all), and the trails' answers kept within one share."""
+        org = current_caller().org
+        share = Share(_KEPT_TRAILS)
+        for batch in trails.flow_trails_in_batches(org, request.flow_name, STREAM_CHUNK):
+            yield Encoded(pb.StreamFlowTrailsResponse, b"", "data",
+                          _answers(batch, org.name, self.html_base, share))
 
     def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
                    ) -> Encoded:
@@ -90,6 +120,13 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
         head = pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
+
+
+# Trails in each answer of a stream: what one chunk holds is bounded by this many trails'
+# answers (each as big as its events and evidence make it), whatever the list's length.
+STREAM_CHUNK = 100
+# The most trails the unary ListFlowTrails answers unpaged (gRPC callers; the REST shim streams).
+UNARY_LIST_MOST = 10_000
 
 
 def _listed(head: pb.ListTrailsResponse, answers: list[bytes]) -> Encoded:
@@ -133,8 +170,14 @@ def _key(trail: Trail) -> tuple | None:
 
 
 def _size(key: tuple, encoded: bytes) -> int:
-    texts = (value for row in key for value in row if isinstance(value, str))
-    return sum(len(text) for text in texts) + len(encoded) + 512
+    """What a kept answer holds: its encoding, and its key's rows, each value a Python object
+    (ROW_VALUE_BYTES, and a text's characters too) in the rows' tuples."""
+    values = [value for row in key for value in row]
+    texts = sum(len(value) for value in values if isinstance(value, str))
+    return texts + ROW_VALUE_BYTES * len(values) + len(encoded) + 512
+
+
+ROW_VALUE_BYTES = 56  # a float, an int or an empty text; measured with tracemalloc
 
 
 def _kept(key: tuple | None, org_name: str, html_base: str) -> bytes | None:
@@ -142,16 +185,17 @@ def _kept(key: tuple | None, org_name: str, html_base: str) -> bytes | None:
     return None if key is None else _KEPT_TRAILS.get((key, org_name, html_base))
 
 
-def _answers(rows: list[Trail], org_name: str, html_base: str) -> list[bytes]:
+def _answers(rows: list[Trail], org_name: str, html_base: str, share: Share | None = None
+             ) -> list[bytes]:
     """The trails' answers, encoded: those kept by their key as it reads now, the others made,
-    their events and evidence read in one query each (and kept within the answers' share, when
-    they are what their marks name)."""
+    their events and evidence read in one query each (and kept within the answers' `share`, a
+    new one unless given, when they are what their marks name)."""
     keys = [_key(t) for t in rows]
     found = [_kept(key, org_name, html_base) for key in keys]
     missing = [t for t, answer in zip(rows, found, strict=True) if answer is None]
     events = trails.events_of(missing)
     evidence = trails.evidence_rows_of(missing)
-    share = Share(_KEPT_TRAILS)
+    share = share or Share(_KEPT_TRAILS)
     answers = []
     for trail, key, answer in zip(rows, keys, found, strict=True):
         if answer is None:

@@ -596,6 +596,15 @@ def test_list_flow_trails_newest_first_with_pagination(acme, alice):
     with pytest.raises(NotFound):
         trails.list_flow_trails(acme, "nope", page_of(None, None))
 
+    # Every trail, read in batches by keyset: the whole list in its order, a batch at a time.
+    assert [names(batch) for batch in trails.flow_trails_in_batches(acme, "f", 2)] == [
+        ["t2", "t1"], ["t0"]]
+    assert [names(batch) for batch in trails.flow_trails_in_batches(acme, "f", 3)] == [
+        ["t2", "t1", "t0"]]
+    assert list(trails.flow_trails_in_batches(acme, "g", 1))[0][0].marks is not None
+    with pytest.raises(NotFound):
+        next(trails.flow_trails_in_batches(acme, "nope", 2))
+
     flows.rename_flow(acme, "f", "renamed")
     assert names(trails.list_flow_trails(acme, "f", page_of(None, None))[0]) == ["t2", "t1", "t0"]
     trail = trails.find_trail(acme, "f", "t1")

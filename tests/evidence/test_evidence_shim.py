@@ -1349,3 +1349,44 @@ def test_trails_listed_by_the_fingerprint_of_an_artifact_reported_to_them(client
             trail_pb.ListTrailsRequest(org="acme", fingerprint=FRONTEND_FP),
             metadata=[("authorization", f"Bearer {ROLE_KEYS['member']}")])
     assert [t.name for t in answer.data] == ["release-2"]
+
+
+def test_a_streamed_list_that_fails_midway_is_cut_short_and_leaves_nothing_behind(
+        trail, monkeypatch):
+    """The unpaged list streams a chunk at a time: an unknown flow is a 404 (its first chunk is
+    read before the answer starts); a failure after the first chunk cuts the answer short (no
+    complete JSON array is ever sent), and the caller, the request id and the snapshot it held
+    are gone with it: the next request is answered as usual."""
+    from evidence_grpc.domain.identity import callers
+    from evidence_grpc.observability import request_id
+    from evidence_grpc.servicers import trails as servicer
+
+    for n in range(2, 4):
+        begin_trail(trail, trail=f"release-{n}")
+    whole = trail.get("/api/v2/trails/acme/payments", headers=H)
+    assert whole.status_code == 200 and len(whole.json) == 3
+    missing = trail.get("/api/v2/trails/acme/nope", headers=H)
+    assert missing.status_code == 404 and "nope" in missing.json["message"]
+
+    made, answers = [], servicer._answers
+
+    def failing(*args: Any) -> list[bytes]:
+        made.append(args)
+        if len(made) == 2:
+            raise RuntimeError("the database went away")
+        return answers(*args)
+
+    monkeypatch.setattr(servicer, "STREAM_CHUNK", 1)
+    monkeypatch.setattr(servicer, "_answers", failing)
+    cut = trail.get("/api/v2/trails/acme/payments", headers=H, buffered=False)
+    assert cut.status_code == 200
+    sent = b""
+    with pytest.raises(grpc.RpcError):
+        for piece in cut.response:
+            sent += piece
+    cut.close()
+    assert sent.startswith(b"[{") and not sent.endswith(b"]")
+    assert request_id.get() is None and callers._caller.get() is None
+    assert not storage.database.in_transaction()
+    monkeypatch.undo()
+    assert trail.get("/api/v2/trails/acme/payments", headers=H).json == whole.json

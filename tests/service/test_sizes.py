@@ -9,6 +9,7 @@ through the transports. An unpaged list answers every item; a paged one follows 
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import pathlib
 from collections.abc import Iterator
@@ -35,11 +36,14 @@ from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
+from evidence_grpc.server import build_server
+from evidence_grpc.servicers.trails import STREAM_CHUNK
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, Flow, Organization, Trail
 from tests.conftest import (
     ALICE_KEY,
     ENGINES,
+    LOG_KEY_FILE,
     _close_shared_database,
     bearer,
     fresh_database,
@@ -97,6 +101,46 @@ def test_unpaged_flows_are_all_flows(sized: Sized) -> None:
 def test_unpaged_trails_of_a_flow_are_all_its_trails(sized: Sized) -> None:
     names = [t["name"] for t in get(sized, f"/trails/acme/{FLOW}")]
     assert names == [f"trail-{i:04d}" for i in reversed(range(N))]
+
+
+def _trails_answer(client: object, monkeypatch: pytest.MonkeyPatch, streamed: bool) -> bytes:
+    """The bytes of the unpaged list of FLOW's trails, streamed or (as before streams) made
+    whole from ListFlowTrails."""
+    from rest_shim import app
+
+    with monkeypatch.context() as patched:
+        if not streamed:
+            patched.setattr(app, "stream_request", lambda route, message: None)
+        response = client.get(f"/api/v2/trails/acme/{FLOW}", headers=bearer())  # type: ignore[attr-defined]
+    assert response.status_code == 200, response.get_json()
+    assert ("Content-Length" in response.headers) is not streamed
+    return response.get_data()
+
+
+def test_unpaged_trails_of_a_flow_stream_the_bytes_of_the_whole_list(
+        sized: Sized, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Written while read from StreamFlowTrails (ten chunks of 100), the list is the very bytes
+    ListFlowTrails' whole answer renders to, cold (nothing kept) and warm, in process and
+    through a gRPC channel (the shim run apart from the gRPC server)."""
+    from evidence_grpc.servicers import trails as servicer
+    from rest_shim import transcoder
+    from rest_shim.app import create_app
+    from rest_shim.backend import ChannelBackend
+
+    whole = _trails_answer(sized.client, monkeypatch, streamed=False)
+    assert len(json.loads(whole)) == N
+    for kept in (servicer._KEPT_TRAILS, transcoder._KEPT_JSON):
+        kept.clear()
+    assert _trails_answer(sized.client, monkeypatch, streamed=True) == whole  # cold
+    assert _trails_answer(sized.client, monkeypatch, streamed=True) == whole  # warm
+    settings = Settings(database_url=sized.url, grpc_addr="127.0.0.1:0", log_key_file=LOG_KEY_FILE)
+    server, port = build_server(settings)
+    server.start()
+    try:
+        apart = create_app(settings, ChannelBackend(f"127.0.0.1:{port}", settings)).test_client()
+        assert _trails_answer(apart, monkeypatch, streamed=True) == whole
+    finally:
+        server.stop(None)
 
 
 def test_unpaged_environments_with_snapshots_are_all_environments(sized: Sized) -> None:
@@ -289,6 +333,41 @@ def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
         attestation_pb.ListAttestationsForCriteriaRequest(
             org="acme", commit_list=[commit(i) for i in range(N)]), metadata=AUTH)
     assert len(found.by_commit) == N and all(len(v.data) == 1 for v in found.by_commit.values())
+
+
+def test_grpc_streams_a_flows_trails_in_chunks_of_what_the_whole_list_is(
+        channel: grpc.Channel) -> None:
+    stub = trail_grpc.TrailServiceStub(channel)
+    whole = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
+                                metadata=AUTH)
+    chunks = list(stub.StreamFlowTrails(
+        trail_pb.StreamFlowTrailsRequest(org="acme", flow_name=FLOW), metadata=AUTH))
+    assert [len(chunk.data) for chunk in chunks] == [STREAM_CHUNK] * (N // STREAM_CHUNK)
+    assert [trail for chunk in chunks for trail in chunk.data] == list(whole.data)
+    with pytest.raises(grpc.RpcError) as refused:
+        list(stub.StreamFlowTrails(trail_pb.StreamFlowTrailsRequest(org="acme", flow_name="nope"),
+                                   metadata=AUTH))
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_grpc_unpaged_list_of_a_flows_trails_is_refused_past_its_cap(
+        channel: grpc.Channel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past UNARY_LIST_MOST trails the unary list is refused, naming the two ways to read it."""
+    from evidence_grpc.servicers import trails as servicer
+
+    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N - 1)
+    stub = trail_grpc.TrailServiceStub(channel)
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
+                            metadata=AUTH)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "StreamFlowTrails" in refused.value.details() and "page" in refused.value.details()
+    paged = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(
+        org="acme", flow_name=FLOW, page=10, per_page=100), metadata=AUTH)
+    assert len(paged.data) == 100 and paged.pagination.total == N
+    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N)
+    assert len(stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
+                                   metadata=AUTH).data) == N
 
 
 def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:

@@ -59,15 +59,17 @@ RENDER_ONCE_FIELD_NUMBER: _ClassVar[int]
 render_once: _descriptor.FieldDescriptor
 
 class HttpOptions(_message.Message):
-    __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous")
+    __slots__ = ("success_code", "created_field", "envelope_field", "strict_body", "anonymous", "stream_unpaged")
     SUCCESS_CODE_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_FIELD_NUMBER: _ClassVar[int]
     ENVELOPE_FIELD_FIELD_NUMBER: _ClassVar[int]
     STRICT_BODY_FIELD_NUMBER: _ClassVar[int]
     ANONYMOUS_FIELD_NUMBER: _ClassVar[int]
+    STREAM_UNPAGED_FIELD_NUMBER: _ClassVar[int]
     success_code: int
     created_field: str
     envelope_field: str
     strict_body: bool
     anonymous: bool
-    def __init__(self, success_code: _Optional[int] = ..., created_field: _Optional[str] = ..., envelope_field: _Optional[str] = ..., strict_body: _Optional[bool] = ..., anonymous: _Optional[bool] = ...) -> None: ...
+    stream_unpaged: str
+    def __init__(self, success_code: _Optional[int] = ..., created_field: _Optional[str] = ..., envelope_field: _Optional[str] = ..., strict_body: _Optional[bool] = ..., anonymous: _Optional[bool] = ..., stream_unpaged: _Optional[str] = ...) -> None: ...

@@ -357,6 +357,20 @@ class ListFlowTrailsRequest(_message.Message):
     per_page: int
     def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
 
+class StreamFlowTrailsRequest(_message.Message):
+    __slots__ = ("org", "flow_name")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    FLOW_NAME_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    flow_name: str
+    def __init__(self, org: _Optional[str] = ..., flow_name: _Optional[str] = ...) -> None: ...
+
+class StreamFlowTrailsResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: _containers.RepeatedCompositeFieldContainer[Trail]
+    def __init__(self, data: _Optional[_Iterable[_Union[Trail, _Mapping]]] = ...) -> None: ...
+
 class ListTrailsRequest(_message.Message):
     __slots__ = ("org", "flow", "fingerprint", "flow_tag", "page", "per_page")
     ORG_FIELD_NUMBER: _ClassVar[int]

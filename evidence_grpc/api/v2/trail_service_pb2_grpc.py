@@ -61,6 +61,11 @@ class TrailServiceStub:
                 request_serializer=evidence_dot_v2_dot_trail__service__pb2.ListFlowTrailsRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_trail__service__pb2.ListTrailsResponse.FromString,
                 _registered_method=True)
+        self.StreamFlowTrails = channel.unary_stream(
+                '/evidence.v2.TrailService/StreamFlowTrails',
+                request_serializer=evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsResponse.FromString,
+                _registered_method=True)
         self.ListTrails = channel.unary_unary(
                 '/evidence.v2.TrailService/ListTrails',
                 request_serializer=evidence_dot_v2_dot_trail__service__pb2.ListTrailsRequest.SerializeToString,
@@ -108,6 +113,16 @@ class TrailServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamFlowTrails(self, request, context):
+        """Every trail of one flow, newest first, as ListFlowTrails answers them unpaged, in chunks
+        of at most 100 trails, read from one snapshot in batches: neither end holds the whole
+        list. What the REST shim answers `GET /api/v2/trails/{org}/{flow_name}` from when no page
+        is asked for.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListTrails(self, request, context):
         """Trails of the organization, optionally of one flow (named by its name, archived or not, or
         a former one of a flow not archived): always {data, pagination}.
@@ -143,6 +158,11 @@ def add_TrailServiceServicer_to_server(servicer, server):
                     servicer.ListFlowTrails,
                     request_deserializer=evidence_dot_v2_dot_trail__service__pb2.ListFlowTrailsRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_trail__service__pb2.ListTrailsResponse.SerializeToString,
+            ),
+            'StreamFlowTrails': grpc.unary_stream_rpc_method_handler(
+                    servicer.StreamFlowTrails,
+                    request_deserializer=evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsResponse.SerializeToString,
             ),
             'ListTrails': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTrails,
@@ -286,6 +306,33 @@ class TrailService:
             '/evidence.v2.TrailService/ListFlowTrails',
             evidence_dot_v2_dot_trail__service__pb2.ListFlowTrailsRequest.SerializeToString,
             evidence_dot_v2_dot_trail__service__pb2.ListTrailsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamFlowTrails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/evidence.v2.TrailService/StreamFlowTrails',
+            evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsRequest.SerializeToString,
+            evidence_dot_v2_dot_trail__service__pb2.StreamFlowTrailsResponse.FromString,
             options,
             channel_credentials,
             insecure,

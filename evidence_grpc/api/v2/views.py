@@ -283,6 +283,8 @@ __all__ = [
     "SnapshotListItem",
     "SnykAttestation",
     "SonarAttestation",
+    "StreamFlowTrailsRequest",
+    "StreamFlowTrailsResponse",
     "SystemAttestation",
     "SystemAttestationType",
     "SystemAttestationTypeVersion",
@@ -1434,6 +1436,7 @@ HttpOptions = TypedDict("HttpOptions", {
     "envelope_field": "str",
     "strict_body": "bool",
     "anonymous": "bool",
+    "stream_unpaged": "str",
 }, total=False)
 
 IncomplianceReason = TypedDict("IncomplianceReason", {
@@ -2344,6 +2347,15 @@ SnykAttestation = TypedDict("SnykAttestation", {
 
 SonarAttestation = TypedDict("SonarAttestation", {
     "sonar_results": "Mapping[str, Any] | None",
+}, total=False)
+
+StreamFlowTrailsRequest = TypedDict("StreamFlowTrailsRequest", {
+    "org": "str",
+    "flow_name": "str",
+}, total=False)
+
+StreamFlowTrailsResponse = TypedDict("StreamFlowTrailsResponse", {
+    "data": "Sequence[Trail]",
 }, total=False)
 
 SystemAttestation = TypedDict("SystemAttestation", {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import peewee
@@ -183,21 +184,42 @@ def _flow_trails(flow: int) -> peewee.ModelSelect:
         Trail.flow == flow).order_by(Trail.id.desc())
 
 
-# A flow's trails, newest first, with their marks, as models that keep their rows (what their
-# answers are kept by).
-_FLOW_TRAILS = Prepared(_flow_trails, flow=int)
+# A page of a flow's trails, newest first, with their marks, as models that keep their rows
+# (what their answers are kept by).
 _FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
     offset), flow=int, limit=int, offset=int)
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
+    """A page of the flow's trails (every trail: `flow_trails_in_batches`)."""
     flow = find_flow(org, flow_name)
-    if page.size is None:
-        rows = _with_marks(_FLOW_TRAILS.models(Trail, flow=flow.id))
-        return rows, page.pagination(len(rows))
+    assert page.size is not None, "the whole list is read in batches"
     rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
                                                 offset=page.offset))
     return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
+
+
+# The next batch of a flow's trails, newest first, older than the last one read (by its id:
+# a keyset that the index on (flow, id) walks, however deep into the list).
+_FLOW_TRAILS_BEFORE = Prepared(lambda flow, before, limit: _flow_trails(flow).where(
+    Trail.id < before).limit(limit), flow=int, before=int, limit=int)
+
+
+def flow_trails_in_batches(org: Organization, flow_name: str, size: int
+                           ) -> Iterator[list[Trail]]:
+    """Every trail of the flow, in the order and with the marks `list_flow_trails` answers
+    them unpaged, `size` at a time: never more than one batch is read into memory. Run
+    within one read snapshot, the batches together are what one read of the whole would be."""
+    flow = find_flow(org, flow_name)
+    before = 2**63 - 1
+    while True:
+        batch = _with_marks(_FLOW_TRAILS_BEFORE.models(Trail, flow=flow.id, before=before,
+                                                       limit=size))
+        if batch:
+            yield batch
+        if len(batch) < size:
+            return
+        before = batch[-1].id
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
