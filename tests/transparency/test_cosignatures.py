@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from evidence_grpc.domain.transparency import cosignatures, notes
 from evidence_grpc.domain.transparency.cosignatures import NoteError
@@ -26,8 +27,8 @@ SKEY = "PRIVATE+KEY+witness.example/w1+" + "{id}+" + base64.b64encode(b"\x04" + 
 
 
 def _signer() -> cosignatures.WitnessSigner:
-    public = cosignatures.Ed25519PrivateKey.from_private_bytes(SEED).public_key()
-    key_id = cosignatures.witness_key_id("witness.example/w1", cosignatures._raw(public))
+    public = Ed25519PrivateKey.from_private_bytes(SEED).public_key()
+    key_id = cosignatures.witness_key_id("witness.example/w1", notes._raw_public_key(public))
     return cosignatures.parse_witness_signer(SKEY.format(id=key_id.hex()))
 
 

@@ -17,24 +17,24 @@ writes it as the line a note carries."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from evidence_grpc.domain.transparency.notes import (
-    _HEX_KEY_ID,
-    KEY_ID_SIZE,
     SIGNATURE_PREFIX,
     NoteError,
     NoteSignature,
-    _b64decode,
+    Signer,
+    Verifier,
     _b64encode,
     _check_body,
-    check_key_name,
+    generate,
+    key_hash,
+    parse_key,
+    parse_signer,
     split_note,
 )
 
@@ -47,13 +47,7 @@ HEADER = "cosignature/v1\n"
 
 def witness_key_id(name: str, public_key: bytes) -> bytes:
     """SHA-256(name ‖ 0x0A ‖ 0x04 ‖ public key)[:4]."""
-    return hashlib.sha256(name.encode("utf-8") + b"\n" + bytes([WITNESS_ALG]) + public_key).digest()[
-        :KEY_ID_SIZE
-    ]
-
-
-def _raw(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return key_hash(name, public_key, WITNESS_ALG)
 
 
 def signed_message(body: str, timestamp: int) -> bytes:
@@ -65,16 +59,11 @@ def signed_message(body: str, timestamp: int) -> bytes:
 
 
 @dataclass(frozen=True)
-class WitnessVerifier:
-    """A witness's public key: its name, 4-byte key ID and Ed25519 public key."""
+class WitnessVerifier(Verifier):
+    """A witness's public key: its name, 4-byte key ID and Ed25519 public key (type 0x04)."""
 
-    name: str
-    key_id: bytes
-    public_key: Ed25519PublicKey = field(repr=False)
-
-    @property
-    def vkey(self) -> str:
-        return f"{self.name}+{self.key_id.hex()}+{_b64encode(bytes([WITNESS_ALG]) + _raw(self.public_key))}"
+    alg: ClassVar[int] = WITNESS_ALG
+    kind: ClassVar[str] = "an Ed25519 cosignature/v1 key"
 
     def matches(self, signature: NoteSignature) -> bool:
         """The line is by this key (name and key ID), whether or not it verifies."""
@@ -82,70 +71,30 @@ class WitnessVerifier:
 
 
 @dataclass(frozen=True)
-class WitnessSigner:
-    """A witness's private key: its name, 4-byte key ID and Ed25519 private key."""
+class WitnessSigner(Signer):
+    """A witness's private key: its name, 4-byte key ID and Ed25519 private key (type 0x04)."""
 
-    name: str
-    key_id: bytes
-    private_key: Ed25519PrivateKey = field(repr=False)
+    verifier_type: ClassVar[type[Verifier]] = WitnessVerifier
 
     @property
     def verifier(self) -> WitnessVerifier:
         return WitnessVerifier(self.name, self.key_id, self.private_key.public_key())
 
-    @property
-    def vkey(self) -> str:
-        return self.verifier.vkey
-
-    @property
-    def skey(self) -> str:
-        """The signer key string (secret)."""
-        seed = self.private_key.private_bytes_raw()
-        return f"PRIVATE+KEY+{self.name}+{self.key_id.hex()}+{_b64encode(bytes([WITNESS_ALG]) + seed)}"
-
-
-def _material(name: str, hex_id: str, encoded: str, what: str) -> bytes:
-    check_key_name(name)
-    if not _HEX_KEY_ID.fullmatch(hex_id):
-        raise NoteError(f"the {what}'s key ID {hex_id!r} is not 8 lowercase hex digits")
-    material = _b64decode(encoded, f"the {what}")
-    if not material or material[0] != WITNESS_ALG:
-        raise NoteError(f"the {what} is not an Ed25519 cosignature/v1 key (type byte 0x04)")
-    if len(material) != 33:
-        raise NoteError(f"the {what} has {len(material) - 1} bytes of key, not 32")
-    return material[1:]
-
 
 def parse_witness_key(vkey: str) -> WitnessVerifier:
     """The WitnessVerifier a `<name>+<key ID>+<base64(0x04 ‖ key)>` string names, its key ID
     checked against the name and key."""
-    parts = vkey.strip().split("+", 2)
-    if len(parts) != 3:
-        raise NoteError("a witness key is <name>+<key ID>+<key>")
-    name, hex_id, encoded = parts
-    public_key = _material(name, hex_id, encoded, "witness key")
-    if witness_key_id(name, public_key).hex() != hex_id:
-        raise NoteError(f"the witness key's ID {hex_id} is not its name and key's")
-    return WitnessVerifier(name, bytes.fromhex(hex_id), Ed25519PublicKey.from_public_bytes(public_key))
+    return parse_key(vkey.strip(), WitnessVerifier, "witness key")
 
 
 def parse_witness_signer(text: str) -> WitnessSigner:
     """The WitnessSigner a `PRIVATE+KEY+<name>+<key ID>+<base64(0x04 ‖ seed)>` string names."""
-    parts = text.strip().split("+", 4)
-    if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
-        raise NoteError("a witness signer key is PRIVATE+KEY+<name>+<key ID>+<key>")
-    name, hex_id, encoded = parts[2:]
-    private_key = Ed25519PrivateKey.from_private_bytes(_material(name, hex_id, encoded, "witness signer key"))
-    if witness_key_id(name, _raw(private_key.public_key())).hex() != hex_id:
-        raise NoteError(f"the witness signer key's ID {hex_id} is not its name and key's")
-    return WitnessSigner(name, bytes.fromhex(hex_id), private_key)
+    return parse_signer(text.strip(), WitnessSigner, "witness signer key")
 
 
 def generate_witness_signer(name: str) -> WitnessSigner:
     """A new witness key named name (keep `.skey` secret, publish `.vkey`)."""
-    check_key_name(name)
-    private_key = Ed25519PrivateKey.generate()
-    return WitnessSigner(name, witness_key_id(name, _raw(private_key.public_key())), private_key)
+    return generate(name, WitnessSigner)
 
 
 def cosign(body: str, signer: WitnessSigner, timestamp: int) -> NoteSignature:

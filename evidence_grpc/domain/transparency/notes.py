@@ -13,7 +13,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -64,9 +64,9 @@ def check_key_name(name: str) -> None:
         raise NoteError(f"the key name {name!r} has a space or a plus sign")
 
 
-def key_hash(name: str, public_key: bytes) -> bytes:
-    """The Ed25519 key ID: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)[:4]."""
-    return hashlib.sha256(name.encode("utf-8") + b"\n" + bytes([ED25519]) + public_key).digest()[:KEY_ID_SIZE]
+def key_hash(name: str, public_key: bytes, alg: int = ED25519) -> bytes:
+    """The key ID: SHA-256(name ‖ 0x0A ‖ the type byte (0x01: Ed25519) ‖ public key)[:4]."""
+    return hashlib.sha256(name.encode("utf-8") + b"\n" + bytes([alg]) + public_key).digest()[:KEY_ID_SIZE]
 
 
 def _raw_public_key(key: Ed25519PublicKey) -> bytes:
@@ -75,8 +75,11 @@ def _raw_public_key(key: Ed25519PublicKey) -> bytes:
 
 @dataclass(frozen=True)
 class Verifier:
-    """An Ed25519 note verifier: the key name, its 4-byte key ID and the public key."""
+    """An Ed25519 note verifier: the key name, its 4-byte key ID and the public key. `alg`: the
+    type byte its key strings and ID carry (`kind`, in errors)."""
 
+    alg: ClassVar[int] = ED25519
+    kind: ClassVar[str] = "an Ed25519 key"
     name: str
     key_id: bytes
     public_key: Ed25519PublicKey = field(repr=False)
@@ -87,7 +90,7 @@ class Verifier:
 
     @property
     def vkey(self) -> str:
-        return verifier_key(self.name, self.public_key_bytes)
+        return verifier_key(self.name, self.public_key_bytes, self.alg)
 
     def verify(self, message: bytes, signature: bytes) -> bool:
         try:
@@ -99,15 +102,17 @@ class Verifier:
 
 @dataclass(frozen=True)
 class Signer:
-    """An Ed25519 note signer: the key name, its 4-byte key ID and the private key."""
+    """An Ed25519 note signer: the key name, its 4-byte key ID and the private key; its
+    verifier is a `verifier_type`, whose type byte its key strings carry."""
 
+    verifier_type: ClassVar[type[Verifier]] = Verifier
     name: str
     key_id: bytes
     private_key: Ed25519PrivateKey = field(repr=False)
 
     @property
     def verifier(self) -> Verifier:
-        return Verifier(self.name, self.key_id, self.private_key.public_key())
+        return self.verifier_type(self.name, self.key_id, self.private_key.public_key())
 
     @property
     def vkey(self) -> str:
@@ -117,61 +122,86 @@ class Signer:
     def skey(self) -> str:
         """The signer key string (secret)."""
         seed = self.private_key.private_bytes_raw()
-        return f"PRIVATE+KEY+{self.name}+{self.key_id.hex()}+{_b64encode(bytes([ED25519]) + seed)}"
+        alg = bytes([self.verifier_type.alg])
+        return f"PRIVATE+KEY+{self.name}+{self.key_id.hex()}+{_b64encode(alg + seed)}"
 
     def sign(self, message: bytes) -> bytes:
         return self.private_key.sign(message)
 
 
-def verifier_key(name: str, public_key: bytes) -> str:
-    """`<name>+<key ID hex>+<base64(0x01 ‖ public key)>`."""
+def verifier_key(name: str, public_key: bytes, alg: int = ED25519) -> str:
+    """`<name>+<key ID hex>+<base64(type byte (0x01: Ed25519) ‖ public key)>`."""
     check_key_name(name)
     if len(public_key) != 32:
         raise NoteError(f"an Ed25519 public key has 32 bytes, not {len(public_key)}")
-    return f"{name}+{key_hash(name, public_key).hex()}+{_b64encode(bytes([ED25519]) + public_key)}"
+    return f"{name}+{key_hash(name, public_key, alg).hex()}+{_b64encode(bytes([alg]) + public_key)}"
 
 
-def _key_material(name: str, hex_id: str, encoded: str, what: str) -> bytes:
+def _key_material(name: str, hex_id: str, encoded: str, what: str, key: type[Verifier]) -> bytes:
     check_key_name(name)
     if not _HEX_KEY_ID.fullmatch(hex_id):
         raise NoteError(f"the {what}'s key ID {hex_id!r} is not 8 lowercase hex digits")
     material = _b64decode(encoded, f"the {what}")
-    if not material or material[0] != ED25519:
-        raise NoteError(f"the {what} is not an Ed25519 key (type byte 0x01)")
+    if not material or material[0] != key.alg:
+        raise NoteError(f"the {what} is not {key.kind} (type byte 0x{key.alg:02x})")
     if len(material) != 33:
         raise NoteError(f"the {what} has {len(material) - 1} bytes of key, not 32")
     return material[1:]
 
 
-def parse_verifier_key(text: str) -> Verifier:
-    """The Verifier a verifier key string names, its key ID checked against name and key."""
+V = TypeVar("V", bound=Verifier)
+S = TypeVar("S", bound=Signer)
+
+
+def parse_key(text: str, key: type[V], what: str = "verifier key") -> V:
+    """The `key` (a Verifier type) a verifier key string names, its key ID checked against name
+    and key."""
     parts = text.split("+", 2)  # the base64 key may hold plus signs, the name and ID may not
     if len(parts) != 3:
-        raise NoteError("a verifier key is <name>+<key ID>+<key>")
+        raise NoteError(f"a {what} is <name>+<key ID>+<key>")
     name, hex_id, encoded = parts
-    public_key = _key_material(name, hex_id, encoded, "verifier key")
-    if key_hash(name, public_key).hex() != hex_id:
-        raise NoteError(f"the verifier key's ID {hex_id} is not its name and key's")
-    return Verifier(name, bytes.fromhex(hex_id), Ed25519PublicKey.from_public_bytes(public_key))
+    public_key = _key_material(name, hex_id, encoded, what, key)
+    if key_hash(name, public_key, key.alg).hex() != hex_id:
+        raise NoteError(f"the {what}'s ID {hex_id} is not its name and key's")
+    return key(name, bytes.fromhex(hex_id), Ed25519PublicKey.from_public_bytes(public_key))
+
+
+def parse_signer(text: str, signer: type[S], what: str = "signer key") -> S:
+    """The `signer` (a Signer type) a `PRIVATE+KEY+…` string names, its key ID checked against
+    name and key."""
+    parts = text.split("+", 4)
+    if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
+        raise NoteError(f"a {what} is PRIVATE+KEY+<name>+<key ID>+<key>")
+    name, hex_id, encoded = parts[2:]
+    key = signer.verifier_type
+    private_key = Ed25519PrivateKey.from_private_bytes(
+        _key_material(name, hex_id, encoded, what, key))
+    if key_hash(name, _raw_public_key(private_key.public_key()), key.alg).hex() != hex_id:
+        raise NoteError(f"the {what}'s ID {hex_id} is not its name and key's")
+    return signer(name, bytes.fromhex(hex_id), private_key)
+
+
+def generate(name: str, signer: type[S]) -> S:
+    """A new key of the `signer` type named name (write `.skey` somewhere safe, publish `.vkey`)."""
+    check_key_name(name)
+    private_key = Ed25519PrivateKey.generate()
+    key_id = key_hash(name, _raw_public_key(private_key.public_key()), signer.verifier_type.alg)
+    return signer(name, key_id, private_key)
+
+
+def parse_verifier_key(text: str) -> Verifier:
+    """The Verifier a verifier key string names, its key ID checked against name and key."""
+    return parse_key(text, Verifier)
 
 
 def parse_signer_key(text: str) -> Signer:
     """The Signer a `PRIVATE+KEY+…` string names, its key ID checked against name and key."""
-    parts = text.split("+", 4)
-    if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
-        raise NoteError("a signer key is PRIVATE+KEY+<name>+<key ID>+<key>")
-    name, hex_id, encoded = parts[2:]
-    private_key = Ed25519PrivateKey.from_private_bytes(_key_material(name, hex_id, encoded, "signer key"))
-    if key_hash(name, _raw_public_key(private_key.public_key())).hex() != hex_id:
-        raise NoteError(f"the signer key's ID {hex_id} is not its name and key's")
-    return Signer(name, bytes.fromhex(hex_id), private_key)
+    return parse_signer(text, Signer)
 
 
 def generate_signer(name: str) -> Signer:
     """A new Ed25519 signer named name (write `.skey` somewhere safe, publish `.vkey`)."""
-    check_key_name(name)
-    private_key = Ed25519PrivateKey.generate()
-    return Signer(name, key_hash(name, _raw_public_key(private_key.public_key())), private_key)
+    return generate(name, Signer)
 
 
 class NoteSignature(NamedTuple):
