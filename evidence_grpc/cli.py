@@ -886,6 +886,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     finally:
+        # the variable goes with the directory: a command run in-process (a test) leaves
+        # nothing for the servers started after it to write to
+        os.environ.pop(observability.MULTIPROC_ENV, None)
         if not chosen:
             observability.remove_metrics_dir(directory)
 

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from evidence_grpc import cli
+from evidence_grpc import cli, observability
 from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import cosignatures, log, witnessing
@@ -225,3 +225,5 @@ def test_a_malformed_witness_is_refused_at_start(spec, quorum, says, capsys, tmp
     assert cli.main(args) == cli.REFUSED
     assert says in capsys.readouterr().err
     assert not (tmp_path / "x.db").exists()  # refused before anything was made
+    # nor does it leave its metrics directory (removed) to the servers a later test starts
+    assert observability.MULTIPROC_ENV not in os.environ
