@@ -27,7 +27,7 @@ from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions
-from . import leaves
+from . import leaves, list_sizes
 from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
@@ -69,6 +69,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                 trail.flow_template = new_version(flow, template_yaml, None, stamp, for_trail=True)
             trail.last_modified_at = stamp
             trail.save()
+            if created:
+                list_sizes.added(trail.id, (list_sizes.TRAILS_OF_FLOW, flow.id))
             leaves.log_trail(org, trail)
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
@@ -186,8 +188,11 @@ def _flow_trails(flow: int) -> peewee.ModelSelect:
 # A flow's trails, newest first, with their marks, as models that keep their rows (what their
 # answers are kept by).
 _FLOW_TRAILS = Prepared(_flow_trails, flow=int)
-_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
-    offset), flow=int, limit=int, offset=int)
+# A page of them: its ids picked on the flow's index first (the OFFSET walks index entries, not
+# joined rows with their marks); how many the flow has is kept (list_sizes).
+_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).where(Trail.id.in_(
+    Trail.select(Trail.id).where(Trail.flow == flow).order_by(Trail.id.desc())
+    .limit(limit).offset(offset))), flow=int, limit=int, offset=int)
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
@@ -197,7 +202,7 @@ def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[lis
         return rows, page.pagination(len(rows))
     rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
                                                 offset=page.offset))
-    return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
+    return rows, page.pagination(list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow.id))
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
