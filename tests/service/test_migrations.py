@@ -3,7 +3,7 @@ repos of existing evidence and links artifacts and deployments to them; 0015, 00
 names into ids; 0020 leaves notifications claimed before it to the claims of its own; 0021
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
-made from (both engines). 0011 and 0018, the
+made from; 0031 counts the paged lists (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -436,4 +436,44 @@ def test_0027_keeps_what_a_trails_verdict_is_made_from_and_makes_it_for_older_tr
             "status"] == "COMPLIANT"
         Trail.delete().where(Trail.id == trail).execute()
         assert TrailManifest.select().count() == 0
+    _close_shared_database()
+
+
+def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
+        empty_database: str):
+    """A flow's trails and attestations and a trail's attestations of the release before are
+    counted by the migration; a page tells that total, and a trail or attestation added after
+    it is counted in its own write."""
+    from evidence_grpc.domain.evidence import attestations, list_sizes, trails
+    from evidence_grpc.domain.kernel.pages import page_of
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org_id = Organization.insert(name="acme", **times).execute()
+        flow = Flow.insert(organization=org_id, name="ci", **times).execute()
+        first, second = (Trail.insert(flow=flow, name=f"t{i}", **times).execute() for i in (1, 2))
+        for n, trail in enumerate((first, first, second)):
+            Attestation.insert(uid=f"u{n}", organization=org_id, flow=flow, trail=trail,
+                               name="tests", type="generic", is_compliant=True, data={},
+                               summary={}, created_at=times["created_at"] + n).execute()
+
+        assert "0031_list_sizes" in storage.migrate()
+
+        assert list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow) == 2
+        assert list_sizes.size(list_sizes.ATTESTATIONS_OF_FLOW, flow) == 3
+        assert list_sizes.size(list_sizes.ATTESTATIONS_OF_TRAIL, first) == 2
+        org = Organization.get_by_id(org_id)
+        user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        trails.begin_trail(org, "ci", {"name": "t3"}, user)
+        trails.begin_trail(org, "ci", {"name": "t1"}, user)  # not a new one
+        attestations.create_attestation(org, user, "ci", "t2", "generic",
+                                        {"attestation_name": "lint", "is_compliant": True}, None)
+        assert trails.list_flow_trails(org, "ci", page_of(2, 2))[1]["total"] == 3
+        for trail_name, total in ((None, 4), ("t2", 2)):
+            filters = {"trail_name": trail_name} if trail_name else {}
+            listed, pagination = attestations.list_flow_attestations(org, "ci", page_of(1, 1),
+                                                                     filters)
+            assert (len(listed), pagination["total"], pagination["page_count"]) == (1, total, total)
     _close_shared_database()
