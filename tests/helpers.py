@@ -24,8 +24,9 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from evidence_grpc import delivery
-from evidence_grpc.domain.evidence import artifacts, list_sizes
+from evidence_grpc.domain.evidence import artifacts
 from evidence_grpc.domain.identity.callers import reset_current_caller, set_current_caller
+from evidence_grpc.domain.kernel import list_sizes
 from evidence_grpc.domain.kernel.ids import hosted_id
 from evidence_grpc.domain.runtime import deployments, snapshots
 from evidence_grpc.services import service_descriptors

@@ -32,6 +32,7 @@ from evidence_grpc.storage.models import (
     FlowAlias,
     LogEntry,
     LogHead,
+    MembershipAuditEvent,
     Organization,
     OutboxMessage,
     Repo,
@@ -444,7 +445,8 @@ def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
     """A flow's trails and attestations and a trail's attestations of the release before are
     counted by the migration; a page tells that total, and a trail or attestation added after
     it is counted in its own write."""
-    from evidence_grpc.domain.evidence import attestations, list_sizes, trails
+    from evidence_grpc.domain.evidence import attestations, trails
+    from evidence_grpc.domain.kernel import list_sizes
     from evidence_grpc.domain.kernel.pages import page_of
 
     db = storage.init_database(empty_database)
@@ -458,12 +460,16 @@ def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
             Attestation.insert(uid=f"u{n}", organization=org_id, flow=flow, trail=trail,
                                name="tests", type="generic", is_compliant=True, data={},
                                summary={}, created_at=times["created_at"] + n).execute()
+        MembershipAuditEvent.insert(organization=org_id, event_type="member_added",
+                                    timestamp=times["created_at"], actor="alice",
+                                    subject="bob").execute()
 
         assert "0031_list_sizes" in storage.migrate()
 
         assert list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow) == 2
         assert list_sizes.size(list_sizes.ATTESTATIONS_OF_FLOW, flow) == 3
         assert list_sizes.size(list_sizes.ATTESTATIONS_OF_TRAIL, first) == 2
+        assert list_sizes.size(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org_id) == 1
         org = Organization.get_by_id(org_id)
         user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
         trails.begin_trail(org, "ci", {"name": "t3"}, user)

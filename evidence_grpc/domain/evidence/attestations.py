@@ -27,12 +27,12 @@ from ...storage.db import (
     write_transaction,
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
-from ..kernel import contract
+from ..kernel import contract, list_sizes
 from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
-from . import attestation_types, blobs, leaves, list_sizes, trails
+from . import attestation_types, blobs, leaves, trails
 from .artifacts import is_commit, resolve_fingerprint
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember

@@ -21,13 +21,13 @@ from ...storage.db import (
 )
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from ..identity.callers import sees_flow
-from ..kernel import events
+from ..kernel import events, list_sizes
 from ..kernel.errors import missing
 from ..kernel.names import check_name
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions
-from . import leaves, list_sizes
+from . import leaves
 from .compliance import evaluate_trail
 from .events import ArtifactRepoKnown
 from .flows import find_flow
@@ -214,18 +214,29 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     # One flow's trails are picked by their own column, which the planner walks by index; a
     # flow named (by its name or a former one) answers its trails archived or not, as
     # `trails/{org}/{flow}` does.
-    scope = ((Trail.flow == find_flow(org, flow_name).id) if flow_name
-             else (Flow.organization == org) & active)
+    flows: peewee.Expression | list[int] = (
+        [find_flow(org, flow_name).id] if flow_name
+        else Flow.select(Flow.id).where((Flow.organization == org) & active))
     if flow_tags:  # tags are JSON: the flows that have them are found in Python
         wanted = [tag.partition("=") for tag in flow_tags]
         tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)
                   if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
-        scope &= Flow.id.in_(tagged)
+        flows = [f for f in flows if f in tagged] if flow_name else tagged
+    scope = Trail.flow.in_(flows)
     if fingerprint is not None:
         scope &= Trail.id.in_(Artifact.select(Artifact.trail).where(
             (Artifact.organization == org) & (Artifact.fingerprint == fingerprint)))
-    query = Trail.select(Trail, Flow).join(Flow).where(scope)
-    return page.apply(query.order_by(Trail.id.desc()))
+    newest_first = Trail.select(Trail.id).where(scope).order_by(Trail.id.desc())
+    if page.size is None:
+        return page.apply(Trail.select(Trail, Flow).join(Flow).where(scope)
+                          .order_by(Trail.id.desc()))
+    # The page's ids are picked from the trails alone, then joined to their flows; the total is
+    # the flows' kept sizes (of the trails of one artifact: counted, they are few).
+    rows = list(Trail.select(Trail, Flow).join(Flow).where(Trail.id.in_(
+        newest_first.paginate(page.number, page.size))).order_by(Trail.id.desc()))
+    total = (newest_first.order_by().count() if fingerprint is not None
+             else list_sizes.size_of_lists(list_sizes.TRAILS_OF_FLOW, flows))
+    return rows, page.pagination(total)
 
 
 def _events_query() -> peewee.ModelSelect:

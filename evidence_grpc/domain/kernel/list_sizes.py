@@ -1,5 +1,6 @@
 """How many items a paged list holds, kept as each item is added (`ListSize`), so that a page
-tells its total from one row, whatever the list's length."""
+tells its total from one row, whatever the list's length: a flow's trails, a flow's and a
+trail's attestations, an organization's audit events."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from typing import Any
 import peewee
 
 from ...storage.db import Prepared, at_transaction_end
-from ...storage.models import Attestation, ListSize, Trail
+from ...storage.models import Attestation, ListSize, MembershipAuditEvent, Trail
 
 TRAILS_OF_FLOW = "trails of flow"
 ATTESTATIONS_OF_FLOW = "attestations of flow"
 ATTESTATIONS_OF_TRAIL = "attestations of trail"
+AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
 
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
@@ -40,6 +42,12 @@ def size(kind: str, owner: int) -> int:
     return rows[0][0] if rows else 0
 
 
+def size_of_lists(kind: str, owners: Any) -> int:
+    """The sizes of the lists of these owners (ids, or a query of them), added up."""
+    return int(ListSize.select(peewee.fn.COALESCE(peewee.fn.SUM(ListSize.size), 0)).where(
+        (ListSize.kind == kind) & ListSize.owner.in_(owners)).scalar())
+
+
 def size_column(kind: str, owner: Any) -> peewee.ModelSelect:
     """The size as a subquery, to end a page's rows with."""
     sized = ListSize.alias()
@@ -51,7 +59,8 @@ def recount() -> None:
     """Every size counted again from the rows: for rows written in bulk around the domain
     (tests' and benchmarks' fixtures), as migration 0031 counted those made before it."""
     counted = ((TRAILS_OF_FLOW, Trail.flow), (ATTESTATIONS_OF_FLOW, Attestation.flow),
-               (ATTESTATIONS_OF_TRAIL, Attestation.trail))
+               (ATTESTATIONS_OF_TRAIL, Attestation.trail),
+               (AUDIT_EVENTS_OF_ORGANIZATION, MembershipAuditEvent.organization))
     ListSize.delete().execute()
     for kind, owner in counted:
         ListSize.insert_from(owner.model.select(peewee.Value(kind), owner, peewee.fn.COUNT(
