@@ -202,7 +202,8 @@ PAGED = [("trails of a flow", lambda org, page: trails.list_flow_trails(org, FLO
          ("attestations of a trail", lambda org, page: attestations.list_flow_attestations(
              org, OTHER_FLOW, page, {"trail_name": "old"}), 2),  # OLD_ATTESTATIONS of them
          ("artifacts of a flow", lambda org, page: artifacts.list_artifacts(
-             org, page, flow_name=FLOW), 2)]
+             org, page, flow_name=FLOW), 2),
+         ("trails of the organization", lambda org, page: trails.list_trails(org, page), 2)]
 
 
 @pytest.mark.parametrize(("label", "call", "statements"), PAGED, ids=[p[0] for p in PAGED])
