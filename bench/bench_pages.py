@@ -120,7 +120,6 @@ def build(n: int) -> None:
         only = Trail.get(Trail.flow == flows["deep"]).id
         insert(Attestation, (attestation("deep", only, i, f"check-{i % 7}", None)
                              for i in range(n * 3 // 10)))
-        list_sizes.recount()  # as the domain keeps them
         Environment.insert(organization=org, name="prod", type="server", created_at=stamp,
                            last_modified_at=stamp, latest_index=n).execute()
         env = Environment.get(Environment.name == "prod").id
@@ -142,6 +141,7 @@ def build(n: int) -> None:
                                        "timestamp": stamp + i, "actor": "alice",
                                        "subject": f"user-{i}", "role": "member"}
                                       for i in range(n)))
+        list_sizes.recount()  # as the domain keeps them
 
 
 def Organization_id(name: str) -> int:  # noqa: N802 - reads as the column it is
