@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 from evidence_grpc import delivery
 from evidence_grpc.domain.evidence import artifacts
 from evidence_grpc.domain.identity.callers import reset_current_caller, set_current_caller
+from evidence_grpc.domain.kernel import list_sizes
 from evidence_grpc.domain.kernel.ids import hosted_id
 from evidence_grpc.domain.runtime import deployments, snapshots
 from evidence_grpc.services import service_descriptors
@@ -565,6 +566,7 @@ def populate() -> None:
                                   "created_at": stamp}
                                  for i in range(N)])
         judge_all(storage.database.obj)  # as 0011 judges the snapshots made before verdicts
+        list_sizes.recount()  # as the domain keeps them
 
 
 # ---- hostile values sent to every route of the transcoder ----------------------------------------

@@ -829,3 +829,20 @@ class ArtifactManifest(BaseModel):
 
 
 ALL_MODELS += [ArtifactManifest]
+
+
+class ListSize(BaseModel):
+    """How many items a list holds (`kind`: a flow's trails, a flow's attestations, a trail's
+    attestations; `owner`: the flow's or trail's id), kept in the transaction that adds one, so
+    that a page of the list tells its total without counting it (migration 0031 counted those
+    made before it). Nothing that lists are made of is ever deleted but with its owner."""
+
+    kind = peewee.CharField()
+    owner = peewee.BigIntegerField()
+    size = peewee.BigIntegerField()
+
+    class Meta:
+        primary_key = peewee.CompositeKey("kind", "owner")
+
+
+ALL_MODELS += [ListSize]

@@ -4,8 +4,8 @@ names into ids; 0020 leaves notifications claimed before it to the claims of its
 adds the web pages' sessions; 0024 moves the transparency log's hashes into its entries; 0025
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
 made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
-commits to the rows of the kinds logged from 2026-12-02 on; 0032 what an artifact's latest
-manifest says (both engines). 0011 and 0018, the
+commits to the rows of the kinds logged from 2026-12-02 on; 0031 counts the paged lists;
+0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from evidence_grpc.storage.models import (
     LogHead,
     LogKeyRotation,
     LogWitness,
+    MembershipAuditEvent,
     Organization,
     OutboxMessage,
     Policy,
@@ -612,4 +613,49 @@ def test_0030_commits_to_the_rows_of_the_kinds_logged_later_that_have_no_entry(
             f"flow {forged} (forged) has no log entry",
             f"policy_version {late} (version 2 of policy p) has no log entry",
             f"trail {in_it} (t in flow forged) has no log entry"]
+    _close_shared_database()
+
+
+def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
+        empty_database: str):
+    """A flow's trails and attestations and a trail's attestations of the release before are
+    counted by the migration; a page tells that total, and a trail or attestation added after
+    it is counted in its own write."""
+    from evidence_grpc.domain.evidence import attestations, trails
+    from evidence_grpc.domain.kernel import list_sizes
+    from evidence_grpc.domain.kernel.pages import page_of
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org_id = Organization.insert(name="acme", **times).execute()
+        flow = Flow.insert(organization=org_id, name="ci", **times).execute()
+        first, second = (Trail.insert(flow=flow, name=f"t{i}", **times).execute() for i in (1, 2))
+        for n, trail in enumerate((first, first, second)):
+            Attestation.insert(uid=f"u{n}", organization=org_id, flow=flow, trail=trail,
+                               name="tests", type="generic", is_compliant=True, data={},
+                               summary={}, created_at=times["created_at"] + n).execute()
+        MembershipAuditEvent.insert(organization=org_id, event_type="member_added",
+                                    timestamp=times["created_at"], actor="alice",
+                                    subject="bob").execute()
+
+        assert "0031_list_sizes" in storage.migrate()
+
+        assert list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow) == 2
+        assert list_sizes.size(list_sizes.ATTESTATIONS_OF_FLOW, flow) == 3
+        assert list_sizes.size(list_sizes.ATTESTATIONS_OF_TRAIL, first) == 2
+        assert list_sizes.size(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org_id) == 1
+        org = Organization.get_by_id(org_id)
+        user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        trails.begin_trail(org, "ci", {"name": "t3"}, user)
+        trails.begin_trail(org, "ci", {"name": "t1"}, user)  # not a new one
+        attestations.create_attestation(org, user, "ci", "t2", "generic",
+                                        {"attestation_name": "lint", "is_compliant": True}, None)
+        assert trails.list_flow_trails(org, "ci", page_of(2, 2))[1]["total"] == 3
+        for trail_name, total in ((None, 4), ("t2", 2)):
+            filters = {"trail_name": trail_name} if trail_name else {}
+            listed, pagination = attestations.list_flow_attestations(org, "ci", page_of(1, 1),
+                                                                     filters)
+            assert (len(listed), pagination["total"], pagination["page_count"]) == (1, total, total)
     _close_shared_database()

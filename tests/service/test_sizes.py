@@ -12,10 +12,13 @@ import contextlib
 import json
 import math
 import pathlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
+import peewee
 import pytest
 from playhouse.migrations import Runner
 
@@ -36,6 +39,10 @@ from evidence_grpc.api.v2 import snapshot_service_pb2_grpc as snapshot_grpc
 from evidence_grpc.api.v2 import trail_service_pb2 as trail_pb
 from evidence_grpc.api.v2 import trail_service_pb2_grpc as trail_grpc
 from evidence_grpc.config import Settings
+from evidence_grpc.domain.evidence import artifacts, attestations, trails
+from evidence_grpc.domain.governance import approvals
+from evidence_grpc.domain.identity import service_accounts
+from evidence_grpc.domain.kernel.pages import page_of
 from evidence_grpc.server import build_server
 from evidence_grpc.servicers.trails import STREAM_CHUNK
 from evidence_grpc.storage import db as storage
@@ -54,6 +61,7 @@ from tests.helpers import (
     BUSY_ENV,
     FLOW,
     OLD_ATTESTATIONS,
+    OTHER_FLOW,
     SHARED_COMMIT,
     SHARING,
     N,
@@ -229,6 +237,70 @@ def test_attestation_pages_of_a_flow(sized: Sized) -> None:
     body = get(sized, f"/attestations/acme/{FLOW}?page=10&per_page=100")
     assert len(body["data"]) == 100
     assert body["pagination"]["total"] == N and body["pagination"]["page_count"] == 10
+
+
+# What a page of each list runs: the same statements on its first and its last page, each
+# one picking rows by an index, none scanning or sorting a whole table (issue 48: a page cost
+# what the whole list did). (list, its call given a Page, statements a page runs). The
+# organization's trails are walked along the trails' key newest first, stopped by the page's
+# LIMIT (SQLite says SCAN of a walk in key order too). Only the outer query of a page picked
+# by `id IN (SELECT ... LIMIT ...)` may sort: a page's rows at most. An OFFSET walks the listed
+# table alone.
+PAGED = [("trails of a flow", lambda org, page: trails.list_flow_trails(org, FLOW, page), 3),
+         ("attestations of a flow",
+          lambda org, page: attestations.list_flow_attestations(org, FLOW, page, {}), 2),
+         ("attestations of a trail", lambda org, page: attestations.list_flow_attestations(
+             org, OTHER_FLOW, page, {"trail_name": "old"}), 2),  # OLD_ATTESTATIONS of them
+         ("artifacts of a flow", lambda org, page: artifacts.list_artifacts(
+             org, page, flow_name=FLOW), 2),
+         ("trails of the organization", lambda org, page: trails.list_trails(org, page), 2),
+         # (none made here: what their pages run, all the same)
+         ("approvals of a flow", lambda org, page: approvals.list_approvals(
+             org, FLOW, page.number, page.size), 2),
+         ("audit log", lambda org, page: service_accounts.audit_log(
+             org, page.number, page.size), 2)]
+
+
+@pytest.mark.parametrize(("label", "call", "statements"), PAGED, ids=[p[0] for p in PAGED])
+def test_a_page_runs_the_same_indexed_statements_wherever_it_is(
+        sized: Sized, monkeypatch: pytest.MonkeyPatch, label: str, call: Any, statements: int
+        ) -> None:
+    storage.init_database(sized.url)
+    with storage.database.connection_context():
+        org = Organization.get(Organization.name == "acme")
+        ran: list[tuple[str, tuple[Any, ...]]] = []
+        monkeypatch.setattr(storage.database.obj, "query_hooks", [
+            lambda event: ran.append((event.sql, tuple(event.params or ())))])
+        for page in (1, math.ceil(N / 100)):
+            first = len(ran)
+            call(org, page_of(page, 100))
+            assert len(ran) - first == statements, ran[first:]
+        monkeypatch.setattr(storage.database.obj, "query_hooks", [])
+        for sql, params in ran:
+            if "OFFSET" in sql:  # walked on the listed table alone, never on joined rows
+                walked = sql[sql.rfind("SELECT", 0, sql.index("OFFSET")):sql.index("OFFSET")]
+                assert "JOIN" not in walked, f"{label}: {sql}"
+            plan = _plan(sql, params)
+            refused = [r"in: .*TEMP B-TREE", r"Seq Scan", r"->\s+Sort"]
+            if label != "trails of the organization":
+                refused.append(r"\bSCAN \w+\b(?! USING)")
+            if not re.search(r"IN \(SELECT .* LIMIT", sql):  # else it sorts a page's rows at most
+                refused += [r"top: .*TEMP B-TREE", r"^Sort\b"]
+            assert not re.search("|".join(refused), plan, re.M), f"{label}: {sql}\n{plan}"
+
+
+def _plan(sql: str, params: tuple[Any, ...]) -> str:
+    """The query's plan as text; on PostgreSQL with full scans and sorts priced out, so that
+    one shows only where no index can serve (a table of 1,000 rows is scanned when cheaper).
+    SQLite's steps say whether they are the outer query's (`top:`) or a subquery's (`in:`)."""
+    db = storage.database.obj
+    if isinstance(db, peewee.SqliteDatabase):
+        return "\n".join(f"{'top' if parent == 0 else 'in'}: {detail}" for _, parent, _, detail
+                         in db.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params))
+    with db.atomic():
+        db.execute_sql("SET LOCAL enable_seqscan = off")
+        db.execute_sql("SET LOCAL enable_sort = off")
+        return "\n".join(row[0] for row in db.execute_sql(f"EXPLAIN {sql}", params))
 
 
 def test_attestations_by_cursor_reach_the_oldest(sized: Sized) -> None:

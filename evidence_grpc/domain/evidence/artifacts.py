@@ -313,19 +313,23 @@ def _branch_of(artifact: Artifact) -> str | None:
 
 def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
                    repo_name: str | None = None, trail_name: str | None = None) -> list[Artifact]:
-    query = (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
-             .where(Artifact.organization == org))
+    # a flow's or a trail's artifacts by its own column alone: its index holds the page's ids
+    scope = Artifact.organization == org
     if flow_name:
-        query = query.where(Artifact.flow == find_flow(org, flow_name))
+        scope = Artifact.flow == find_flow(org, flow_name)
     if flow_name and trail_name:
-        query = query.where(Artifact.trail == trails.find_trail(org, flow_name, trail_name))
+        scope = Artifact.trail == trails.find_trail(org, flow_name, trail_name)
     if repo_name:  # an unknown repo is not there, as an unknown flow is
         named = repos_named(org, [repo_name])
         if not named:
             raise missing("repo", repo=repo_name)
-        query = query.where(Artifact.repo.in_([r.id for r in named]))
-    rows = query.order_by(Artifact.id.desc())
-    return list(rows.paginate(page.number, page.size))
+        scope &= Artifact.repo.in_([r.id for r in named])
+    # The page's ids are picked from the artifacts alone (the OFFSET walks index entries, not
+    # joined rows); only they are joined to their trails and flows.
+    ids = Artifact.select(Artifact.id).where(scope).order_by(Artifact.id.desc())
+    return list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+                .where(Artifact.id.in_(ids.paginate(page.number, page.size)))
+                .order_by(Artifact.id.desc()))
 
 
 # ---- views ---------------------------------------------------------------------------------

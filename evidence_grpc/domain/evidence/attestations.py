@@ -27,7 +27,7 @@ from ...storage.db import (
     write_transaction,
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
-from ..kernel import contract
+from ..kernel import contract, list_sizes
 from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
@@ -206,6 +206,8 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 attachment_name=attachment[0] if attachment else None,
                 overrides=overrides.uid if overrides else None,
                 git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
+            list_sizes.added(attestation.id, (list_sizes.ATTESTATIONS_OF_FLOW, trail.flow_id),
+                             (list_sizes.ATTESTATIONS_OF_TRAIL, trail.id))
             remember(org, data.get("repo_info"), stamp)
             leaves.log_attestation(org, trail, attestation, manifests.about(attestation), digests)
             trails.reported(
@@ -350,18 +352,26 @@ def _query(org: Organization) -> peewee.ModelSelect:
     return _listing().where(Attestation.organization == org)
 
 
-def _count_of_trail(trail: int) -> peewee.ModelSelect:
-    counted = Attestation.alias()
-    return counted.select(peewee.fn.COUNT(counted.id)).where(counted.trail == trail)
+# What a flow's and a trail's attestations are counted as (list_sizes)
+_SIZE_OF = {Attestation.flow: list_sizes.ATTESTATIONS_OF_FLOW,
+            Attestation.trail: list_sizes.ATTESTATIONS_OF_TRAIL}
 
 
-# A trail's attestations a page at a time, newest first: what its page reads, prepared. Each row
-# ends with the trail's count (a subquery the database runs once), so a page is one round trip.
-_OF_TRAIL = Prepared(lambda trail, size, offset: _listing().select_extend(_count_of_trail(trail))
-                     .where(Attestation.trail == trail)
-                     .order_by(Attestation.id.desc()).limit(size).offset(offset),
-                     trail=int, size=int, offset=int)
-_COUNT_OF_TRAIL = Prepared(_count_of_trail, trail=int)
+def _page_of(column: peewee.Field, value: int, size: int, offset: int) -> peewee.ModelSelect:
+    """The attestations with `value` in `column` (their flow or trail) a page at a time, newest
+    first, each row ended by how many there are (their kept size, a subquery the database runs
+    once), so a page is one round trip. The page's ids are picked on the column's index first
+    (the OFFSET walks index entries, not joined rows); only they are joined into `Listed` rows."""
+    ids = (Attestation.select(Attestation.id).where(column == value)
+           .order_by(Attestation.id.desc()).limit(size).offset(offset))
+    return (_listing().select_extend(list_sizes.size_column(_SIZE_OF[column], value))
+            .where(Attestation.id.in_(ids)).order_by(Attestation.id.desc()))
+
+
+# A flow's or a trail's attestations a page at a time, prepared.
+_PAGE_OF = {column: Prepared(lambda value, size, offset, column=column: _page_of(
+                column, value, size, offset), value=int, size=int, offset=int)
+            for column in _SIZE_OF}
 
 
 def _listed(rows: peewee.Query | Iterable[tuple[Any, ...]]) -> list[Listed]:
@@ -569,17 +579,17 @@ def list_flow_attestations(org: Organization, flow_name: str, page: Page,
                            filters: dict[str, Any]) -> tuple[list[Listed], dict[str, int]]:
     """The flow's attestations, or one trail's of it, newest first."""
     if not filters.get("trail_name"):
-        query = _query(org).where(Attestation.flow == find_flow(org, flow_name))
+        column, value = Attestation.flow, find_flow(org, flow_name).id
     else:
-        trail = find_trail(org, flow_name, filters["trail_name"])  # the flow's found with it
-        if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
-            rows = _OF_TRAIL.rows(trail=trail.id, size=page.size, offset=page.offset)
-            if rows:
-                total = rows[0][-1]
-            else:  # a page past the end (or of an empty trail) has no row to tell the count
-                total = _COUNT_OF_TRAIL.rows(trail=trail.id)[0][0] if page.offset else 0
-            return _listed(row[:-1] for row in rows), page.pagination(total)
-        query = _query(org).where(Attestation.trail == trail)
+        column, value = Attestation.trail, find_trail(org, flow_name, filters["trail_name"]).id
+    if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
+        rows = _PAGE_OF[column].rows(value=value, size=page.size, offset=page.offset)
+        if rows:
+            total = rows[0][-1]
+        else:  # a page past the end (or of an empty list) has no row to tell the count
+            total = list_sizes.size(_SIZE_OF[column], value) if page.offset else 0
+        return _listed(row[:-1] for row in rows), page.pagination(total)
+    query = _query(org).where(column == value)
     return page.apply(_filtered(query, org, filters).order_by(Attestation.id.desc()), _listed)
 
 

@@ -22,7 +22,7 @@ from ...storage.db import (
 )
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, TrailEvent, User
 from ..identity.callers import sees_flow
-from ..kernel import events
+from ..kernel import events, list_sizes
 from ..kernel.errors import missing
 from ..kernel.names import check_name
 from ..kernel.pages import Page
@@ -70,6 +70,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
                 trail.flow_template = new_version(flow, template_yaml, None, stamp, for_trail=True)
             trail.last_modified_at = stamp
             trail.save()
+            if created:
+                list_sizes.added(trail.id, (list_sizes.TRAILS_OF_FLOW, flow.id))
             leaves.log_trail(org, trail)
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
@@ -185,9 +187,11 @@ def _flow_trails(flow: int) -> peewee.ModelSelect:
 
 
 # A page of a flow's trails, newest first, with their marks, as models that keep their rows
-# (what their answers are kept by).
-_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).limit(limit).offset(
-    offset), flow=int, limit=int, offset=int)
+# (what their answers are kept by): its ids picked on the flow's index first (the OFFSET walks
+# index entries, not joined rows with their marks); how many the flow has is kept (list_sizes).
+_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).where(Trail.id.in_(
+    Trail.select(Trail.id).where(Trail.flow == flow).order_by(Trail.id.desc())
+    .limit(limit).offset(offset))), flow=int, limit=int, offset=int)
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
@@ -196,7 +200,7 @@ def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[lis
     assert page.size is not None, "the whole list is read in batches"
     rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
                                                 offset=page.offset))
-    return rows, page.pagination(Trail.select().where(Trail.flow == flow).count())
+    return rows, page.pagination(list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow.id))
 
 
 # The next batch of a flow's trails, newest first, older than the last one read (by its id:
@@ -231,18 +235,33 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     # One flow's trails are picked by their own column, which the planner walks by index; a
     # flow named (by its name or a former one) answers its trails archived or not, as
     # `trails/{org}/{flow}` does.
-    scope = ((Trail.flow == find_flow(org, flow_name).id) if flow_name
-             else (Flow.organization == org) & active)
+    flows: peewee.Expression | list[int] = (
+        [find_flow(org, flow_name).id] if flow_name
+        else Flow.select(Flow.id).where((Flow.organization == org) & active))
     if flow_tags:  # tags are JSON: the flows that have them are found in Python
         wanted = [tag.partition("=") for tag in flow_tags]
         tagged = [f.id for f in Flow.select(Flow.id, Flow.tags).where((Flow.organization == org) & active)
                   if all((f.tags or {}).get(k) == v for k, _, v in wanted)]
-        scope &= Flow.id.in_(tagged)
-    if fingerprint is not None:
-        scope &= Trail.id.in_(Artifact.select(Artifact.trail).where(
-            (Artifact.organization == org) & (Artifact.fingerprint == fingerprint)))
-    query = Trail.select(Trail, Flow).join(Flow).where(scope)
-    return page.apply(query.order_by(Trail.id.desc()))
+        flows = [f for f in flows if f in tagged] if flow_name else tagged
+    of_artifact = [] if fingerprint is None else [Trail.id.in_(Artifact.select(Artifact.trail).where(
+        (Artifact.organization == org) & (Artifact.fingerprint == fingerprint)))]
+    if page.size is None:
+        return page.apply(Trail.select(Trail, Flow).join(Flow).where(
+            Trail.flow.in_(flows), *of_artifact).order_by(Trail.id.desc()))
+    # The page's ids are picked from the trails alone, then joined to their flows. Of one flow:
+    # on its index, in id order. Of many: newest first along the trails' own key, their flow
+    # tested on the way (`+ 0` keeps the planners off the flow index, whose hits they would
+    # sort whole), so a page reads about its size of rows when the organization's trails are
+    # most of the server's, as on a server of one organization. The total is the flows' kept
+    # sizes (of the trails of one artifact: counted, they are few).
+    newest_first = Trail.select(Trail.id).where(
+        (Trail.flow if flow_name else Trail.flow + 0).in_(flows), *of_artifact
+    ).order_by(Trail.id.desc())
+    rows = list(Trail.select(Trail, Flow).join(Flow).where(Trail.id.in_(
+        newest_first.paginate(page.number, page.size))).order_by(Trail.id.desc()))
+    total = (newest_first.order_by().count() if fingerprint is not None
+             else list_sizes.size_of_lists(list_sizes.TRAILS_OF_FLOW, flows))
+    return rows, page.pagination(total)
 
 
 def _events_query() -> peewee.ModelSelect:

@@ -154,11 +154,11 @@ def _report_to_trails(flow: Flow, approval: Approval) -> None:
 
 # ---- reads ---------------------------------------------------------------------------------
 
-def _approvals(flow: Flow) -> peewee.ModelSelect:
-    """The flow's approvals with the current name of the environment each names, in the same
-    query."""
+def _approvals(which: peewee.Expression) -> peewee.ModelSelect:
+    """The approvals `which` picks with the current name of the environment each names, in the
+    same query."""
     return (Approval.select(Approval, Environment.id, Environment.name)
-            .join(Environment, peewee.JOIN.LEFT_OUTER).where(Approval.flow == flow))
+            .join(Environment, peewee.JOIN.LEFT_OUTER).where(which))
 
 
 def list_approvals(org: Organization, flow_name: str, page: int | None, per_page: int | None
@@ -166,14 +166,16 @@ def list_approvals(org: Organization, flow_name: str, page: int | None, per_page
     """A page of the flow's approvals, newest first."""
     flow = find_flow(org, flow_name)
     paging = page_of(page, per_page)
-    return list(_approvals(flow).order_by(Approval.number.desc())
-                .paginate(paging.number, paging.size))
+    # the page's ids picked on the (flow, number) index first, then joined to environments
+    ids = (Approval.select(Approval.id).where(Approval.flow == flow)
+           .order_by(Approval.number.desc()).paginate(paging.number, paging.size))
+    return list(_approvals(Approval.id.in_(ids)).order_by(Approval.number.desc()))
 
 
 def get_approval(org: Organization, flow_name: str, number: int) -> Approval:
     """Approval `number` of the flow; a negative number counts back from the newest (-1)."""
     flow = find_flow(org, flow_name)
-    query = _approvals(flow)
+    query = _approvals(Approval.flow == flow)
     if number < 0:
         found = query.order_by(Approval.number.desc()).offset(-number - 1).first()
     else:
@@ -196,7 +198,7 @@ def artifact_approvals(org: Organization, flow_name: str, fingerprint: str) -> l
                                    & (Artifact.fingerprint == fingerprint)).exists():
         raise missing("artifact_in_flow", organization=org.name, flow=flow.name,
                       fingerprint=fingerprint)
-    return list(_approvals(flow).where(Approval.fingerprint == fingerprint)
+    return list(_approvals((Approval.flow == flow) & (Approval.fingerprint == fingerprint))
                 .order_by(Approval.number))
 
 

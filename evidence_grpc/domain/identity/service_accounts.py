@@ -23,7 +23,7 @@ from ...storage.models import (
     ServiceAccountKey,
     User,
 )
-from ..kernel import limits
+from ..kernel import limits, list_sizes
 from ..kernel.errors import NotFound, already_exists, validation_error
 from ..kernel.names import CONTROL_CHARACTERS, pattern_mismatch, reads_as
 from ..kernel.pages import in_time_range, page_of
@@ -94,9 +94,11 @@ def _check_expiry(field: str, expires_at: int | None) -> int:
 
 def _record(org: Organization, actor: str, event_type: str, account: ServiceAccount,
             **details: Any) -> None:
-    MembershipAuditEvent.create(organization=org, event_type=event_type, timestamp=now(),
-                                actor=actor, actor_type=current_actor_type(), subject=account.name,
-                                role=account.privilege, details=details)
+    event = MembershipAuditEvent.create(
+        organization=org, event_type=event_type, timestamp=now(), actor=actor,
+        actor_type=current_actor_type(), subject=account.name, role=account.privilege,
+        details=details)
+    list_sizes.added(event.id, (list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id))
 
 
 def named_in(org: Organization, name: str) -> str | None:
@@ -318,9 +320,19 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
              else MembershipAuditEvent.timestamp.desc(),
              MembershipAuditEvent.id.asc() if ascending else MembershipAuditEvent.id.desc())
     paging = page_of(page, per_page)
-    rows, pagination = paging.apply(query.order_by(*order))
-    return rows, {"page": pagination["page"], "per_page": pagination["per_page"],
-                  "total_count": pagination["total"]}
+    if paging.size is None:
+        rows, pagination = paging.apply(query.order_by(*order))
+        total = pagination["total"]
+    else:  # the page's ids picked on the (organization, timestamp) index first
+        ids = MembershipAuditEvent.select(MembershipAuditEvent.id).where(query._where)
+        rows = list(MembershipAuditEvent.select().where(MembershipAuditEvent.id.in_(
+            ids.order_by(*order).paginate(paging.number, paging.size))).order_by(*order))
+        narrowed = event_type is not None or from_timestamp is not None \
+            or to_timestamp is not None or bool(search)
+        total = (ids.count() if narrowed  # all of them: their kept size
+                 else list_sizes.size(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id))
+    return rows, {"page": paging.number, "per_page": paging.size or max(1, total),
+                  "total_count": total}
 
 
 def audit_view(event: MembershipAuditEvent) -> views.MembershipAuditEvent:

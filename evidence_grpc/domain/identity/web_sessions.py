@@ -33,6 +33,7 @@ from ...storage.models import (
     User,
     WebSession,
 )
+from ..kernel import list_sizes
 from ..kernel.errors import NotFound, Unauthenticated, validation_error
 from ..kernel.numbers import as_whole_number
 from .callers import current_actor_type
@@ -186,10 +187,11 @@ def _record_ended(org: Organization, by: str, ended: list[dict[str, Any]]) -> No
         whose.setdefault((session["actor"], session["actor_type"]), []).append(
             str(session["id"]))
     for (subject, subject_type), ids in sorted(whose.items()):
-        MembershipAuditEvent.create(
+        event = MembershipAuditEvent.create(
             organization=org, event_type=ENDED_EVENT, timestamp=stamp, actor=by,
             actor_type=current_actor_type(), subject=subject,
             details={"subject_type": subject_type, "count": len(ids), "session_ids": ids})
+        list_sizes.added(event.id, (list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id))
 
 
 def end_one(org: Organization, by: str, handle: str) -> dict[str, Any]:
