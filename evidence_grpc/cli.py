@@ -549,12 +549,13 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
     """Check the transparency logs in the database (exit 0 when they hold, 1 naming what
     differs): every leaf re-derived from its record's row, the stored hashes from the leaves,
     every record that must have an entry having one (or counted by the log's genesis among
-    those from before the log), and with --since, that the log only grew since a checkpoint
+    those from before the log), every checkpoint witnesses cosigned extended by the log, and
+    with --since, that the log only grew since a checkpoint
     saved earlier (with --witness-key, one cosigned by a quorum of witnesses). Each log is
     read in pages (memory does not grow with it); on a terminal, progress goes to stderr; a
     summary line a log and one for all of them end the output."""
     from .domain.kernel.errors import DomainError
-    from .domain.transparency import cosignatures, notes
+    from .domain.transparency import cosignatures, notes, witnessing
     from .domain.transparency import log as transparency_log
     from .storage.db import read_snapshot, require_current_schema
     from .storage.models import Organization
@@ -597,7 +598,7 @@ def cmd_verify_log(args: argparse.Namespace) -> int:
             org_started = time.monotonic()
             with _Progress(org.name, transparency_log.size_of(org)) as progress:
                 check = transparency_log.check_log(org, progress)
-            problems = check.problems
+            problems = check.problems + witnessing.unextended(org)
             if not (args.org or check.size or check.entries or problems):
                 continue  # no log and nothing that should be in one
             logs += 1

@@ -22,7 +22,13 @@ from evidence_grpc.api.v2 import transparency_service_pb2 as pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as pb_grpc
 from evidence_grpc.domain.transparency import cosignatures, log, witnessing
 from evidence_grpc.domain.views.audit_packages import check_package
-from evidence_grpc.storage.models import LogCheckpoint, LogCosignature, LogHead, LogWitness
+from evidence_grpc.storage.models import (
+    LogCheckpoint,
+    LogCosignature,
+    LogHead,
+    LogWitness,
+    Organization,
+)
 from tests.c2sp import c2sp
 from tests.c2sp.witness import Witness
 from tests.conftest import free_port, grpc_channel
@@ -135,6 +141,21 @@ def test_a_package_carries_the_newest_cosigned_checkpoint_that_holds_its_entries
         with tarfile.open(fileobj=io.BytesIO(late)) as tar:
             carried = json.load(tar.extractfile("transparency/entries.json"))  # type: ignore[arg-type]
         assert carried["tree_size"] == cosigned < head_size()
+
+
+def test_verify_log_names_a_log_that_does_not_extend_what_witnesses_cosigned(settings, signer):
+    with independent("w1.test", signer) as w1:
+        witnesses = witnessing.parse_witnesses([f"{w1.key.vkey}={w1.url}/"])
+        create_flow(app_of(settings, witnesses))
+        submit_due(witnessing.Submitter(witnesses, signer, signer.name))
+        org = Organization.get(Organization.name == "acme")
+        assert witnessing.unextended(org) == []
+        # the log's tree rewritten (its root now another): what w1 cosigned no longer holds
+        head = LogHead.get()
+        LogHead.update(frontier=[os.urandom(32).hex(), *head.frontier[1:]]).execute()
+        [found] = witnessing.unextended(org)
+        assert found.startswith(f"the log is not an extension of the checkpoint witnesses "
+                                f"cosigned ({head.size} entries): ")
 
 
 def test_a_witness_down_delays_only_itself_and_a_rewritten_log_is_refused(settings, signer,

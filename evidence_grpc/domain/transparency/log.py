@@ -781,17 +781,24 @@ def verify_growth(org: Organization, saved: str, verifier: notes.Verifier) -> li
         before = notes.open_checkpoint(saved, verifier)
     except notes.NoteError as error:
         return [f"the saved checkpoint does not verify with the log's key: {error}"]
+    unlike = not_extending(org, before.size, before.root, "the saved checkpoint")
+    return [unlike] if unlike else []
+
+
+def not_extending(org: Organization, size_then: int, root_then: bytes, what: str) -> str:
+    """"" when the log now extends `what`, a tree of `size_then` entries and root `root_then` (a
+    consistency proof from it to the current tree, checked against both roots); else how not."""
     size, root = size_and_root(org)
-    if before.size > size:
-        return [f"the saved checkpoint has {before.size} entries, the log now {size}: it shrank"]
-    if before.size == 0:
-        return []
+    if size_then > size:
+        return f"{what} has {size_then} entries, the log now {size}: it shrank"
+    if size_then == 0:
+        return ""
     try:
-        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(before.size, size, hash_at))
-        merkle.verify_consistency(before.size, size, before.root, root, proof)
+        proof = _read_all(org.id, lambda hash_at: merkle.consistency_proof(size_then, size, hash_at))
+        merkle.verify_consistency(size_then, size, root_then, root, proof)
     except (merkle.ProofError, AssertionError) as error:
-        return [f"the log is not an extension of the saved checkpoint ({before.size} entries): {error}"]
-    return []
+        return f"the log is not an extension of {what} ({size_then} entries): {error}"
+    return ""
 
 
 def _entry_order(problem: str) -> tuple[int, str]:

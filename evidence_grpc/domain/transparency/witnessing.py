@@ -147,6 +147,16 @@ def witnessed(org: Organization, witnesses: Witnesses, at_least: int = 0
     return found.size, found.note + "".join(lines[key] for key in witnesses.keys if key in lines)
 
 
+def unextended(org: Organization) -> list[str]:
+    """The checkpoints witnesses cosigned (kept in the database) that the log now does not
+    extend, one line each: a log rewritten after they cosigned it (verify-log)."""
+    return [unlike for size, root in
+            LogCheckpoint.select(LogCheckpoint.size, LogCheckpoint.root).where(
+                LogCheckpoint.organization == org).order_by(LogCheckpoint.size).tuples()
+            if (unlike := log.not_extending(org, size, bytes.fromhex(root),
+                                            "the checkpoint witnesses cosigned"))]
+
+
 def served_checkpoint(org: Organization, signer: log.LogSigner, public_host: str,
                       witnesses: Witnesses) -> str:
     """The checkpoint GET …/checkpoint answers: the newest one the witnesses cosigned
