@@ -504,8 +504,12 @@ class ServerPrepared:
         elif conn.get_transaction_status() != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
             cursor.execute(sql, params)  # not yet: a refusal would undo the transaction
         else:
+            # a whole number is a bigint (the type PostgreSQL would infer, an int4 column's,
+            # would refuse a larger value a caller sends: 500 instead of "no such row")
+            types = ", ".join("bigint" if type(value) is int else "unknown" for value in params)
+            typed = f"{name} ({types})" if params else name
             try:
-                cursor.execute(f"PREPARE {name} AS {text}; {run}", params)
+                cursor.execute(f"PREPARE {typed} AS {text}; {run}", params)
             except psycopg2.Error as error:
                 if conn.closed or not (error.pgcode or "").startswith(_NOT_PREPARED):
                     prepared.add(name)  # prepared (that lasts), then failed as it runs

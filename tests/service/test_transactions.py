@@ -243,3 +243,20 @@ def test_a_select_postgresql_will_not_prepare_runs_as_text(db: str, monkeypatch)
             assert untyped.rows(value="x") == []
             assert named.rows(name="acme") == [("acme",)]
     assert prepared._refused == {untyped.sql(value="x")[0]}
+
+
+
+def test_a_whole_number_beyond_an_int4_column_finds_no_row(db: str, monkeypatch) -> None:
+    """A prepared SELECT takes whole numbers as bigint: an id no int4 column can hold (a
+    hostile page or session handle) finds nothing, where PostgreSQL's inferred int4 refused it
+    (integer out of range: a 500)."""
+    prepared = storage.ServerPrepared()
+    monkeypatch.setattr(storage, "_server_prepared", prepared)
+    by_id = storage.Prepared(lambda row: Organization.select(Organization.name).where(
+        Organization.id == row), row=int)
+    with storage.call_scope():
+        acme = Organization.get(Organization.name == "acme").id
+        for _ in range(2):
+            assert by_id.rows(row=2**63 - 1) == []
+            assert by_id.rows(row=acme) == [("acme",)]
+    assert prepared._refused == set()

@@ -215,15 +215,16 @@ def flow_trails_in_batches(org: Organization, flow_name: str, size: int
     them unpaged, `size` at a time: never more than one batch is read into memory. Run
     within one read snapshot, the batches together are what one read of the whole would be."""
     flow = find_flow(org, flow_name)
-    before = 2**63 - 1
+    # the first batch from the newest (no bound: a prepared statement types it as the id's
+    # column, which a number beyond every id may overflow), then each older than the last
+    batch = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=size, offset=0))
     while True:
-        batch = _with_marks(_FLOW_TRAILS_BEFORE.models(Trail, flow=flow.id, before=before,
-                                                       limit=size))
         if batch:
             yield batch
         if len(batch) < size:
             return
-        before = batch[-1].id
+        batch = _with_marks(_FLOW_TRAILS_BEFORE.models(Trail, flow=flow.id, before=batch[-1].id,
+                                                       limit=size))
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,

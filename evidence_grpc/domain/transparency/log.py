@@ -855,7 +855,8 @@ def _rebuilt(rebuild: Rebuild, versions: dict[int, int]
 
 def _pages(page: Callable[[int], list[int]]) -> Iterator[int]:
     """The ids `page(after)` answers, page after page (ascending, PAGE at most each)."""
-    after = -(2**63)
+    after = -1  # below every id (0 included: a genesis' record); within an int4 column's
+    # range, as a PostgreSQL prepared statement types the bound
     while True:
         ids = page(after)
         yield from ids
