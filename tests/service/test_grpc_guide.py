@@ -26,9 +26,10 @@ def test_the_guides_example_runs_against_a_real_server(server: RunningServer):
         exec(compile(example(), str(GUIDE), "exec"),  # noqa: S102 - the documented example
              {"API_KEY": ALICE_KEY, "GRPC_TARGET": server.grpc_target})
     lines = printed.getvalue().splitlines()
-    assert lines[:4] == ["created payments", "release-1 COMPLIANT", "unit-tests False 1 failed",
+    assert lines[:5] == ["created payments", "release-1 COMPLIANT", "unit-tests False 1 failed",
+                         "release-1 NON-COMPLIANT",
                          "INVALID_ARGUMENT Input payload validation failed"], lines
-    assert lines[4].strip().startswith("name ")
+    assert lines[5].strip().startswith("name ")
 
 
 def test_the_proto_files_ship_with_the_stubs():
