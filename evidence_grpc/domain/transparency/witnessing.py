@@ -468,10 +468,13 @@ class Submitter:
 
 
 def witness_metrics(witnesses: Witnesses) -> list[tuple[str, str, int, int | None, int, int]]:
-    """(organization, witness, size cosigned, time cosigned, failures, refusals) of each."""
+    """(organization, witness, size cosigned, time cosigned, failures, refusals) of each, by
+    organization, the witnesses in the order they are configured."""
     names = {witness.key: witness.name for witness in witnesses.each}
+    order = {key: number for number, key in enumerate(names)}
     rows = (LogWitness.select(Organization.name, LogWitness.witness, LogWitness.size,
                               LogWitness.cosigned_at, LogWitness.failures, LogWitness.refusals)
             .join(Organization).where(LogWitness.witness.in_(list(names))).tuples())
     return [(org, names[key], size, at, failures, refusals)
-            for org, key, size, at, failures, refusals in rows]
+            for org, key, size, at, failures, refusals in sorted(
+                rows, key=lambda row: (row[0], order[row[1]]))]
