@@ -185,7 +185,7 @@ def build_log(database_url: str, org_id: int, size: int) -> BuiltLog:
             cursor.execute(f'DELETE FROM "{table}" WHERE "organization_id" = {mark}', (org_id,))
         conn.commit()
         _insert(conn, mark, entry_table, entry_columns, entry_rows)
-        head = {**by_name, "size": size,
+        head = {**by_name, "size": size, "origin": None,  # the origin of the host's name
                 "frontier": json.dumps([h.hex() for h in frontier], separators=(",", ":"))}
         _insert(conn, mark, head_table, head_columns, [tuple(head[c] for c in head_columns)])
         if mark == "?":
