@@ -130,6 +130,8 @@ def main() -> int:
     if before and (FIXTURES / before / "log.key").exists() and not (out / "log.key").exists():
         # an install keeps its log's key across upgrades
         shutil.copy(FIXTURES / before / "log.key", out / "log.key")
+    # what a run before kept beside the key is of logs this one writes anew
+    (out / "log.key.checkpoints").unlink(missing_ok=True)
     postgres = os.environ.get("EVIDENCE_TEST_POSTGRES_URL")
     if not postgres:
         raise SystemExit("set EVIDENCE_TEST_POSTGRES_URL (scripts/start_postgres.sh prints one)")

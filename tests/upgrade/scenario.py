@@ -310,13 +310,16 @@ def write_2026_12_02b(cli: Cli) -> None:
     positions (cd2d0a4, schema up to 0032) wrote, so that every paged list runs to several pages
     of 2 or 3 items, its rows written by several releases: flow shop's trails r6..r12 (their
     reviews, artifacts app-10..app-13 and their scans, a decision of RCTL-001 in each and of a
-    second control in some), one more attestation of r5 after them, seven approvals (through
-    REST: the CLI has no command for them), three snapshots of prod (its events), and service
-    accounts and keys made, changed and removed (the membership audit log)."""
+    second control in some, which is edited, archived and restored), one more attestation of r5
+    after them, seven approvals (through REST: the CLI has no command for them), three snapshots
+    of prod (its events and deployments), and service accounts and keys made, changed and
+    removed (the membership audit log)."""
     cli.run("create", "control", "RCTL-002", "--name", "Reviewed",
             "--description", "every release is reviewed")
     for n in range(6, 13):
         trail, artifact = f"r{n}", f"app-{n + 4}" if n <= 9 else None
+        if n in (9, 12):  # RCTL-002's later decisions are of a later version
+            cli.run("update", "control", "RCTL-002", "--description", f"reviewed, from r{n} on")
         cli.run("begin", "trail", trail, "--flow", "shop", "--description", f"release {n}")
         if artifact:
             cli.artifact(artifact, "shop", trail)
@@ -327,6 +330,8 @@ def write_2026_12_02b(cli: Cli) -> None:
         if n % 3 == 0:
             cli.attest("decision", "reviewed", "shop", trail, n != 9, None, "--control", "RCTL-002")
     cli.generic("late-check", "shop", "r5", True)
+    cli.run("archive", "control", "RCTL-002")
+    cli.run("unarchive", "control", "RCTL-002")
     for number in range(1, 8):
         cli.post(f"/api/v2/approvals/{ORG}/shop", {
             "artifact_fingerprint": fingerprint(f"app-{10 + number % 4}"),
@@ -373,6 +378,10 @@ TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
                          "evolving": ["e1", "e2", "e3", "e4"]},
           "2026-12-02b": {"shop": [f"r{n}" for n in range(1, 13)], "tools": ["t1"],
                           "evolving": ["e1", "e2", "e3", "e4"]}}
+
+
+# The end of a window of time that holds every record (2033-05-18).
+WHENEVER = 2_000_000_000
 
 
 def pages(path: str, total: int, per_page: int, *orders: str) -> list[str]:
@@ -428,7 +437,16 @@ LATER_READS = {"2026-11-28b": [
         *pages(f"/api/v2/controls/{ORG}/RCTL-002/decisions", 3, 2),
         *pages(f"/api/v2/environments/{ORG}", 5, 2),
         *pages(f"/api/v2/flows/{ORG}", 3, 2),
-        *pages(f"/api/v2/controls/{ORG}", 2, 1)]}
+        *pages(f"/api/v2/controls/{ORG}", 2, 1),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-002/versions", 5, 2, "sort_direction=asc",
+               "sort_direction=desc"),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-001/coverage", 5, 2),
+        # lists in a window of time: one that holds every record, whenever read
+        *pages(f"/api/v2/builds/{ORG}?start_ts=0&end_ts={WHENEVER}", 13, 3),
+        *pages(f"/api/v2/deployments/{ORG}?start_ts=0&end_ts={WHENEVER}", 22, 3),
+        *(read.replace("per_page=", "page_size=") for read in pages(
+            f"/api/v2/environments/{ORG}/prod/deployments?from=2020-01-01T00:00:00"
+            "&to=2033-01-01T00:00:00", 12, 3))]}
 # The transparency log's reads, from the release that began it: every entry, its inclusion
 # proof in the whole log, the consistency proof of every earlier size, and the tiles.
 LOGGED_FROM = "2026-11-28c"
