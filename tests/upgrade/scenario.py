@@ -386,11 +386,11 @@ WHENEVER = 2_000_000_000
 
 def pages(path: str, total: int, per_page: int, *orders: str) -> list[str]:
     """The reads of a list of `total` items at `per_page` a page: its first, middle, last and
-    past-the-last page, in the list's default order and in each of `orders` (a query)."""
+    past-the-last page, with each of `orders` (a query; none: the list's default order)."""
     last = -(-total // per_page)
     return [f"{path}{'&' if '?' in path else '?'}{order}{'&' if order else ''}page={page}"
             f"&per_page={per_page}"
-            for order in ("", *orders) for page in sorted({1, (last + 1) // 2, last, last + 1})]
+            for order in orders or ("",) for page in sorted({1, (last + 1) // 2, last, last + 1})]
 
 
 # Reads of what a release added, from that release on.
@@ -424,15 +424,20 @@ LATER_READS = {"2026-11-28b": [
     "2026-12-02b": [
         *pages(f"/api/v2/trails/{ORG}/shop", 12, 3),
         *pages(f"/api/v2/trails/{ORG}", 17, 3),
+        *pages(f"/api/v2/trails/{ORG}?flow=shop", 12, 3),  # kosli list trails --flow shop
         *pages(f"/api/v2/attestations/{ORG}/shop", 69, 3),
         *pages(f"/api/v2/attestations/{ORG}/shop?trail_name=r5", 37, 3),
         *pages(f"/api/v2/artifacts/{ORG}/shop", 9, 2),
         *pages(f"/api/v2/artifacts/{ORG}?flow_name=shop", 9, 2),
-        *pages(f"/api/v2/snapshots/{ORG}/prod", 10, 3, "reverse=true"),
-        *pages(f"/api/v2/environments/{ORG}/prod/events", 23, 3, "reverse=true"),
+        # as kosli list snapshots and kosli log environment ask too (--reverse or not)
+        *pages(f"/api/v2/snapshots/{ORG}/prod", 10, 3, "", "interval=&reverse=false",
+               "interval=&reverse=true"),
+        *pages(f"/api/v2/environments/{ORG}/prod/events", 23, 3, "", "interval=&reverse=false",
+               "interval=&reverse=true"),
         *pages(f"/api/v2/approvals/{ORG}/shop", 7, 2),
-        *pages(f"/api/v2/membership-audit-log/{ORG}", 12, 3, "sort_dir=asc", "sort_dir=desc"),
-        *pages(f"/api/v2/controls/{ORG}/RCTL-001/decisions", 8, 3, "sort_direction=asc",
+        *pages(f"/api/v2/membership-audit-log/{ORG}", 12, 3, "", "sort_dir=asc",
+               "sort_dir=desc"),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-001/decisions", 8, 3, "", "sort_direction=asc",
                "sort_direction=desc"),
         *pages(f"/api/v2/controls/{ORG}/RCTL-002/decisions", 3, 2),
         *pages(f"/api/v2/environments/{ORG}", 5, 2),
@@ -447,6 +452,12 @@ LATER_READS = {"2026-11-28b": [
         *(read.replace("per_page=", "page_size=") for read in pages(
             f"/api/v2/environments/{ORG}/prod/deployments?from=2020-01-01T00:00:00"
             "&to=2033-01-01T00:00:00", 12, 3))]}
+# Pages as the official CLI asks for them and prints them (`--output json`), from 2026-12-02b on
+# (the snapshots of one that ends before the latest, whose duration lasts until the read).
+CLI_PAGES = [("list", "trails", "--flow", "shop", "--page", "2", "--page-limit", "3"),
+             ("list", "snapshots", "prod", "--reverse", "--page", "2", "--page-limit", "3"),
+             ("log", "environment", "prod", "--page", "4", "--page-limit", "3"),
+             ("list", "artifacts", "--flow", "shop", "--page", "3", "--page-limit", "2")]
 # The transparency log's reads, from the release that began it: every entry, its inclusion
 # proof in the whole log, the consistency proof of every earlier size, and the tiles.
 LOGGED_FROM = "2026-11-28c"
@@ -507,6 +518,11 @@ def reads(cli: Cli, release: str, log_size: int | None = None) -> dict[str, Any]
         # the organization's attestations, paged by cursor: the first page and the next
         first = get(f"/api/v2/attestations/{ORG}?per_page=3")
         get(first["_links"]["next"].removeprefix(PUBLIC_URL))
+        for command in CLI_PAGES:
+            shown = cli.run(*command, "--output", "json", check=False)
+            found[f"kosli {' '.join(command)}"] = {
+                "exit": shown.returncode, "body": json.loads(shown.stdout) if shown.returncode == 0
+                else shown.stdout + shown.stderr}
     if releases.index(release) >= releases.index(LOGGED_FROM):
         log = f"/api/v2/transparency/{ORG}"
         now = int(get(f"{log}/checkpoint").split("\n")[1])

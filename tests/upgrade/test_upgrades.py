@@ -121,9 +121,9 @@ def facts(value: Any, path: str = "", in_order: str | None = None) -> dict[str, 
 
 
 def _page_items(read: str, answer: Any) -> str | None:
-    """Where a page of a list (a read with `page=`) holds its items, which are compared in the
-    order the page answered them: the body, or the one list in it."""
-    body = answer.get("body") if re.search(r"[?&]page=", read) else None
+    """Where a page of a list (a read with `page=`, or the CLI's `--page`) holds its items, which
+    are compared in the order the page answered them: the body, or the one list in it."""
+    body = answer.get("body") if re.search(r"[?&]page=|--page ", read) else None
     if isinstance(body, list):
         return "/body"
     listed = [key for key, item in body.items() if isinstance(item, list)] \
@@ -313,6 +313,7 @@ def test_a_page_is_compared_in_order_a_whole_list_by_identity() -> None:
                                         "pagination": {"total": len(names)}}}
 
     for read, compared_in_order in (("GET /api/v2/trails/acme/shop?page=1&per_page=2", True),
+                                    ("kosli list trails --flow shop --page 1 --page-limit 2", True),
                                     ("GET /api/v2/trails/acme/shop?per_page=2", False),
                                     ("GET /api/v2/trails/acme/shop", False)):
         changed = _changed(all_facts({read: answer("r2", "r1")}), all_facts({read: answer("r1", "r2")}))
