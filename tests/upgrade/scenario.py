@@ -91,11 +91,12 @@ class Cli:
     def file(self, name: str) -> str:
         return str(self.work / name)
 
-    def artifact(self, name: str, flow: str, trail: str) -> None:
+    def artifact(self, name: str, flow: str, trail: str, *extra: str) -> None:
         self.run("attest", "artifact", self.file(name), "--artifact-type", "file",
                  "--name", "app", "--flow", flow, "--trail", trail,
                  "--build-url", f"https://ci.example/{trail}", "--commit", self.commit,
-                 "--repo-root", str(self.work), "--commit-url", f"https://git.example/{trail}")
+                 "--repo-root", str(self.work), "--commit-url", f"https://git.example/{trail}",
+                 *extra)
 
     def attest(self, kind: str, name: str, flow: str, trail: str, compliant: bool,
                artifact: str | None = None, *extra: str) -> None:
@@ -305,24 +306,32 @@ def write_2026_12_02(cli: Cli) -> None:
     cli.snapshot("prod", "app-6", "app-7")  # #7 Unknown
 
 
+def repository(name: str) -> tuple[str, ...]:
+    """The CLI's flags naming a repository (ID, name and URL: what it needs to report one)."""
+    return ("--repo-id", f"id-{name}", "--repository", f"acme/{name}",
+            "--repo-url", f"https://github.com/acme/{name}", "--repo-provider", "github")
+
+
 def write_2026_12_02b(cli: Cli) -> None:
     """On top of the 2026-12-02 evidence, upgraded: what the release before issue 48's kept list
     positions (cd2d0a4, schema up to 0032) wrote, so that every paged list runs to several pages
-    of 2 or 3 items, its rows written by several releases: flow shop's trails r6..r12 (their
-    reviews, artifacts app-10..app-13 and their scans, a decision of RCTL-001 in each and of a
-    second control in some, which is edited, archived and restored), one more attestation of r5
-    after them, seven approvals (through REST: the CLI has no command for them), three snapshots
-    of prod (its events and deployments), and service accounts and keys made, changed and
-    removed (the membership audit log)."""
+    of 2 or 3 items, its rows written by several releases: flow shop's trails r6..r12 (each of
+    a repository of its own; their reviews, artifacts app-10..app-13 of one more repository and
+    their scans, a decision of RCTL-001 in each and of a second control in some, which is
+    edited, archived and restored), one more attestation of r5 after them, seven approvals
+    (through REST: the CLI has no command for them), three snapshots of prod (its events and
+    deployments), and service accounts and keys made, changed and removed (the membership audit
+    log)."""
     cli.run("create", "control", "RCTL-002", "--name", "Reviewed",
             "--description", "every release is reviewed")
     for n in range(6, 13):
         trail, artifact = f"r{n}", f"app-{n + 4}" if n <= 9 else None
         if n in (9, 12):  # RCTL-002's later decisions are of a later version
             cli.run("update", "control", "RCTL-002", "--description", f"reviewed, from r{n} on")
-        cli.run("begin", "trail", trail, "--flow", "shop", "--description", f"release {n}")
+        cli.run("begin", "trail", trail, "--flow", "shop", "--description", f"release {n}",
+                *repository(f"svc-{n}"))
         if artifact:
-            cli.artifact(artifact, "shop", trail)
+            cli.artifact(artifact, "shop", trail, *repository("shop-api"))
             cli.generic("scan", "shop", trail, True, artifact=artifact)
         cli.generic("review", "shop", trail, n % 3 != 0)
         cli.attest("decision", "tests-pass", "shop", trail, n % 4 != 0, artifact,
@@ -429,6 +438,8 @@ LATER_READS = {"2026-11-28b": [
         *pages(f"/api/v2/attestations/{ORG}/shop?trail_name=r5", 37, 3),
         *pages(f"/api/v2/artifacts/{ORG}/shop", 9, 2),
         *pages(f"/api/v2/artifacts/{ORG}?flow_name=shop", 9, 2),
+        *pages(f"/api/v2/artifacts/{ORG}?repo_name=acme/shop-api", 4, 2),
+        *pages(f"/api/v2/repos/{ORG}", 8, 3, "", "sort_direction=desc"),
         # as kosli list snapshots and kosli log environment ask too (--reverse or not)
         *pages(f"/api/v2/snapshots/{ORG}/prod", 10, 3, "", "interval=&reverse=false",
                "interval=&reverse=true"),
@@ -449,6 +460,8 @@ LATER_READS = {"2026-11-28b": [
         # lists in a window of time: one that holds every record, whenever read
         *pages(f"/api/v2/builds/{ORG}?start_ts=0&end_ts={WHENEVER}", 13, 3),
         *pages(f"/api/v2/deployments/{ORG}?start_ts=0&end_ts={WHENEVER}", 22, 3),
+        *pages(f"/api/v2/repos/{ORG}/acme/shop-api/deployments?start_ts=0&end_ts={WHENEVER}", 4,
+               2),
         *(read.replace("per_page=", "page_size=") for read in pages(
             f"/api/v2/environments/{ORG}/prod/deployments?from=2020-01-01T00:00:00"
             "&to=2033-01-01T00:00:00", 12, 3))]}
