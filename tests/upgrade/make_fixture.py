@@ -127,6 +127,11 @@ def main() -> int:
     before = releases[releases.index(args.release) - 1] if releases.index(args.release) else None
     out = FIXTURES / args.release
     out.mkdir(parents=True, exist_ok=True)
+    if before and (FIXTURES / before / "log.key").exists() and not (out / "log.key").exists():
+        # an install keeps its log's key across upgrades
+        shutil.copy(FIXTURES / before / "log.key", out / "log.key")
+    # what a run before kept beside the key is of logs this one writes anew
+    (out / "log.key.checkpoints").unlink(missing_ok=True)
     postgres = os.environ.get("EVIDENCE_TEST_POSTGRES_URL")
     if not postgres:
         raise SystemExit("set EVIDENCE_TEST_POSTGRES_URL (scripts/start_postgres.sh prints one)")
@@ -154,6 +159,9 @@ def main() -> int:
                                   check=True, capture_output=True, text=True).stdout
         (out / "postgresql.sql").write_text(text)
         (out / "answers-postgresql.json").write_text(dump(answers))
+    # what the release kept beside the key (its largest checkpoint of each log, from 2026-12-02b)
+    # stays, the lock of that file goes
+    (out / "log.key.checkpoints.lock").unlink(missing_ok=True)
     (out / "release.json").write_text(json.dumps(
         {"release": args.release, "commit": args.commit, "on_top_of": before}, indent=1) + "\n")
     print(f"wrote {out}")

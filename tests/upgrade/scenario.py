@@ -43,7 +43,8 @@ trail:
 FILES = {"app-1": b"app 1.0\n", "app-2": b"app 2.0\n", "tool": b"vendor tool\n",
          "stray": b"nobody reported this\n", "app-3": b"app 3.0\n", "app-4": b"app 4.0\n",
          "app-5": b"app 5.0\n", "app-6": b"app 6.0\n", "app-7": b"app 7.0\n",
-         "app-8": b"app 8.0\n", "app-9": b"app 9.0\n"}
+         "app-8": b"app 8.0\n", "app-9": b"app 9.0\n", "app-10": b"app 10.0\n",
+         "app-11": b"app 11.0\n", "app-12": b"app 12.0\n", "app-13": b"app 13.0\n"}
 
 
 def fingerprint(name: str) -> str:
@@ -90,17 +91,29 @@ class Cli:
     def file(self, name: str) -> str:
         return str(self.work / name)
 
-    def artifact(self, name: str, flow: str, trail: str) -> None:
+    def artifact(self, name: str, flow: str, trail: str, *extra: str) -> None:
         self.run("attest", "artifact", self.file(name), "--artifact-type", "file",
                  "--name", "app", "--flow", flow, "--trail", trail,
                  "--build-url", f"https://ci.example/{trail}", "--commit", self.commit,
-                 "--repo-root", str(self.work), "--commit-url", f"https://git.example/{trail}")
+                 "--repo-root", str(self.work), "--commit-url", f"https://git.example/{trail}",
+                 *extra)
+
+    def attest(self, kind: str, name: str, flow: str, trail: str, compliant: bool,
+               artifact: str | None = None, *extra: str) -> None:
+        target = ["--fingerprint", fingerprint(artifact)] if artifact else []
+        self.run("attest", kind, "--name", name, "--flow", flow, "--trail", trail,
+                 f"--compliant={'true' if compliant else 'false'}", *target, *extra)
 
     def generic(self, name: str, flow: str, trail: str, compliant: bool,
                 artifact: str | None = None) -> None:
-        target = ["--fingerprint", fingerprint(artifact)] if artifact else []
-        self.run("attest", "generic", "--name", name, "--flow", flow, "--trail", trail,
-                 f"--compliant={'true' if compliant else 'false'}", *target)
+        self.attest("generic", name, flow, trail, compliant, artifact)
+
+    def post(self, path: str, body: dict[str, Any]) -> None:
+        """A write the CLI has no command for, through REST."""
+        answer = requests.post(self.host + path, json=body, timeout=30,
+                               headers={"Authorization": f"Bearer {KEY}"})
+        if not answer.ok:
+            raise AssertionError(f"POST {path}: {answer.status_code} {answer.text}")
 
     def snapshot(self, env: str, *names: str) -> None:
         """A report of the files `names` running: paths relative to the work directory, which
@@ -224,9 +237,8 @@ def write_2026_11_28b(cli: Cli) -> None:
             "--schema", cli.file("coverage-type.json"), "--jq", ".lines >= 80")
     cli.run("attest", "custom", "--type", "coverage", "--name", "coverage", "--flow", "shop",
             "--trail", "r4", "--fingerprint", fp4, "--attestation-data", cli.file("coverage.json"))
-    cli.run("attest", "decision", "--name", "tests-pass", "--flow", "shop", "--trail", "r4",
-            "--control", "RCTL-001", "--compliant=true", "--fingerprint", fp4,
-            "--description", "unit tests pass")
+    cli.attest("decision", "tests-pass", "shop", "r4", True, "app-4", "--control", "RCTL-001",
+               "--description", "unit tests pass")
     cli.snapshot("staging", "app-4")  # #1 compliant
     cli.run("snapshot", "server", "staging", "--paths", "app-3,app-4",  # #2 app-3 is not
             token=json.loads(created.stdout)["key"])
@@ -294,24 +306,102 @@ def write_2026_12_02(cli: Cli) -> None:
     cli.snapshot("prod", "app-6", "app-7")  # #7 Unknown
 
 
+def repository(name: str) -> tuple[str, ...]:
+    """The CLI's flags naming a repository (ID, name and URL: what it needs to report one)."""
+    return ("--repo-id", f"id-{name}", "--repository", f"acme/{name}",
+            "--repo-url", f"https://github.com/acme/{name}", "--repo-provider", "github")
+
+
+def write_2026_12_02b(cli: Cli) -> None:
+    """On top of the 2026-12-02 evidence, upgraded: what the release before issue 48's kept list
+    positions (cd2d0a4, schema up to 0032) wrote, so that every paged list runs to several pages
+    of 2 or 3 items, its rows written by several releases: flow shop's trails r6..r12 (each of
+    a repository of its own; their reviews, artifacts app-10..app-13 of one more repository and
+    their scans, a decision of RCTL-001 in each and of a second control in some, which is
+    edited, archived and restored), one more attestation of r5 after them, seven approvals
+    (through REST: the CLI has no command for them), three snapshots of prod (its events and
+    deployments), and service accounts and keys made, changed and removed (the membership audit
+    log)."""
+    cli.run("create", "control", "RCTL-002", "--name", "Reviewed",
+            "--description", "every release is reviewed")
+    for n in range(6, 13):
+        trail, artifact = f"r{n}", f"app-{n + 4}" if n <= 9 else None
+        if n in (9, 12):  # RCTL-002's later decisions are of a later version
+            cli.run("update", "control", "RCTL-002", "--description", f"reviewed, from r{n} on")
+        cli.run("begin", "trail", trail, "--flow", "shop", "--description", f"release {n}",
+                *repository(f"svc-{n}"))
+        if artifact:
+            cli.artifact(artifact, "shop", trail, *repository("shop-api"))
+            cli.generic("scan", "shop", trail, True, artifact=artifact)
+        cli.generic("review", "shop", trail, n % 3 != 0)
+        cli.attest("decision", "tests-pass", "shop", trail, n % 4 != 0, artifact,
+                   "--control", "RCTL-001")
+        if n % 3 == 0:
+            cli.attest("decision", "reviewed", "shop", trail, n != 9, None, "--control", "RCTL-002")
+    cli.generic("late-check", "shop", "r5", True)
+    cli.run("archive", "control", "RCTL-002")
+    cli.run("unarchive", "control", "RCTL-002")
+    for number in range(1, 8):
+        cli.post(f"/api/v2/approvals/{ORG}/shop", {
+            "artifact_fingerprint": fingerprint(f"app-{10 + number % 4}"),
+            "description": f"approval {number}", "src_commit_list": [cli.commit],
+            **({"environment": "prod"} if number % 2 else {}),
+            "approvals": [{"state": "APPROVED" if number != 5 else "UNAPPROVED",
+                           "comment": "looked", "approved_by": "carol",
+                           "approval_url": f"https://review.example/{number}"}]})
+    cli.snapshot("prod", "app-10", "app-11")  # #8 Unknown
+    cli.snapshot("prod", "app-10", "app-12")  # #9 Unknown
+    cli.snapshot("prod", "app-13")  # #10 Unknown
+    keys: dict[tuple[str, int], str] = {}
+    for account, privilege in (("auditor", "reader"), ("builder", "member")):
+        cli.run("create", "service-account", account, "--privilege", privilege)
+        for n in range(2):
+            keys[account, n] = json.loads(cli.run(
+                "create", "api-key", "--service-account", account, "--description",
+                f"{account} key {n}", "--output", "json").stdout)["id"]
+    cli.run("rotate", "api-key", keys["builder", 0], "--service-account", "builder",
+            "--grace-period-hours", "1", "--output", "json")
+    cli.run("delete", "api-key", keys["builder", 1], "--service-account", "builder", "--yes")
+    cli.run("update", "service-account", "auditor", "--description", "reads evidence")
+    cli.run("delete", "service-account", "auditor", "--yes")
+
+
 # Each release's evidence, in order: a fixture holds the evidence of its release and of every
 # release before it, each written by its own code.
 WRITERS: dict[str, Callable[[Cli], None]] = {
     "2026-11-23": write_2026_11_23, "2026-11-28": write_2026_11_28,
     "2026-11-28b": write_2026_11_28b, "2026-11-28c": write_2026_11_28c,
-    "2026-12-02": write_2026_12_02}
+    "2026-12-02": write_2026_12_02, "2026-12-02b": write_2026_12_02b}
 # What the reads cover: environments and how many snapshots each has, flows and their trails.
 SNAPSHOTS = {"2026-11-23": {"prod": 3, "edge": 2},
              "2026-11-28": {"prod": 4, "edge": 2, "governed": 3},
              "2026-11-28b": {"prod": 5, "edge": 2, "governed": 4, "staging": 2, "everywhere": 0},
              "2026-11-28c": {"prod": 6, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0},
-             "2026-12-02": {"prod": 7, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0}}
+             "2026-12-02": {"prod": 7, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0},
+             "2026-12-02b": {"prod": 10, "edge": 2, "governed": 4, "staging": 3, "everywhere": 0}}
 TRAILS = {"2026-11-23": {"shop": ["r1", "r2"], "tools": ["t1"]},
           "2026-11-28": {"shop": ["r1", "r2", "r3"], "tools": ["t1"]},
           "2026-11-28b": {"shop": ["r1", "r2", "r3", "r4"], "tools": ["t1"]},
           "2026-11-28c": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"]},
           "2026-12-02": {"shop": ["r1", "r2", "r3", "r4", "r5"], "tools": ["t1"],
-                         "evolving": ["e1", "e2", "e3", "e4"]}}
+                         "evolving": ["e1", "e2", "e3", "e4"]},
+          "2026-12-02b": {"shop": [f"r{n}" for n in range(1, 13)], "tools": ["t1"],
+                          "evolving": ["e1", "e2", "e3", "e4"]}}
+
+
+# The end of a window of time that holds every record (2033-05-18).
+WHENEVER = 2_000_000_000
+
+
+def pages(path: str, total: int, per_page: int, *orders: str) -> list[str]:
+    """The reads of a list of `total` items at `per_page` a page: its first, middle, last and
+    past-the-last page, with each of `orders` (a query; none: the list's default order)."""
+    last = -(-total // per_page)
+    return [f"{path}{'&' if '?' in path else '?'}{order}{'&' if order else ''}page={page}"
+            f"&per_page={per_page}"
+            for order in orders or ("",) for page in sorted({1, (last + 1) // 2, last, last + 1})]
+
+
 # Reads of what a release added, from that release on.
 LATER_READS = {"2026-11-28b": [
     f"/api/v2/artifacts/{ORG}/shop/fingerprint/{fingerprint('app-4')}",
@@ -337,7 +427,50 @@ LATER_READS = {"2026-11-28b": [
           for name in ("app-6", "app-7", "app-8")),
         *(f"/api/v2/asserts/{ORG}/fingerprint/{fingerprint(name)}?flow_name=evolving"
           for name in ("app-6", "app-8")),
-        f"/api/v2/trails/{ORG}/evolving"]}
+        f"/api/v2/trails/{ORG}/evolving"],
+    # every paged list's first, middle, last and past-the-last page, in each order it takes:
+    # what keeping each item's position in its lists (issue 48) must answer alike
+    "2026-12-02b": [
+        *pages(f"/api/v2/trails/{ORG}/shop", 12, 3),
+        *pages(f"/api/v2/trails/{ORG}", 17, 3),
+        *pages(f"/api/v2/trails/{ORG}?flow=shop", 12, 3),  # kosli list trails --flow shop
+        *pages(f"/api/v2/attestations/{ORG}/shop", 69, 3),
+        *pages(f"/api/v2/attestations/{ORG}/shop?trail_name=r5", 37, 3),
+        *pages(f"/api/v2/artifacts/{ORG}/shop", 9, 2),
+        *pages(f"/api/v2/artifacts/{ORG}?flow_name=shop", 9, 2),
+        *pages(f"/api/v2/artifacts/{ORG}?repo_name=acme/shop-api", 4, 2),
+        *pages(f"/api/v2/repos/{ORG}", 8, 3, "", "sort_direction=desc"),
+        # as kosli list snapshots and kosli log environment ask too (--reverse or not)
+        *pages(f"/api/v2/snapshots/{ORG}/prod", 10, 3, "", "interval=&reverse=false",
+               "interval=&reverse=true"),
+        *pages(f"/api/v2/environments/{ORG}/prod/events", 23, 3, "", "interval=&reverse=false",
+               "interval=&reverse=true"),
+        *pages(f"/api/v2/approvals/{ORG}/shop", 7, 2),
+        *pages(f"/api/v2/membership-audit-log/{ORG}", 12, 3, "", "sort_dir=asc",
+               "sort_dir=desc"),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-001/decisions", 8, 3, "", "sort_direction=asc",
+               "sort_direction=desc"),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-002/decisions", 3, 2),
+        *pages(f"/api/v2/environments/{ORG}", 5, 2),
+        *pages(f"/api/v2/flows/{ORG}", 3, 2),
+        *pages(f"/api/v2/controls/{ORG}", 2, 1),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-002/versions", 5, 2, "sort_direction=asc",
+               "sort_direction=desc"),
+        *pages(f"/api/v2/controls/{ORG}/RCTL-001/coverage", 5, 2),
+        # lists in a window of time: one that holds every record, whenever read
+        *pages(f"/api/v2/builds/{ORG}?start_ts=0&end_ts={WHENEVER}", 13, 3),
+        *pages(f"/api/v2/deployments/{ORG}?start_ts=0&end_ts={WHENEVER}", 22, 3),
+        *pages(f"/api/v2/repos/{ORG}/acme/shop-api/deployments?start_ts=0&end_ts={WHENEVER}", 4,
+               2),
+        *(read.replace("per_page=", "page_size=") for read in pages(
+            f"/api/v2/environments/{ORG}/prod/deployments?from=2020-01-01T00:00:00"
+            "&to=2033-01-01T00:00:00", 12, 3))]}
+# Pages as the official CLI asks for them and prints them (`--output json`), from 2026-12-02b on
+# (the snapshots of one that ends before the latest, whose duration lasts until the read).
+CLI_PAGES = [("list", "trails", "--flow", "shop", "--page", "2", "--page-limit", "3"),
+             ("list", "snapshots", "prod", "--reverse", "--page", "2", "--page-limit", "3"),
+             ("log", "environment", "prod", "--page", "4", "--page-limit", "3"),
+             ("list", "artifacts", "--flow", "shop", "--page", "3", "--page-limit", "2")]
 # The transparency log's reads, from the release that began it: every entry, its inclusion
 # proof in the whole log, the consistency proof of every earlier size, and the tiles.
 LOGGED_FROM = "2026-11-28c"
@@ -394,6 +527,15 @@ def reads(cli: Cli, release: str, log_size: int | None = None) -> dict[str, Any]
             found[f"kosli assert artifact {name}"] = cli.run(
                 "assert", "artifact", cli.file(name), "--artifact-type", "file", "--flow",
                 "evolving", check=False).returncode
+    if releases.index(release) >= releases.index("2026-12-02b"):
+        # the organization's attestations, paged by cursor: the first page and the next
+        first = get(f"/api/v2/attestations/{ORG}?per_page=3")
+        get(first["_links"]["next"].removeprefix(PUBLIC_URL))
+        for command in CLI_PAGES:
+            shown = cli.run(*command, "--output", "json", check=False)
+            found[f"kosli {' '.join(command)}"] = {
+                "exit": shown.returncode, "body": json.loads(shown.stdout) if shown.returncode == 0
+                else shown.stdout + shown.stderr}
     if releases.index(release) >= releases.index(LOGGED_FROM):
         log = f"/api/v2/transparency/{ORG}"
         now = int(get(f"{log}/checkpoint").split("\n")[1])

@@ -22,6 +22,7 @@ import pytest
 import requests
 
 from evidence_grpc.domain.transparency import log
+from evidence_grpc.domain.transparency.kept import SUFFIX as KEPT_SUFFIX
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import LogEntry, Organization
 from tests.conftest import (
@@ -83,6 +84,7 @@ BY_DESIGN: dict[str, list[tuple[str, str, str]]] = {
     "2026-11-28c": [*ARTIFACT_IDS, *TEMPLATE_IDS, HISTORY_WORDS, GENESIS],
     # artifacts keep their ids (migration 0025)
     "2026-12-02": [*TEMPLATE_IDS, HISTORY_WORDS, ASSERTED_FLOWS, GENESIS],
+    "2026-12-02b": [],
 }
 # The facts of an answer that are a verdict (besides `kosli assert snapshot`'s exit code).
 VERDICT = re.compile(r"/(compliant|artifact_compliance|snapshot_compliance|state|annotation/type"
@@ -101,24 +103,37 @@ def _identity(item: Any) -> str | None:
     return None
 
 
-def facts(value: Any, path: str = "") -> dict[str, Any]:
-    """Every scalar of an answer by its path (list items by identity where they have one, and
-    each list's length); booleans tagged, so that True is not the number 1."""
+def facts(value: Any, path: str = "", in_order: str | None = None) -> dict[str, Any]:
+    """Every scalar of an answer by its path (list items by identity where they have one, but
+    those of the list at path `in_order` by position, and each list's length); booleans tagged,
+    so that True is not the number 1."""
     if isinstance(value, dict):
-        return {k: v for key, item in value.items() for k, v in facts(item, f"{path}/{key}").items()}
+        return {k: v for key, item in value.items()
+                for k, v in facts(item, f"{path}/{key}", in_order).items()}
     if isinstance(value, list):
         ids = [_identity(item) for item in value]
-        keyed = None not in ids and len(set(ids)) == len(ids)
+        keyed = path != in_order and None not in ids and len(set(ids)) == len(ids)
         found = {f"{path}#len": len(value)}
         for i, item in enumerate(value):
-            found.update(facts(item, f"{path}[{ids[i] if keyed else i}]"))
+            found.update(facts(item, f"{path}[{ids[i] if keyed else i}]", in_order))
         return found
     return {path: ("bool", value) if isinstance(value, bool) else value}
 
 
+def _page_items(read: str, answer: Any) -> str | None:
+    """Where a page of a list (a read with `page=`, or the CLI's `--page`) holds its items, which
+    are compared in the order the page answered them: the body, or the one list in it."""
+    body = answer.get("body") if re.search(r"[?&]page=|--page ", read) else None
+    if isinstance(body, list):
+        return "/body"
+    listed = [key for key, item in body.items() if isinstance(item, list)] \
+        if isinstance(body, dict) else []
+    return f"/body/{listed[0]}" if len(listed) == 1 else None
+
+
 def all_facts(answers: dict[str, Any]) -> dict[tuple[str, str], Any]:
     return {(read, path): value for read, answer in answers.items()
-            for path, value in facts(answer).items()}
+            for path, value in facts(answer, in_order=_page_items(read, answer)).items()}
 
 
 def answers_of(release: str, engine: str) -> dict[str, Any]:
@@ -138,9 +153,14 @@ def upgraded(request: pytest.FixtureRequest, engine: str, tmp_path: pathlib.Path
     else:
         restored = postgres_copy(POSTGRES_URL, FIXTURES / release / "postgresql.sql")
         database = restored.__enter__()
-    # the fixture's transparency log key, that its checkpoints were signed with
+    # the fixture's transparency log key, that its checkpoints were signed with, and the largest
+    # checkpoint of each log that the release signed, kept beside it (from 2026-12-02b): a log
+    # the upgrade made no extension of is refused at start
     key = FIXTURES / release / "log.key"
     signed = ["--log-key-file", str(shutil.copy(key, tmp_path / "log.key"))] if key.exists() else []
+    kept = key.with_name(key.name + KEPT_SUFFIX)
+    if kept.exists():
+        shutil.copy(kept, tmp_path / kept.name)
     try:
         server = start_server(database, tmp_path, "--public-url", PUBLIC_URL, *signed,
                               bootstrap_with=None)
@@ -283,3 +303,18 @@ def _logs_verify(database: str) -> None:
                        for org in orgs)  # 0026's and 0030's
     finally:
         _close_shared_database()
+
+
+def test_a_page_is_compared_in_order_a_whole_list_by_identity() -> None:
+    """The items of a page (a read with `page=`) are compared by position, as a page shows them;
+    those of a whole list by identity (a later release's extra entries shift positions)."""
+    def answer(*names: str) -> dict[str, Any]:
+        return {"status": 200, "body": {"data": [{"name": name} for name in names],
+                                        "pagination": {"total": len(names)}}}
+
+    for read, compared_in_order in (("GET /api/v2/trails/acme/shop?page=1&per_page=2", True),
+                                    ("kosli list trails --flow shop --page 1 --page-limit 2", True),
+                                    ("GET /api/v2/trails/acme/shop?per_page=2", False),
+                                    ("GET /api/v2/trails/acme/shop", False)):
+        changed = _changed(all_facts({read: answer("r2", "r1")}), all_facts({read: answer("r1", "r2")}))
+        assert bool(changed) == compared_in_order, read
