@@ -87,10 +87,11 @@ def test_create_validates_name_and_type(org):
     assert created_again is False
 
 
-def test_environments_listed_and_read_in_batches_in_one_order(org):
+def test_environments_listed_and_read_in_batches_in_one_order(org, monkeypatch):
     """Sorted by name, or by a time with those that have none last and ties by name (desc
     reverses it all); filtered by name, type and tags. Read in batches by keyset, the list is
-    the same, whatever the batch size."""
+    the same, whatever the batch size; so are its pages (with tags, walked in batches of 3)."""
+    monkeypatch.setattr(environments, "TAGS_MATCHED_IN_BATCHES_OF", 3)
     changed = {"b": 30.0, "a": None, "d": 10.0, "c": 30.0, "e": None, "f": 0.0}
     for name, at in changed.items():
         make_env(org, name, "K8S" if name in "ab" else "server")
@@ -108,6 +109,14 @@ def test_environments_listed_and_read_in_batches_in_one_order(org):
             for size in (1, 2, 7):
                 assert [e.name for batch in environments.environments_in_batches(
                     org, size, sort=sort, sort_direction=direction) for e in batch] == expected
+            for tags, kept in ((None, expected), (["team:x"], [n for n in expected if n in "ace"])):
+                pages = [environments.list_environments(org, number, 2, tags=tags, sort=sort,
+                                                        sort_direction=direction)
+                         for number in (1, 2, 3, 4)]
+                assert [[e.name for e in rows] for rows, _ in pages] == [
+                    kept[start:start + 2] for start in (0, 2, 4, 6)]
+                assert {(p["total_count"], p["total_pages"]) for _, p in pages} == {
+                    (len(kept), -(-len(kept) // 2))}
     assert [[e.name for e in batch] for batch in environments.environments_in_batches(
         org, 2, tags=["team:x"], sort="last_changed_at")] == [["c"], ["a", "e"]]
     assert [[e.name for e in batch] for batch in environments.environments_in_batches(

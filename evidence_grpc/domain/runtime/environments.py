@@ -29,7 +29,7 @@ from ..kernel import references
 from ..kernel.contract import SchemaCheck
 from ..kernel.errors import missing, validation_error
 from ..kernel.names import check_name, whole_string_patterns
-from ..kernel.pages import page_of
+from ..kernel.pages import counted, page_of
 from ..kernel.tag_filters import has_tag
 from ..outbound import actions
 from . import env_audit, leaves
@@ -37,6 +37,8 @@ from . import env_audit, leaves
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
 LOGICAL = "logical"
 MAX_ENVIRONMENTS_PER_PAGE = 50
+# Environments read at a time when a page's are found by matching tags (in Python)
+TAGS_MATCHED_IN_BATCHES_OF = 500
 SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
 
 
@@ -131,8 +133,17 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
     one: `environments_in_batches`)."""
     paging = page_of(page, per_page, MAX_ENVIRONMENTS_PER_PAGE, MAX_ENVIRONMENTS_PER_PAGE)
     query, keys, descending = _listed(org, name, types, sort, sort_direction)
-    rows = list(query.order_by(*(key.desc() if descending else key for key in keys)))
-    return paging.slice([env for env in rows if _tagged(env, tags)])
+    if not tags:
+        rows = list(query.order_by(*(key.desc() if descending else key for key in keys))
+                    .paginate(paging.number, paging.size))
+        return rows, counted(paging, query.count())
+    # tags are matched in Python: the list is walked in batches, keeping the page's
+    start, end, total, rows = paging.offset, paging.offset + (paging.size or 0), 0, []
+    for batch in environments_in_batches(org, TAGS_MATCHED_IN_BATCHES_OF, name=name, types=types,
+                                         tags=tags, sort=sort, sort_direction=sort_direction):
+        rows += batch[max(0, start - total):max(0, end - total)]
+        total += len(batch)
+    return rows, counted(paging, total)
 
 
 def environments_in_batches(org: Organization, size: int, *, name: str | None = None,
