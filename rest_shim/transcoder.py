@@ -231,8 +231,6 @@ def stream_request(route: Route, message: Message) -> Message | None:
             continue
         if field.is_repeated:
             getattr(streamed, field.name).extend(value)
-        elif field.message_type is not None:
-            getattr(streamed, field.name).CopyFrom(value)
         else:
             setattr(streamed, field.name, value)
     return streamed
