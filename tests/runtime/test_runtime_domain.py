@@ -92,6 +92,7 @@ def test_environments_listed_and_read_in_batches_in_one_order(org, monkeypatch):
     reverses it all); filtered by name, type and tags. Read in batches by keyset, the list is
     the same, whatever the batch size; so are its pages (with tags, walked in batches of 3)."""
     monkeypatch.setattr(environments, "TAGS_MATCHED_IN_BATCHES_OF", 3)
+    monkeypatch.setattr(environments, "UNINDEXED_ORDER_READ", 0)  # read as many as asked
     changed = {"b": 30.0, "a": None, "d": 10.0, "c": 30.0, "e": None, "f": 0.0}
     for name, at in changed.items():
         make_env(org, name, "K8S" if name in "ab" else "server")
@@ -121,6 +122,10 @@ def test_environments_listed_and_read_in_batches_in_one_order(org, monkeypatch):
         org, 2, tags=["team:x"], sort="last_changed_at")] == [["c"], ["a", "e"]]
     assert [[e.name for e in batch] for batch in environments.environments_in_batches(
         org, 3, name="a", types=["K8S"])] == [["a"]]
+    # in a time's order, read more at a time than a batch holds
+    monkeypatch.setattr(environments, "UNINDEXED_ORDER_READ", 4)
+    assert [[e.name for e in batch] for batch in environments.environments_in_batches(
+        org, 3, sort="last_changed_at")] == [by_time[:3], by_time[3:4], by_time[4:]]
     with pytest.raises(InvalidArgument):
         next(environments.environments_in_batches(org, 2, sort="colour"))
 

@@ -39,6 +39,8 @@ LOGICAL = "logical"
 MAX_ENVIRONMENTS_PER_PAGE = 50
 # Environments read at a time when a page's are found by matching tags (in Python)
 TAGS_MATCHED_IN_BATCHES_OF = 500
+# Environments read at a time in an order no index holds (by a time)
+UNINDEXED_ORDER_READ = 2_000
 SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
 
 
@@ -150,13 +152,17 @@ def environments_in_batches(org: Organization, size: int, *, name: str | None = 
                             types: list[str] | None = None, tags: list[str] | None = None,
                             sort: str | None = None, sort_direction: str | None = None
                             ) -> Iterator[list[Environment]]:
-    """Every environment `list_environments` lists, in its order, read `size` at a time by
-    keyset (`keyset_batches`); a batch holds those of the `size` read that have the tags."""
+    """Every environment `list_environments` lists, in its order, in batches of at most `size`
+    read by keyset (`keyset_batches`); a batch holds those of the rows read that have the tags.
+    In a time's order, which no index holds, each read scans the organization's environments:
+    they are read UNINDEXED_ORDER_READ at a time (at 100,000 environments, 1,000 reads of 100
+    took 32 s on SQLite)."""
     query, keys, descending = _listed(org, name, types, sort, sort_direction)
-    for batch in keyset_batches(query, keys, size, descending):
-        kept = [env for env in batch if _tagged(env, tags)]
-        if kept:
-            yield kept
+    read = size if sort in (None, "name") else max(size, UNINDEXED_ORDER_READ)
+    for rows in keyset_batches(query, keys, read, descending):
+        kept = [env for env in rows if _tagged(env, tags)]
+        for start in range(0, len(kept), size):
+            yield kept[start:start + size]
 
 
 def _listed(org: Organization, name: str | None, types: list[str] | None, sort: str | None,
