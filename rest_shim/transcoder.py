@@ -227,7 +227,11 @@ def stream_request(route: Route, message: Message) -> Message | None:
         return None
     streamed = message_factory.GetMessageClass(route.stream.input_type)()
     for field, value in message.ListFields():
-        if field.name in streamed.DESCRIPTOR.fields_by_name:
+        if field.name not in streamed.DESCRIPTOR.fields_by_name:
+            continue
+        if field.is_repeated:
+            getattr(streamed, field.name).extend(value)
+        else:
             setattr(streamed, field.name, value)
     return streamed
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import grpc
 from google.api import httpbody_pb2
 
@@ -13,11 +16,28 @@ from ..domain.identity.callers import current_caller
 from ..domain.runtime import env_audit, environment_changes, environments, snapshots
 from ..storage.db import owns_transaction
 from ..storage.models import Environment, Organization
+from . import lists
 
 
 def _environments(org: Organization, rows: list[Environment]) -> list[pb.Environment]:
     views = environments.environment_views(rows, org.name, snapshots.environment_states(rows))
     return [to_message(view, pb.Environment) for view in views]
+
+
+def _filters(request: pb.ListEnvironmentsRequest | pb.StreamEnvironmentsRequest
+             ) -> dict[str, Any]:
+    return {"name": optional(request, "name"), "types": list(request.type),
+            "tags": list(request.tag), "sort": optional(request, "sort"),
+            "sort_direction": optional(request, "sort_direction")}
+
+
+def _chunks(org: Organization,
+            request: pb.ListEnvironmentsRequest | pb.StreamEnvironmentsRequest
+            ) -> Iterator[list[pb.Environment]]:
+    """Every environment the request lists, STREAM_CHUNK at a time."""
+    for batch in environments.environments_in_batches(org, lists.STREAM_CHUNK,
+                                                      **_filters(request)):
+        yield _environments(org, batch)
 
 
 class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
@@ -44,17 +64,25 @@ class EnvironmentServicer(pb_grpc.EnvironmentServiceServicer):
     def ListEnvironments(self, request: pb.ListEnvironmentsRequest, context: grpc.ServicerContext
                          ) -> pb.ListEnvironmentsResponse:
         org = current_caller().org
+        if not (request.HasField("page") or request.HasField("per_page")):
+            every: list[pb.Environment] = lists.whole(
+                _chunks(org, request), f"Organization '{org.name}'", "environments",
+                "StreamEnvironments")
+            return pb.ListEnvironmentsResponse(environments=every)
         rows, pagination = environments.list_environments(
-            org, optional(request, "page"), optional(request, "per_page"),
-            name=optional(request, "name"), types=list(request.type), tags=list(request.tag),
-            sort=optional(request, "sort"), sort_direction=optional(request, "sort_direction"))
-        response = pb.ListEnvironmentsResponse(environments=_environments(org, rows))
-        if request.HasField("page") or request.HasField("per_page"):
-            response.page = pagination["page"]
-            response.per_page = pagination["per_page"]
-            response.total_pages = pagination["total_pages"]
-            response.total_count = pagination["total_count"]
-        return response
+            org, optional(request, "page"), optional(request, "per_page"), **_filters(request))
+        return pb.ListEnvironmentsResponse(
+            environments=_environments(org, rows), page=pagination["page"],
+            per_page=pagination["per_page"], total_pages=pagination["total_pages"],
+            total_count=pagination["total_count"])
+
+    def StreamEnvironments(self, request: pb.StreamEnvironmentsRequest,
+                           context: grpc.ServicerContext
+                           ) -> Iterator[pb.StreamEnvironmentsResponse]:
+        """The unpaged list of ListEnvironments in chunks of STREAM_CHUNK environments, each
+        read, made and sent before the next is read, from one snapshot."""
+        for chunk in _chunks(current_caller().org, request):
+            yield pb.StreamEnvironmentsResponse(environments=chunk)
 
     def UpdateEnvironment(self, request: pb.UpdateEnvironmentRequest, context: grpc.ServicerContext
                           ) -> pb.Environment:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import grpc
 
 from ..api.v2 import common_pb2
@@ -11,11 +14,25 @@ from ..convert import optional, page_of_request, text_of, to_message
 from ..domain.evidence import flows
 from ..domain.evidence.templates import EMPTY_TEMPLATE_YAML
 from ..domain.identity.callers import current_caller
-from ..storage.models import Flow
+from ..storage.models import Flow, Organization
+from . import lists
 
 
 def _flow(flow: Flow, org_name: str) -> pb.Flow:
     return to_message(flows.flow_view(flow, org_name), pb.Flow)
+
+
+def _search(request: pb.ListFlowsRequest | pb.StreamFlowsRequest) -> dict[str, Any]:
+    return {"search": request.search_by_name or None,
+            "case_sensitive": request.case_sensitive if request.HasField("case_sensitive")
+            else True}
+
+
+def _chunks(org: Organization, request: pb.ListFlowsRequest | pb.StreamFlowsRequest
+            ) -> Iterator[list[pb.Flow]]:
+    """Every flow the request lists, STREAM_CHUNK at a time."""
+    for batch in flows.flows_in_batches(org, lists.STREAM_CHUNK, **_search(request)):
+        yield [_flow(f, org.name) for f in batch]
 
 
 class FlowServicer(pb_grpc.FlowServiceServicer):
@@ -48,13 +65,20 @@ class FlowServicer(pb_grpc.FlowServiceServicer):
                   ) -> pb.ListFlowsResponse:
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
-        rows, pagination = flows.list_flows(
-            org, page, search=request.search_by_name or None,
-            case_sensitive=request.case_sensitive if request.HasField("case_sensitive") else True)
-        response = pb.ListFlowsResponse(data=[_flow(f, org.name) for f in rows])
-        if page.requested:
-            response.pagination.CopyFrom(common_pb2.Pagination(**pagination))
-        return response
+        if not page.requested:
+            every: list[pb.Flow] = lists.whole(
+                _chunks(org, request), f"Organization '{org.name}'", "flows", "StreamFlows")
+            return pb.ListFlowsResponse(data=every)
+        rows, pagination = flows.list_flows(org, page, **_search(request))
+        return pb.ListFlowsResponse(data=[_flow(f, org.name) for f in rows],
+                                    pagination=common_pb2.Pagination(**pagination))
+
+    def StreamFlows(self, request: pb.StreamFlowsRequest, context: grpc.ServicerContext
+                    ) -> Iterator[pb.StreamFlowsResponse]:
+        """The unpaged list of ListFlows in chunks of STREAM_CHUNK flows, each read, made and
+        sent before the next is read, from one snapshot."""
+        for chunk in _chunks(current_caller().org, request):
+            yield pb.StreamFlowsResponse(data=chunk)
 
     def ArchiveFlow(self, request: pb.ArchiveFlowRequest, context: grpc.ServicerContext
                     ) -> pb.ArchiveFlowResponse:

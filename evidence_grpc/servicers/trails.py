@@ -22,11 +22,11 @@ from ..convert import (
 )
 from ..domain.evidence import trails
 from ..domain.identity.callers import current_caller
-from ..domain.kernel.errors import FailedPrecondition
 from ..domain.views import audit_packages
 from ..memo import BytesLru, Share, bytes_lru
 from ..storage.db import owns_transaction, read_snapshot
 from ..storage.models import Organization, Trail
+from . import lists
 from .transparency import log_signer, log_witnesses
 
 
@@ -79,37 +79,27 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
         org = current_caller().org
         page = page_of_request(request, whole_when_unpaged=True)
         if not page.requested:
-            return _listed(pb.ListTrailsResponse(), self._whole(org, request.flow_name))
+            return _listed(pb.ListTrailsResponse(), lists.whole(
+                self._chunks(org, request.flow_name), f"Flow '{request.flow_name}'", "trails",
+                "StreamFlowTrails"))
         rows, pagination = trails.list_flow_trails(org, request.flow_name, page)
-        head = pb.ListTrailsResponse()
-        if page.requested:
-            head.pagination.CopyFrom(common_pb2.Pagination(**pagination))
+        head = pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
-
-    def _whole(self, org: Organization, flow_name: str) -> list[bytes]:
-        """Every trail's answer of the flow, in one message: refused past UNARY_LIST_MOST
-        trails (a process would hold them all, twice), which StreamFlowTrails or pages answer."""
-        answers: list[bytes] = []
-        share = Share(_KEPT_TRAILS)
-        for batch in trails.flow_trails_in_batches(org, flow_name, STREAM_CHUNK):
-            if len(answers) + len(batch) > UNARY_LIST_MOST:
-                raise FailedPrecondition(
-                    f"Flow '{flow_name}' has more than {UNARY_LIST_MOST} trails: ask for them "
-                    "a page at a time (page, per_page) or stream them (StreamFlowTrails)",
-                    reason="LIST_TOO_LONG")
-            answers += _answers(batch, org.name, self.html_base, share)
-        return answers
 
     def StreamFlowTrails(self, request: pb.StreamFlowTrailsRequest,
                          context: grpc.ServicerContext) -> Iterator[Encoded]:
         """The unpaged list of ListFlowTrails in chunks of STREAM_CHUNK trails: a chunk is
         read, made and sent before the next is read (the transaction interceptor holds one
-        snapshot for them all), and the trails' answers kept within one share."""
-        org = current_caller().org
+        snapshot for them all)."""
+        for answers in self._chunks(current_caller().org, request.flow_name):
+            yield Encoded(pb.StreamFlowTrailsResponse, b"", "data", answers)
+
+    def _chunks(self, org: Organization, flow_name: str) -> Iterator[list[bytes]]:
+        """The answers of every trail of the flow, STREAM_CHUNK trails at a time, kept within
+        one share."""
         share = Share(_KEPT_TRAILS)
-        for batch in trails.flow_trails_in_batches(org, request.flow_name, STREAM_CHUNK):
-            yield Encoded(pb.StreamFlowTrailsResponse, b"", "data",
-                          _answers(batch, org.name, self.html_base, share))
+        for batch in trails.flow_trails_in_batches(org, flow_name, lists.STREAM_CHUNK):
+            yield _answers(batch, org.name, self.html_base, share)
 
     def ListTrails(self, request: pb.ListTrailsRequest, context: grpc.ServicerContext
                    ) -> Encoded:
@@ -120,13 +110,6 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
             flow_tags=list(request.flow_tag), fingerprint=optional(request, "fingerprint"))
         head = pb.ListTrailsResponse(pagination=common_pb2.Pagination(**pagination))
         return _listed(head, _answers(rows, org.name, self.html_base))
-
-
-# Trails in each answer of a stream: what one chunk holds is bounded by this many trails'
-# answers (each as big as its events and evidence make it), whatever the list's length.
-STREAM_CHUNK = 100
-# The most trails the unary ListFlowTrails answers unpaged (gRPC callers; the REST shim streams).
-UNARY_LIST_MOST = 10_000
 
 
 def _listed(head: pb.ListTrailsResponse, answers: list[bytes]) -> Encoded:

@@ -50,6 +50,41 @@ def in_chunks(values: list[T]) -> Iterator[list[T]]:
         yield values[start:start + IN_CHUNK]
 
 
+def in_batches(read: Callable[[T | None], list[T]], size: int) -> Iterator[list[T]]:
+    """Every row of a list, `size` at a time: `read(None)` answers the first batch and
+    `read(last)` the batch after the row `last`, by a keyset (a condition on the list's order
+    that its index walks however deep, never an OFFSET). Never more than one batch is in
+    memory; run within one read snapshot, the batches together are one read of the whole."""
+    batch = read(None)
+    while True:
+        if batch:
+            yield batch
+        if len(batch) < size:
+            return
+        batch = read(batch[-1])
+
+
+def keyset_batches(query: peewee.ModelSelect, keys: list[peewee.ColumnBase], size: int,
+                   descending: bool = False) -> Iterator[list[Any]]:
+    """Every row of `query` ordered by `keys` (ascending, or all descending), `size` at a
+    time (`in_batches`): each batch is the rows whose keys, as one row value, come after the
+    last row's. The last key must be unique within the query (a name), so that no two rows
+    tie."""
+    aliases = [f"keyset_{i}" for i in range(len(keys))]
+    ordered = query.select_extend(*(key.alias(a) for key, a in zip(keys, aliases, strict=True))
+                                  ).order_by(*(key.desc() if descending else key.asc()
+                                               for key in keys)).limit(size)
+
+    def read(last: Any) -> list[Any]:
+        if last is None:
+            return list(ordered)
+        seen = peewee.Tuple(*(getattr(last, a) for a in aliases))
+        after = peewee.Tuple(*keys) < seen if descending else peewee.Tuple(*keys) > seen
+        return list(ordered.where(after))
+
+    return in_batches(read, size)
+
+
 def open_database(url: str) -> peewee.Database:
     """Build a database from `sqlite:///path`, `sqlite:///:memory:` or `postgresql://...`."""
     parsed = urlparse(url)

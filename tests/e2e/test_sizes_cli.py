@@ -54,6 +54,9 @@ def test_list_flows_shows_every_flow(big: RunningServer) -> None:
     table = big.kosli("list", "flows").stdout.splitlines()
     assert len(table) == N + 1  # a header and a line per flow
     assert table[-1].split()[0] == f"flow-{N - 1:04d}"
+    # searched (the server streams the list, filtered: one chunk of 100 exactly)
+    found = big.kosli_json("list", "flows", "--name", "FLOW-09", "--ignore-case")
+    assert [f["name"] for f in found] == [f"flow-{i:04d}" for i in range(900, N)]
 
 
 def test_list_flows_pages(big: RunningServer) -> None:
@@ -75,6 +78,11 @@ def test_list_environments_shows_every_environment(big: RunningServer) -> None:
     assert [e["name"] for e in envs] == [f"env-{i:04d}" for i in range(N)]
     table = big.kosli("list", "environments").stdout.splitlines()
     assert len(table) == N + 1
+    # filtered and sorted (every environment changed at once: ties by name, reversed)
+    backwards = big.kosli_json("list", "environments", "--type", "server", "--sort",
+                               "last_changed_at", "--sort-direction", "desc")
+    assert [e["name"] for e in backwards] == [f"env-{i:04d}" for i in reversed(range(N))]
+    assert big.kosli_json("list", "environments", "--tag", "team") == []
     page = big.kosli_json("list", "environments", "--page", "20", "--page-limit", "50")
     assert [e["name"] for e in page["environments"]] == [f"env-{i:04d}" for i in range(950, N)]
     assert (page["total_count"], page["total_pages"]) == (N, 20)

@@ -477,6 +477,12 @@ def test_list_flows_search_case_sensitive_and_not(acme):
     assert search("a_b", False) == ["a_b"]  # '_' is literal, not a wildcard
     assert search("%", False) == []
     assert search("", True) == ["Alpha-api", "a_b", "alpha-web", "axb", "beta"]
+    # Every flow, read in batches by keyset (by name, as the pages are)
+    assert [names(batch) for batch in flows.flows_in_batches(acme, 2)] == [
+        ["Alpha-api", "a_b"], ["alpha-web", "axb"], ["beta"]]
+    assert [names(batch) for batch in flows.flows_in_batches(acme, 2, "ALPHA", False)] == [
+        ["Alpha-api", "alpha-web"]]
+    assert list(flows.flows_in_batches(acme, 2, "gamma")) == []
     rows, pagination = flows.list_flows(acme, page_of(2, 1), "ALPHA", False)
     assert names(rows) == ["alpha-web"]
     assert pagination == {"total": 2, "page": 2, "per_page": 1, "page_count": 2}

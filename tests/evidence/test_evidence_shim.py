@@ -1359,6 +1359,7 @@ def test_a_streamed_list_that_fails_midway_is_cut_short_and_leaves_nothing_behin
     are gone with it: the next request is answered as usual."""
     from evidence_grpc.domain.identity import callers
     from evidence_grpc.observability import request_id
+    from evidence_grpc.servicers import lists
     from evidence_grpc.servicers import trails as servicer
 
     for n in range(2, 4):
@@ -1376,7 +1377,7 @@ def test_a_streamed_list_that_fails_midway_is_cut_short_and_leaves_nothing_behin
             raise RuntimeError("the database went away")
         return answers(*args)
 
-    monkeypatch.setattr(servicer, "STREAM_CHUNK", 1)
+    monkeypatch.setattr(lists, "STREAM_CHUNK", 1)
     monkeypatch.setattr(servicer, "_answers", failing)
     cut = trail.get("/api/v2/trails/acme/payments", headers=H, buffered=False)
     assert cut.status_code == 200

@@ -87,6 +87,49 @@ def test_create_validates_name_and_type(org):
     assert created_again is False
 
 
+def test_environments_listed_and_read_in_batches_in_one_order(org, monkeypatch):
+    """Sorted by name, or by a time with those that have none last and ties by name (desc
+    reverses it all); filtered by name, type and tags. Read in batches by keyset, the list is
+    the same, whatever the batch size; so are its pages (with tags, walked in batches of 3)."""
+    monkeypatch.setattr(environments, "TAGS_MATCHED_IN_BATCHES_OF", 3)
+    monkeypatch.setattr(environments, "UNINDEXED_ORDER_READ", 0)  # read as many as asked
+    changed = {"b": 30.0, "a": None, "d": 10.0, "c": 30.0, "e": None, "f": 0.0}
+    for name, at in changed.items():
+        make_env(org, name, "K8S" if name in "ab" else "server")
+        Environment.update(last_changed_at=at, tags={"team": "x"} if name in "ace" else {}
+                           ).where(Environment.name == name).execute()
+    # the order as ever: by name, then a stable sort by (has no time, time), reversed if desc
+    by_time = sorted(sorted(changed), key=lambda n: (changed[n] is None, changed[n] or 0))
+    for sort, wanted in ((None, sorted(changed)), ("name", sorted(changed)),
+                         ("last_changed_at", by_time)):
+        for direction in (None, "asc", "desc"):
+            expected = wanted[::-1] if direction == "desc" else wanted
+            listed = environments.list_environments(org, 1, 50, sort=sort,
+                                                    sort_direction=direction)[0]
+            assert [e.name for e in listed] == expected, (sort, direction)
+            for size in (1, 2, 7):
+                assert [e.name for batch in environments.environments_in_batches(
+                    org, size, sort=sort, sort_direction=direction) for e in batch] == expected
+            for tags, kept in ((None, expected), (["team:x"], [n for n in expected if n in "ace"])):
+                pages = [environments.list_environments(org, number, 2, tags=tags, sort=sort,
+                                                        sort_direction=direction)
+                         for number in (1, 2, 3, 4)]
+                assert [[e.name for e in rows] for rows, _ in pages] == [
+                    kept[start:start + 2] for start in (0, 2, 4, 6)]
+                assert {(p["total_count"], p["total_pages"]) for _, p in pages} == {
+                    (len(kept), -(-len(kept) // 2))}
+    assert [[e.name for e in batch] for batch in environments.environments_in_batches(
+        org, 2, tags=["team:x"], sort="last_changed_at")] == [["c"], ["a", "e"]]
+    assert [[e.name for e in batch] for batch in environments.environments_in_batches(
+        org, 3, name="a", types=["K8S"])] == [["a"]]
+    # in a time's order, read more at a time than a batch holds
+    monkeypatch.setattr(environments, "UNINDEXED_ORDER_READ", 4)
+    assert [[e.name for e in batch] for batch in environments.environments_in_batches(
+        org, 3, sort="last_changed_at")] == [by_time[:3], by_time[3:4], by_time[4:]]
+    with pytest.raises(InvalidArgument):
+        next(environments.environments_in_batches(org, 2, sort="colour"))
+
+
 def test_a_report_makes_a_snapshot_only_when_what_runs_changes(org):
     make_env(org)
     first = snapshots.report_environment(org, "prod", "server", server_report(("app", FP1)))

@@ -44,7 +44,7 @@ from evidence_grpc.domain.governance import approvals
 from evidence_grpc.domain.identity import service_accounts
 from evidence_grpc.domain.kernel.pages import page_of
 from evidence_grpc.server import build_server
-from evidence_grpc.servicers.trails import STREAM_CHUNK
+from evidence_grpc.servicers.lists import STREAM_CHUNK
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Attestation, Flow, Organization, Trail
 from tests.conftest import (
@@ -66,6 +66,7 @@ from tests.helpers import (
     SHARING,
     N,
     commit,
+    details_of,
     fingerprint,
     populate,
 )
@@ -111,42 +112,56 @@ def test_unpaged_trails_of_a_flow_are_all_its_trails(sized: Sized) -> None:
     assert names == [f"trail-{i:04d}" for i in reversed(range(N))]
 
 
-def _trails_answer(client: object, monkeypatch: pytest.MonkeyPatch, streamed: bool) -> bytes:
-    """The bytes of the unpaged list of FLOW's trails, streamed or (as before streams) made
-    whole from ListFlowTrails."""
+def _unpaged_answer(client: object, path: str, monkeypatch: pytest.MonkeyPatch,
+                    streamed: bool) -> bytes:
+    """The bytes of an unpaged list, streamed or (as before streams) made whole by its unary
+    list."""
     from rest_shim import app
 
     with monkeypatch.context() as patched:
         if not streamed:
             patched.setattr(app, "stream_request", lambda route, message: None)
-        response = client.get(f"/api/v2/trails/acme/{FLOW}", headers=bearer())  # type: ignore[attr-defined]
+        response = client.get(f"/api/v2{path}", headers=bearer())  # type: ignore[attr-defined]
     assert response.status_code == 200, response.get_json()
     assert ("Content-Length" in response.headers) is not streamed
     return response.get_data()
 
 
-def test_unpaged_trails_of_a_flow_stream_the_bytes_of_the_whole_list(
+# The unpaged lists that stream (`stream_unpaged`), with the number of items each answers:
+# a flow's trails, the flows (all; one chunk exactly, searched), the environments (all, sorted
+# by a time they share with ties by name, descending; none with a tag no environment has).
+STREAMED = [(f"/trails/acme/{FLOW}", N), ("/flows/acme", N),
+            ("/flows/acme?search_by_name=FLOW-00&case_sensitive=false", 100),
+            ("/environments/acme", N),
+            ("/environments/acme?sort=last_changed_at&sort_direction=desc&type=server", N),
+            ("/environments/acme?tag=nobody", 0)]
+
+
+def test_unpaged_lists_stream_the_bytes_of_the_whole_list(
         sized: Sized, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Written while read from StreamFlowTrails (ten chunks of 100), the list is the very bytes
-    ListFlowTrails' whole answer renders to, cold (nothing kept) and warm, in process and
+    """Written while read from its stream (chunks of 100), each list is the very bytes its
+    unary list's whole answer renders to, cold (nothing kept) and warm, in process and
     through a gRPC channel (the shim run apart from the gRPC server)."""
     from evidence_grpc.servicers import trails as servicer
     from rest_shim import transcoder
     from rest_shim.app import create_app
     from rest_shim.backend import ChannelBackend
 
-    whole = _trails_answer(sized.client, monkeypatch, streamed=False)
-    assert len(json.loads(whole)) == N
+    wholes = [_unpaged_answer(sized.client, path, monkeypatch, streamed=False)
+              for path, _ in STREAMED]
+    assert [len(json.loads(whole)) for whole in wholes] == [n for _, n in STREAMED]
     for kept in (servicer._KEPT_TRAILS, transcoder._KEPT_JSON):
         kept.clear()
-    assert _trails_answer(sized.client, monkeypatch, streamed=True) == whole  # cold
-    assert _trails_answer(sized.client, monkeypatch, streamed=True) == whole  # warm
+    for (path, _), whole in zip(STREAMED, wholes, strict=True):
+        assert _unpaged_answer(sized.client, path, monkeypatch, streamed=True) == whole  # cold
+        assert _unpaged_answer(sized.client, path, monkeypatch, streamed=True) == whole  # warm
     settings = Settings(database_url=sized.url, grpc_addr="127.0.0.1:0", log_key_file=LOG_KEY_FILE)
     server, port = build_server(settings)
     server.start()
     try:
         apart = create_app(settings, ChannelBackend(f"127.0.0.1:{port}", settings)).test_client()
-        assert _trails_answer(apart, monkeypatch, streamed=True) == whole
+        for (path, _), whole in zip(STREAMED, wholes, strict=True):
+            assert _unpaged_answer(apart, path, monkeypatch, streamed=True) == whole
     finally:
         server.stop(None)
 
@@ -407,39 +422,95 @@ def test_grpc_unpaged_lists_are_whole(channel: grpc.Channel) -> None:
     assert len(found.by_commit) == N and all(len(v.data) == 1 for v in found.by_commit.values())
 
 
-def test_grpc_streams_a_flows_trails_in_chunks_of_what_the_whole_list_is(
-        channel: grpc.Channel) -> None:
-    stub = trail_grpc.TrailServiceStub(channel)
-    whole = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
-                                metadata=AUTH)
-    chunks = list(stub.StreamFlowTrails(
-        trail_pb.StreamFlowTrailsRequest(org="acme", flow_name=FLOW), metadata=AUTH))
-    assert [len(chunk.data) for chunk in chunks] == [STREAM_CHUNK] * (N // STREAM_CHUNK)
-    assert [trail for chunk in chunks for trail in chunk.data] == list(whole.data)
+@dataclass
+class Streamed:
+    """A list that streams over gRPC: its service's stub, its unary and streaming methods,
+    their requests (of `fields`), the repeated field of their answers and what the refusal
+    past the cap says before the ways to read the list."""
+    stub: Any
+    listed: str
+    streamed: str
+    requests: tuple[Any, Any]
+    fields: dict[str, Any]
+    items: str
+    too_long: str
+
+
+STREAMS = [
+    Streamed(trail_grpc.TrailServiceStub, "ListFlowTrails", "StreamFlowTrails",
+             (trail_pb.ListFlowTrailsRequest, trail_pb.StreamFlowTrailsRequest),
+             {"flow_name": FLOW}, "data", f"Flow '{FLOW}' has more than {N - 1} trails"),
+    Streamed(flow_grpc.FlowServiceStub, "ListFlows", "StreamFlows",
+             (flow_pb.ListFlowsRequest, flow_pb.StreamFlowsRequest), {}, "data",
+             f"Organization 'acme' has more than {N - 1} flows"),
+    Streamed(environment_grpc.EnvironmentServiceStub, "ListEnvironments", "StreamEnvironments",
+             (environment_pb.ListEnvironmentsRequest, environment_pb.StreamEnvironmentsRequest),
+             {"sort": "last_modified_at", "sort_direction": "desc"}, "environments",
+             f"Organization 'acme' has more than {N - 1} environments"),
+]
+
+
+@pytest.mark.parametrize("streams", STREAMS, ids=lambda s: s.streamed)
+def test_grpc_streams_in_chunks_of_what_the_whole_list_is(
+        channel: grpc.Channel, streams: Streamed) -> None:
+    stub = streams.stub(channel)
+    listed, streamed = streams.requests
+    whole = getattr(stub, streams.listed)(listed(org="acme", **streams.fields), metadata=AUTH)
+    chunks = list(getattr(stub, streams.streamed)(streamed(org="acme", **streams.fields),
+                                                  metadata=AUTH))
+    assert {type(chunk).__name__ for chunk in chunks} == {f"{streams.streamed}Response"}
+    assert [len(getattr(chunk, streams.items)) for chunk in chunks] == \
+        [STREAM_CHUNK] * (N // STREAM_CHUNK)
+    assert [item for chunk in chunks for item in getattr(chunk, streams.items)] == \
+        list(getattr(whole, streams.items))
+
+
+@pytest.mark.parametrize("refused_request", [
+    (trail_grpc.TrailServiceStub, "StreamFlowTrails",
+     trail_pb.StreamFlowTrailsRequest(org="acme", flow_name="nope"), grpc.StatusCode.NOT_FOUND,
+     "FLOW_NOT_FOUND", ""),
+    (environment_grpc.EnvironmentServiceStub, "StreamEnvironments",
+     environment_pb.StreamEnvironmentsRequest(org="acme", sort="colour"),
+     grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD", "sort"),
+    (flow_grpc.FlowServiceStub, "StreamFlows", flow_pb.StreamFlowsRequest(org="other"),
+     grpc.StatusCode.PERMISSION_DENIED, None, "")], ids=["not-found", "invalid", "denied"])
+def test_grpc_streams_refuse_with_the_unary_lists_errors(
+        channel: grpc.Channel, refused_request: tuple) -> None:
+    """A stream refused answers no chunk: its status and google.rpc details are those of a
+    unary call."""
+    stub, method, request, code, reason, field = refused_request
     with pytest.raises(grpc.RpcError) as refused:
-        list(stub.StreamFlowTrails(trail_pb.StreamFlowTrailsRequest(org="acme", flow_name="nope"),
-                                   metadata=AUTH))
-    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+        list(getattr(stub(channel), method)(request, metadata=AUTH))
+    assert refused.value.code() == code
+    info, violations = details_of(refused.value)
+    if reason is not None:
+        assert info is not None and info.reason == reason
+    if field:
+        assert field in violations
 
 
-def test_grpc_unpaged_list_of_a_flows_trails_is_refused_past_its_cap(
-        channel: grpc.Channel, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past UNARY_LIST_MOST trails the unary list is refused, naming the two ways to read it."""
-    from evidence_grpc.servicers import trails as servicer
+@pytest.mark.parametrize("streams", STREAMS, ids=lambda s: s.listed)
+def test_grpc_unpaged_lists_are_refused_past_their_cap(
+        channel: grpc.Channel, monkeypatch: pytest.MonkeyPatch, streams: Streamed) -> None:
+    """Past UNARY_LIST_MOST items a unary list is refused, naming the two ways to read it."""
+    from evidence_grpc.servicers import lists
 
-    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N - 1)
-    stub = trail_grpc.TrailServiceStub(channel)
+    stub = streams.stub(channel)
+    listed, _ = streams.requests
+    call = getattr(stub, streams.listed)
+    monkeypatch.setattr(lists, "UNARY_LIST_MOST", N - 1)
     with pytest.raises(grpc.RpcError) as refused:
-        stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
-                            metadata=AUTH)
+        call(listed(org="acme", **streams.fields), metadata=AUTH)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "StreamFlowTrails" in refused.value.details() and "page" in refused.value.details()
-    paged = stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(
-        org="acme", flow_name=FLOW, page=10, per_page=100), metadata=AUTH)
-    assert len(paged.data) == 100 and paged.pagination.total == N
-    monkeypatch.setattr(servicer, "UNARY_LIST_MOST", N)
-    assert len(stub.ListFlowTrails(trail_pb.ListFlowTrailsRequest(org="acme", flow_name=FLOW),
-                                   metadata=AUTH).data) == N
+    assert refused.value.details() == (
+        f"{streams.too_long}: ask for them a page at a time (page, per_page) or stream them "
+        f"({streams.streamed})")
+    assert details_of(refused.value)[0].reason == "LIST_TOO_LONG"
+    paged = call(listed(org="acme", page=20, per_page=50, **streams.fields), metadata=AUTH)
+    assert len(getattr(paged, streams.items)) == 50
+    monkeypatch.setattr(lists, "UNARY_LIST_MOST", N)
+    assert len(getattr(call(listed(org="acme", **streams.fields), metadata=AUTH),
+                       streams.items)) == N
 
 
 def test_grpc_commit_search_longer_than_one_in_list(channel: grpc.Channel) -> None:

@@ -109,6 +109,28 @@ class ListEnvironmentsRequest(_message.Message):
     sort_direction: str
     def __init__(self, org: _Optional[str] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ..., name: _Optional[str] = ..., type: _Optional[_Iterable[str]] = ..., tag: _Optional[_Iterable[str]] = ..., space_id: _Optional[_Iterable[str]] = ..., sort: _Optional[str] = ..., sort_direction: _Optional[str] = ...) -> None: ...
 
+class StreamEnvironmentsRequest(_message.Message):
+    __slots__ = ("org", "name", "type", "tag", "sort", "sort_direction")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    SORT_FIELD_NUMBER: _ClassVar[int]
+    SORT_DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    name: str
+    type: _containers.RepeatedScalarFieldContainer[str]
+    tag: _containers.RepeatedScalarFieldContainer[str]
+    sort: str
+    sort_direction: str
+    def __init__(self, org: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[_Iterable[str]] = ..., tag: _Optional[_Iterable[str]] = ..., sort: _Optional[str] = ..., sort_direction: _Optional[str] = ...) -> None: ...
+
+class StreamEnvironmentsResponse(_message.Message):
+    __slots__ = ("environments",)
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    environments: _containers.RepeatedCompositeFieldContainer[Environment]
+    def __init__(self, environments: _Optional[_Iterable[_Union[Environment, _Mapping]]] = ...) -> None: ...
+
 class ListEnvironmentsResponse(_message.Message):
     __slots__ = ("environments", "page", "per_page", "total_pages", "total_count")
     ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]

@@ -51,6 +51,11 @@ class EnvironmentServiceStub:
                 request_serializer=evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsRequest.SerializeToString,
                 response_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsResponse.FromString,
                 _registered_method=True)
+        self.StreamEnvironments = channel.unary_stream(
+                '/evidence.v2.EnvironmentService/StreamEnvironments',
+                request_serializer=evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsRequest.SerializeToString,
+                response_deserializer=evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsResponse.FromString,
+                _registered_method=True)
         self.UpdateEnvironment = channel.unary_unary(
                 '/evidence.v2.EnvironmentService/UpdateEnvironment',
                 request_serializer=evidence_dot_v2_dot_environment__service__pb2.UpdateEnvironmentRequest.SerializeToString,
@@ -118,6 +123,16 @@ class EnvironmentServiceServicer:
 
     def ListEnvironments(self, request, context):
         """Bare array, or {page, per_page, total_pages, total_count, environments} when paged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StreamEnvironments(self, request, context):
+        """Every environment of the organization, filtered and sorted as ListEnvironments answers them
+        unpaged, in chunks of at most 100 environments, read from one snapshot in batches: neither
+        end holds the whole list. What the REST shim answers `GET /api/v2/environments/{org}` from
+        when no page is asked for.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -206,6 +221,11 @@ def add_EnvironmentServiceServicer_to_server(servicer, server):
                     servicer.ListEnvironments,
                     request_deserializer=evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsRequest.FromString,
                     response_serializer=evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsResponse.SerializeToString,
+            ),
+            'StreamEnvironments': grpc.unary_stream_rpc_method_handler(
+                    servicer.StreamEnvironments,
+                    request_deserializer=evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsRequest.FromString,
+                    response_serializer=evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsResponse.SerializeToString,
             ),
             'UpdateEnvironment': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateEnvironment,
@@ -335,6 +355,33 @@ class EnvironmentService:
             '/evidence.v2.EnvironmentService/ListEnvironments',
             evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsRequest.SerializeToString,
             evidence_dot_v2_dot_environment__service__pb2.ListEnvironmentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamEnvironments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/evidence.v2.EnvironmentService/StreamEnvironments',
+            evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsRequest.SerializeToString,
+            evidence_dot_v2_dot_environment__service__pb2.StreamEnvironmentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -117,6 +117,22 @@ class ListFlowsRequest(_message.Message):
     per_page: int
     def __init__(self, org: _Optional[str] = ..., search_by_name: _Optional[str] = ..., case_sensitive: _Optional[bool] = ..., page: _Optional[int] = ..., per_page: _Optional[int] = ...) -> None: ...
 
+class StreamFlowsRequest(_message.Message):
+    __slots__ = ("org", "search_by_name", "case_sensitive")
+    ORG_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_BY_NAME_FIELD_NUMBER: _ClassVar[int]
+    CASE_SENSITIVE_FIELD_NUMBER: _ClassVar[int]
+    org: str
+    search_by_name: str
+    case_sensitive: bool
+    def __init__(self, org: _Optional[str] = ..., search_by_name: _Optional[str] = ..., case_sensitive: _Optional[bool] = ...) -> None: ...
+
+class StreamFlowsResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: _containers.RepeatedCompositeFieldContainer[Flow]
+    def __init__(self, data: _Optional[_Iterable[_Union[Flow, _Mapping]]] = ...) -> None: ...
+
 class ListFlowsResponse(_message.Message):
     __slots__ = ("data", "pagination")
     DATA_FIELD_NUMBER: _ClassVar[int]

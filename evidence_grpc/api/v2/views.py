@@ -283,8 +283,12 @@ __all__ = [
     "SnapshotListItem",
     "SnykAttestation",
     "SonarAttestation",
+    "StreamEnvironmentsRequest",
+    "StreamEnvironmentsResponse",
     "StreamFlowTrailsRequest",
     "StreamFlowTrailsResponse",
+    "StreamFlowsRequest",
+    "StreamFlowsResponse",
     "SystemAttestation",
     "SystemAttestationType",
     "SystemAttestationTypeVersion",
@@ -2349,6 +2353,19 @@ SonarAttestation = TypedDict("SonarAttestation", {
     "sonar_results": "Mapping[str, Any] | None",
 }, total=False)
 
+StreamEnvironmentsRequest = TypedDict("StreamEnvironmentsRequest", {
+    "org": "str",
+    "name": "str | None",
+    "type": "Sequence[str]",
+    "tag": "Sequence[str]",
+    "sort": "str | None",
+    "sort_direction": "str | None",
+}, total=False)
+
+StreamEnvironmentsResponse = TypedDict("StreamEnvironmentsResponse", {
+    "environments": "Sequence[Environment]",
+}, total=False)
+
 StreamFlowTrailsRequest = TypedDict("StreamFlowTrailsRequest", {
     "org": "str",
     "flow_name": "str",
@@ -2356,6 +2373,16 @@ StreamFlowTrailsRequest = TypedDict("StreamFlowTrailsRequest", {
 
 StreamFlowTrailsResponse = TypedDict("StreamFlowTrailsResponse", {
     "data": "Sequence[Trail]",
+}, total=False)
+
+StreamFlowsRequest = TypedDict("StreamFlowsRequest", {
+    "org": "str",
+    "search_by_name": "str | None",
+    "case_sensitive": "bool | None",
+}, total=False)
+
+StreamFlowsResponse = TypedDict("StreamFlowsResponse", {
+    "data": "Sequence[Flow]",
 }, total=False)
 
 SystemAttestation = TypedDict("SystemAttestation", {

@@ -11,8 +11,21 @@ with that name: then it is renamed as if archived at its last change (the archiv
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import peewee
+
 from ...api.v2 import views
-from ...storage.db import Prepared, contains, for_update, locked, now, retry_on_conflict, write_transaction
+from ...storage.db import (
+    Prepared,
+    contains,
+    for_update,
+    keyset_batches,
+    locked,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ...storage.models import Flow, FlowAlias, Organization
 from ..identity.callers import sees_flow
 from ..kernel.errors import (
@@ -121,12 +134,25 @@ def flow_to_report_to(org: Organization, name: str) -> Flow:
         return upsert_flow(org, name, "")[0]
 
 
-def list_flows(org: Organization, page: Page, search: str | None = None,
-               case_sensitive: bool = True) -> tuple[list[Flow], dict[str, int]]:
+def _active_flows(org: Organization, search: str | None, case_sensitive: bool
+                  ) -> peewee.ModelSelect:
     query = Flow.select().where((Flow.organization == org) & (Flow.archived == False))  # noqa: E712
     if search:
         query = query.where(contains(Flow.name, search, case_sensitive))
-    return page.apply(query.order_by(Flow.name))
+    return query
+
+
+def list_flows(org: Organization, page: Page, search: str | None = None,
+               case_sensitive: bool = True) -> tuple[list[Flow], dict[str, int]]:
+    """A page of the organization's flows by name (every flow: `flows_in_batches`)."""
+    assert page.size is not None, "the whole list is read in batches"
+    return page.apply(_active_flows(org, search, case_sensitive).order_by(Flow.name))
+
+
+def flows_in_batches(org: Organization, size: int, search: str | None = None,
+                     case_sensitive: bool = True) -> Iterator[list[Flow]]:
+    """Every flow `list_flows` lists, in its order, `size` at a time (by name: a keyset)."""
+    return keyset_batches(_active_flows(org, search, case_sensitive), [Flow.name], size)
 
 
 def archive_flow(org: Organization, name: str) -> Flow:

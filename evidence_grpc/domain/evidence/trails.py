@@ -14,6 +14,7 @@ from ...storage.db import (
     PreparedInsert,
     as_given,
     for_update,
+    in_batches,
     in_chunks,
     locked,
     now,
@@ -213,19 +214,18 @@ _FLOW_TRAILS_BEFORE = Prepared(lambda flow, before, limit: _flow_trails(flow).wh
 def flow_trails_in_batches(org: Organization, flow_name: str, size: int
                            ) -> Iterator[list[Trail]]:
     """Every trail of the flow, in the order and with the marks `list_flow_trails` answers
-    them unpaged, `size` at a time: never more than one batch is read into memory. Run
-    within one read snapshot, the batches together are what one read of the whole would be."""
+    them unpaged, `size` at a time (`in_batches`)."""
     flow = find_flow(org, flow_name)
-    # the first batch from the newest (no bound: a prepared statement types it as the id's
-    # column, which a number beyond every id may overflow), then each older than the last
-    batch = _with_marks(_FLOW_TRAILS_FIRST.models(Trail, flow=flow.id, limit=size))
-    while True:
-        if batch:
-            yield batch
-        if len(batch) < size:
-            return
-        batch = _with_marks(_FLOW_TRAILS_BEFORE.models(Trail, flow=flow.id, before=batch[-1].id,
-                                                       limit=size))
+
+    def read(last: Trail | None) -> list[Trail]:
+        # the first batch from the newest (no bound: a prepared statement types it as the id's
+        # column, which a number beyond every id may overflow), then each older than the last
+        if last is None:
+            return _with_marks(_FLOW_TRAILS_FIRST.models(Trail, flow=flow.id, limit=size))
+        return _with_marks(_FLOW_TRAILS_BEFORE.models(Trail, flow=flow.id, before=last.id,
+                                                      limit=size))
+
+    return in_batches(read, size)
 
 
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,

@@ -9,16 +9,27 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+from collections.abc import Iterator
 from typing import Any
 
+import peewee
+
 from ...api.v2 import views
-from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
+from ...storage.db import (
+    Prepared,
+    for_update,
+    in_chunks,
+    keyset_batches,
+    now,
+    retry_on_conflict,
+    write_transaction,
+)
 from ...storage.models import AllowlistEntry, Environment, Organization, Snapshot, User
 from ..kernel import references
 from ..kernel.contract import SchemaCheck
 from ..kernel.errors import missing, validation_error
 from ..kernel.names import check_name, whole_string_patterns
-from ..kernel.pages import page_of
+from ..kernel.pages import counted, page_of
 from ..kernel.tag_filters import has_tag
 from ..outbound import actions
 from . import env_audit, leaves
@@ -26,6 +37,10 @@ from . import env_audit, leaves
 SCHEMAS_PATH = pathlib.Path(__file__).with_name("environment-schemas.json")
 LOGICAL = "logical"
 MAX_ENVIRONMENTS_PER_PAGE = 50
+# Environments read at a time when a page's are found by matching tags (in Python)
+TAGS_MATCHED_IN_BATCHES_OF = 500
+# Environments read at a time in an order no index holds (by a time)
+UNINDEXED_ORDER_READ = 2_000
 SORT_FIELDS = ("name", "last_modified_at", "last_changed_at")
 
 
@@ -116,9 +131,45 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
                       name: str | None = None, types: list[str] | None = None,
                       tags: list[str] | None = None, sort: str | None = None,
                       sort_direction: str | None = None) -> tuple[list[Environment], dict[str, int]]:
-    """Active environments, filtered; `name` is a substring match."""
-    paging = page_of(page, per_page, MAX_ENVIRONMENTS_PER_PAGE, MAX_ENVIRONMENTS_PER_PAGE,
-                     whole_when_unpaged=True)
+    """A page of the active environments, filtered (`name` is a substring) and sorted (every
+    one: `environments_in_batches`)."""
+    paging = page_of(page, per_page, MAX_ENVIRONMENTS_PER_PAGE, MAX_ENVIRONMENTS_PER_PAGE)
+    query, keys, descending = _listed(org, name, types, sort, sort_direction)
+    if not tags:
+        rows = list(query.order_by(*(key.desc() if descending else key for key in keys))
+                    .paginate(paging.number, paging.size))
+        return rows, counted(paging, query.count())
+    # tags are matched in Python: the list is walked in batches, keeping the page's
+    start, end, total, rows = paging.offset, paging.offset + (paging.size or 0), 0, []
+    for batch in environments_in_batches(org, TAGS_MATCHED_IN_BATCHES_OF, name=name, types=types,
+                                         tags=tags, sort=sort, sort_direction=sort_direction):
+        rows += batch[max(0, start - total):max(0, end - total)]
+        total += len(batch)
+    return rows, counted(paging, total)
+
+
+def environments_in_batches(org: Organization, size: int, *, name: str | None = None,
+                            types: list[str] | None = None, tags: list[str] | None = None,
+                            sort: str | None = None, sort_direction: str | None = None
+                            ) -> Iterator[list[Environment]]:
+    """Every environment `list_environments` lists, in its order, in batches of at most `size`
+    read by keyset (`keyset_batches`); a batch holds those of the rows read that have the tags.
+    In a time's order, which no index holds, each read scans the organization's environments:
+    they are read UNINDEXED_ORDER_READ at a time (at 100,000 environments, 1,000 reads of 100
+    took 32 s on SQLite)."""
+    query, keys, descending = _listed(org, name, types, sort, sort_direction)
+    read = size if sort in (None, "name") else max(size, UNINDEXED_ORDER_READ)
+    for rows in keyset_batches(query, keys, read, descending):
+        kept = [env for env in rows if _tagged(env, tags)]
+        for start in range(0, len(kept), size):
+            yield kept[start:start + size]
+
+
+def _listed(org: Organization, name: str | None, types: list[str] | None, sort: str | None,
+            sort_direction: str | None) -> tuple[peewee.ModelSelect, list[peewee.ColumnBase], bool]:
+    """(The active environments of the filters that SQL applies, the keys of their order,
+    whether descending): by name, or by a time with those that have none last and ties by
+    name; descending reverses the whole order."""
     if sort is not None and sort not in SORT_FIELDS:
         raise validation_error("sort", f"'{sort}' is not one of {list(SORT_FIELDS)}")
     if sort_direction is not None and sort_direction not in ("asc", "desc"):
@@ -129,15 +180,16 @@ def list_environments(org: Organization, page: int | None, per_page: int | None,
         query = query.where(Environment.name.contains(name))
     if types:
         query = query.where(Environment.type.in_(types))
-    rows = list(query.order_by(Environment.name))
-    if tags:
-        rows = [e for e in rows if all(has_tag(e.tags or {}, t) for t in tags)]
+    keys: list[peewee.ColumnBase] = [Environment.name]
     if sort and sort != "name":
-        field = "last_modified_at" if sort == "last_modified_at" else "last_changed_at"
-        rows.sort(key=lambda e: (getattr(e, field) is None, getattr(e, field) or 0))
-    if sort_direction == "desc":
-        rows.reverse()
-    return paging.slice(rows)
+        field = getattr(Environment, sort)
+        keys = [peewee.Case(None, [(field.is_null(), 1)], 0), peewee.fn.COALESCE(field, 0.0),
+                Environment.name]
+    return query, keys, sort_direction == "desc"
+
+
+def _tagged(env: Environment, tags: list[str] | None) -> bool:
+    return all(has_tag(env.tags or {}, t) for t in tags or ())
 
 
 def latest_snapshots(envs: list[Environment]) -> dict[int, Snapshot]:
