@@ -5,7 +5,8 @@ adds the web pages' sessions; 0024 moves the transparency log's hashes into its 
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
 made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
 commits to the rows of the kinds logged from 2026-12-02 on; 0031 counts the paged lists;
-0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
+0032 what an artifact's latest manifest says; 0034 names each decision's control as the
+summary's match found it (both engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 
+import peewee
 import pytest
 from playhouse.migrations import Runner
 
@@ -658,4 +660,59 @@ def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
             listed, pagination = attestations.list_flow_attestations(org, "ci", page_of(1, 1),
                                                                      filters)
             assert (len(listed), pagination["total"], pagination["page_count"]) == (1, total, total)
+    _close_shared_database()
+
+
+def _before(migration: str) -> str:
+    """The migration this release runs just before `migration`."""
+    names = sorted(path.stem for path in storage.MIGRATIONS_DIR.glob("[0-9]*.py"))
+    return names[names.index(migration) - 1]
+
+
+def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match_found_it(
+        empty_database: str):
+    """A decision of the release before is found among its control's decisions by its
+    `control` column: the same decisions, for every identifier, as that release's match of
+    `"control":"<identifier>"` in their summaries found (case-sensitive, whole identifier, a
+    decision only); one whose summary names none, or no text, names none."""
+    from evidence_grpc.domain.governance import controls
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(
+            target=_before("0034_decision_controls"))
+        assert "control" not in {c.name for c in db.get_columns("attestation")}
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", features=["controls"], **times).execute()
+        flow = Flow.insert(organization=org, name="ci", **times).execute()
+        trail = Trail.insert(flow=flow, name="t1", **times).execute()
+        summaries = [("decision", {"control": "ctl-1"}), ("decision", {"control": "Ctl-1"}),
+                     ("decision", {"control": "ctl-1.x"}), ("decision", {"control": "ctl"}),
+                     ("decision", {"control": None}), ("decision", {"control": 7}),
+                     ("decision", {}), ("decision", {"control": "c" * 256}),
+                     ("decision", {"control": "ctl-1"}), ("generic", {"control": "ctl-1"}),
+                     ("custom:decision", {"control": "ctl-1"}), ("decision", {"control": "é"})]
+        for n, (type_name, summary) in enumerate(summaries):
+            Attestation.insert(uid=f"u{n}", organization=org, flow=flow, trail=trail,
+                               name="approval", type=type_name, is_compliant=n % 2 == 0,
+                               data={}, summary=summary, created_at=times["created_at"] + n
+                               ).execute()
+        identifiers = ["ctl-1", "Ctl-1", "ctl-1.x", "ctl", "c" * 255, "7", "None", "é"]
+
+        def substring_match(identifier: str) -> list[str]:  # the release before's query
+            fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
+            return [uid for (uid,) in Attestation.select(Attestation.uid).where(
+                (Attestation.organization == org) & (Attestation.type == "decision")
+                & storage.contains(Attestation.summary, fragment, case_sensitive=True))
+                .order_by(Attestation.id).tuples()]
+
+        before = {identifier: substring_match(identifier) for identifier in identifiers}
+
+        assert "0034_decision_controls" in storage.migrate()
+
+        assert {i: [a.uid for a in controls._decisions(Organization.get_by_id(org), i)
+                    .order_by(Attestation.id)] for i in identifiers} == before
+        assert before["ctl-1"] == ["u0", "u8"] and before["é"] == ["u11"]
+        assert {i.name for i in db.get_indexes("attestation")} >= {
+            "attestation_organization_id_control_created_at_id"}
     _close_shared_database()

@@ -204,8 +204,9 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
                 data=data, summary=summary, attachment=blob,
                 attachment_name=attachment[0] if attachment else None,
-                overrides=overrides.uid if overrides else None,
-                git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
+                overrides=overrides.uid if overrides else None, git_commit=_commit_of(data),
+                control=leaves.decision_control(type_name, summary), created_by=user.name,
+                created_at=stamp)
             list_sizes.added(attestation.id, (list_sizes.ATTESTATIONS_OF_FLOW, trail.flow_id),
                              (list_sizes.ATTESTATIONS_OF_TRAIL, trail.id))
             remember(org, data.get("repo_info"), stamp)

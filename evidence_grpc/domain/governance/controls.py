@@ -10,7 +10,6 @@ covers a control when one of its policies, in its latest version, references the
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import peewee
 
 from ...api.v2 import views
-from ...storage.db import contains, for_update, now, retry_on_conflict, write_transaction
+from ...storage.db import for_update, now, retry_on_conflict, write_transaction
 from ...storage.models import (
     Artifact,
     Attestation,
@@ -309,18 +308,16 @@ _ARTIFACT_FLOW = Flow.alias("artifact_flow")
 
 
 def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
-    """The organization's decision attestations naming the control. The control is kept in
-    the attestation's summary as `{"control":"<identifier>"}` (attestations._judge_system,
-    compact JSON): an exact, case-sensitive substring match on it finds them in SQL."""
-    # Wrapped in a Value: the JSON field would otherwise encode the text as a JSON string.
-    fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
+    """The organization's decision attestations naming the control, by their `control` column
+    (the summary's, evidence.leaves.decision_control; indexed with the organization and the
+    list's order)."""
     return (Attestation.select(Attestation, Flow, Trail, Artifact, _ARTIFACT_FLOW).join(Flow)
             .switch(Attestation).join(Trail)
             .switch(Attestation).join(Artifact, peewee.JOIN.LEFT_OUTER)
             .join(_ARTIFACT_FLOW, peewee.JOIN.LEFT_OUTER, on=Artifact.flow == _ARTIFACT_FLOW.id)
             .switch(Attestation)
-            .where((Attestation.organization == org) & (Attestation.type == "decision")
-                   & contains(Attestation.summary, fragment, case_sensitive=True)))
+            .where((Attestation.organization == org) & (Attestation.control == identifier)
+                   & (Attestation.type == "decision")))
 
 
 def list_decisions(org: Organization, identifier: str, page: int | None = None,
