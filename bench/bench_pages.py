@@ -10,9 +10,11 @@ Two databases are built once and kept (SQLite files under /tmp/bench-pages/, Pos
 databases `bench_pages_<n>` on the server of --database-url; --rebuild makes them again): in
 organization acme, flow `big` with N trails, each with an artifact and three attestations, and
 flow `deep` with one trail holding N * 3 / 10 attestations (300 vs 30,000); environment `prod`
-with N snapshots and N events, N approvals in flow `big`, N audit events. The rows are written by
-bulk inserts through the models (the columns lists read), the kept list sizes counted after.
-Controls' decisions are not measured (see bench/README.md).
+with N snapshots and N events, N approvals in flow `big`, N audit events; control `ctl-0` with
+N decisions and controls `ctl-1`..`ctl-9` with N more between them (in flow `big`'s trails). The
+rows are written by bulk inserts through the models (the columns lists read), the kept list
+sizes counted after. `--tag` names databases of their own (a checkout whose schema differs
+from the others' on the machine).
 
 Each list is then called through the domain, as its servicer calls it, at page 1 and at a deep
 page (90 % of the way through the list), small and big databases alternately, `--calls` times
@@ -53,6 +55,7 @@ def build(n: int) -> None:
         Approval,
         Artifact,
         Attestation,
+        Control,
         Environment,
         EnvironmentEvent,
         Flow,
@@ -62,7 +65,7 @@ def build(n: int) -> None:
         Trail,
     )
 
-    bootstrap({"organizations": [{"name": ORG}],
+    bootstrap({"organizations": [{"name": ORG, "features": ["controls"]}],
                "users": [{"name": "alice", "organizations": [ORG],
                           "api_keys": [{"key": "bench-pages-secret-key-0123456789"}]}]})
     org = Organization_id(ORG)
@@ -141,6 +144,20 @@ def build(n: int) -> None:
                                        "timestamp": stamp + i, "actor": "alice",
                                        "subject": f"user-{i}", "role": "member"}
                                       for i in range(n)))
+        for c in range(10):
+            Control.insert(organization=org, identifier=f"ctl-{c}", name=f"Control {c}",
+                           created_by="alice", created_at=stamp, last_modified_at=stamp,
+                           version=1).execute()
+        # ctl-0 every other decision, the other controls the rest between them; the column of
+        # the decision's control where the schema has one (an earlier release's found them in
+        # their summaries)
+        named = "control" in Attestation._meta.fields
+        insert(Attestation, ({
+            "uid": str(uuid.uuid4()), "organization": org, "flow": flows["big"],
+            "trail": trails[f"trail-{i % n:06d}"], "name": "approval", "type": "decision",
+            "is_compliant": i % 3 != 0, "created_at": stamp + i / 2, "data": {},
+            "summary": {"control": control}, **({"control": control} if named else {})}
+            for i in range(2 * n) for control in [f"ctl-{0 if i % 2 == 0 else 1 + i // 2 % 9}"]))
         list_sizes.recount()  # as the domain keeps them
 
 
@@ -159,37 +176,39 @@ def _commit(i: int) -> str:
 
 # ---- databases -----------------------------------------------------------------------------
 
-def sqlite_url(n: int) -> str:
-    return f"sqlite:///{CACHE / f'pages-{n}.sqlite'}"
+def sqlite_url(name: str) -> str:
+    return f"sqlite:///{CACHE / f'pages-{name}.sqlite'}"
 
 
-def postgres_url(admin_url: str, n: int) -> str:
+def postgres_url(admin_url: str, name: str) -> str:
     from urllib.parse import urlsplit, urlunsplit
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/bench_pages_{n}"))
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/bench_pages_{name}"))
 
 
-def prepared(admin_url: str | None, n: int, rebuild: bool) -> str:
-    """The URL of the database of size n, built first if it is not there (or --rebuild)."""
+def prepared(admin_url: str | None, n: int, rebuild: bool, tag: str = "") -> str:
+    """The URL of the database of size n (named n and `tag`), built first if it is not there
+    (or --rebuild)."""
     import psycopg2  # only when PostgreSQL is asked for
 
     from evidence_grpc.storage import db as storage
 
+    name = f"{n}{tag}"
     if admin_url:
-        url = postgres_url(admin_url, n)
+        url = postgres_url(admin_url, name)
         conn = psycopg2.connect(admin_url)
         conn.autocommit = True
         with conn.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"bench_pages_{n}",))
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"bench_pages_{name}",))
             there = cursor.fetchone() is not None
             if there and rebuild:
-                cursor.execute(f'DROP DATABASE "bench_pages_{n}" WITH (FORCE)')
+                cursor.execute(f'DROP DATABASE "bench_pages_{name}" WITH (FORCE)')
             if rebuild or not there:
-                cursor.execute(f'CREATE DATABASE "bench_pages_{n}"')
+                cursor.execute(f'CREATE DATABASE "bench_pages_{name}"')
                 there = False
         conn.close()
     else:
         CACHE.mkdir(parents=True, exist_ok=True)
-        url = sqlite_url(n)
+        url = sqlite_url(name)
         path = pathlib.Path(url[len("sqlite:///"):])
         there = path.exists() and not rebuild
         if not there:
@@ -232,7 +251,7 @@ Call = Callable[[int], Any]  # page number -> the page
 def lists(n: int) -> list[tuple[str, int, Call]]:
     """(label, the deep page's number, the call) of each list, for the database of size n."""
     from evidence_grpc.domain.evidence import artifacts, attestations, trails
-    from evidence_grpc.domain.governance import approvals
+    from evidence_grpc.domain.governance import approvals, controls
     from evidence_grpc.domain.identity import service_accounts
     from evidence_grpc.domain.kernel.pages import page_of
     from evidence_grpc.domain.runtime import snapshots
@@ -262,6 +281,8 @@ def lists(n: int) -> list[tuple[str, int, Call]]:
         ("approvals of a flow", deep(n), lambda p: approvals.list_approvals(
             org, "big", p, PER_PAGE)),
         ("audit log", deep(n), lambda p: service_accounts.audit_log(org, p, PER_PAGE)),
+        ("decisions of a control", deep(n), lambda p: controls.list_decisions(
+            org, "ctl-0", p, PER_PAGE)),
     ]
 
 
@@ -297,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=7, help="timed calls per round and size")
     p.add_argument("--database-url", default=None, help="postgresql://... (default: SQLite)")
     p.add_argument("--rebuild", action="store_true", help="build the databases again")
+    p.add_argument("--tag", default="", help="databases of their own: pages-N<TAG>.sqlite, "
+                                             "bench_pages_N<TAG> (lowercase letters, digits, _)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="SQLite's timing: this process's CPU time (default) or the wall clock")
     p.add_argument("--only", default="", help="lists whose label contains this")
@@ -310,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.perf_counter if args.database_url or args.clock == "wall" else time.process_time
     common.describe_machine("bench_pages", f"code from {args.source}, {engine}, "
                                            f"{args.small} vs {args.big} trails")
-    urls = {n: prepared(args.database_url, n, args.rebuild) for n in (args.small, args.big)}
+    urls = {n: prepared(args.database_url, n, args.rebuild, args.tag)
+            for n in (args.small, args.big)}
     times: dict[tuple[str, str, int], list[float]] = {}
     counts: dict[tuple[str, str, int], int] = {}
     labels: list[str] = []
