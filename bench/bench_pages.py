@@ -13,8 +13,7 @@ flow `deep` with one trail holding N * 3 / 10 attestations (300 vs 30,000); envi
 with N snapshots and N events, N approvals in flow `big`, N audit events; control `ctl-0` with
 N decisions and controls `ctl-1`..`ctl-9` with N more between them (in flow `big`'s trails). The
 rows are written by bulk inserts through the models (the columns lists read), the kept list
-sizes counted after. `--tag` names databases of their own (a checkout whose schema differs
-from the others' on the machine).
+sizes counted after.
 
 Each list is then called through the domain, as its servicer calls it, at page 1 and at a deep
 page (90 % of the way through the list), small and big databases alternately, `--calls` times
@@ -176,39 +175,37 @@ def _commit(i: int) -> str:
 
 # ---- databases -----------------------------------------------------------------------------
 
-def sqlite_url(name: str) -> str:
-    return f"sqlite:///{CACHE / f'pages-{name}.sqlite'}"
+def sqlite_url(n: int) -> str:
+    return f"sqlite:///{CACHE / f'pages-{n}.sqlite'}"
 
 
-def postgres_url(admin_url: str, name: str) -> str:
+def postgres_url(admin_url: str, n: int) -> str:
     from urllib.parse import urlsplit, urlunsplit
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/bench_pages_{name}"))
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/bench_pages_{n}"))
 
 
-def prepared(admin_url: str | None, n: int, rebuild: bool, tag: str = "") -> str:
-    """The URL of the database of size n (named n and `tag`), built first if it is not there
-    (or --rebuild)."""
+def prepared(admin_url: str | None, n: int, rebuild: bool) -> str:
+    """The URL of the database of size n, built first if it is not there (or --rebuild)."""
     import psycopg2  # only when PostgreSQL is asked for
 
     from evidence_grpc.storage import db as storage
 
-    name = f"{n}{tag}"
     if admin_url:
-        url = postgres_url(admin_url, name)
+        url = postgres_url(admin_url, n)
         conn = psycopg2.connect(admin_url)
         conn.autocommit = True
         with conn.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"bench_pages_{name}",))
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"bench_pages_{n}",))
             there = cursor.fetchone() is not None
             if there and rebuild:
-                cursor.execute(f'DROP DATABASE "bench_pages_{name}" WITH (FORCE)')
+                cursor.execute(f'DROP DATABASE "bench_pages_{n}" WITH (FORCE)')
             if rebuild or not there:
-                cursor.execute(f'CREATE DATABASE "bench_pages_{name}"')
+                cursor.execute(f'CREATE DATABASE "bench_pages_{n}"')
                 there = False
         conn.close()
     else:
         CACHE.mkdir(parents=True, exist_ok=True)
-        url = sqlite_url(name)
+        url = sqlite_url(n)
         path = pathlib.Path(url[len("sqlite:///"):])
         there = path.exists() and not rebuild
         if not there:
@@ -318,8 +315,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=7, help="timed calls per round and size")
     p.add_argument("--database-url", default=None, help="postgresql://... (default: SQLite)")
     p.add_argument("--rebuild", action="store_true", help="build the databases again")
-    p.add_argument("--tag", default="", help="databases of their own: pages-N<TAG>.sqlite, "
-                                             "bench_pages_N<TAG> (lowercase letters, digits, _)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="SQLite's timing: this process's CPU time (default) or the wall clock")
     p.add_argument("--only", default="", help="lists whose label contains this")
@@ -333,8 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.perf_counter if args.database_url or args.clock == "wall" else time.process_time
     common.describe_machine("bench_pages", f"code from {args.source}, {engine}, "
                                            f"{args.small} vs {args.big} trails")
-    urls = {n: prepared(args.database_url, n, args.rebuild, args.tag)
-            for n in (args.small, args.big)}
+    urls = {n: prepared(args.database_url, n, args.rebuild) for n in (args.small, args.big)}
     times: dict[tuple[str, str, int], list[float]] = {}
     counts: dict[tuple[str, str, int], int] = {}
     labels: list[str] = []
