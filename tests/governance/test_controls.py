@@ -17,6 +17,7 @@ from evidence_grpc.api.v2 import control_service_pb2 as pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.governance import controls
 from evidence_grpc.domain.identity.callers import Caller
+from evidence_grpc.domain.kernel import list_sizes
 from evidence_grpc.domain.kernel.errors import AlreadyExists
 from evidence_grpc.servicers.controls import ControlServicer
 from evidence_grpc.services import service_descriptors
@@ -526,3 +527,4 @@ def test_every_page_of_a_controls_decisions_is_what_the_summary_match_found(db):
         ids = [a.id for a in controls.list_decisions(org, "ctl-1", 1, 100,
                                                      sort_direction="asc")[0]]
         assert ids == sorted(ids)
+        assert list(list_sizes.problems()) == []

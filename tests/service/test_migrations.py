@@ -29,6 +29,7 @@ from evidence_grpc.storage.models import (
     Artifact,
     ArtifactManifest,
     Attestation,
+    Control,
     Deployment,
     DeploymentSeries,
     Environment,
@@ -755,24 +756,23 @@ def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_
     _close_shared_database()
 
 
-def _before(migration: str) -> str:
-    """The migration this release runs just before `migration`."""
-    names = sorted(path.stem for path in storage.MIGRATIONS_DIR.glob("[0-9]*.py"))
-    return names[names.index(migration) - 1]
-
-
 def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match_found_it(
         empty_database: str):
     """A decision of the release before is found among its control's decisions by its
     `control` column: the same decisions, for every identifier, as that release's match of
     `"control":"<identifier>"` in their summaries found (case-sensitive, whole identifier, a
-    decision only); one whose summary names none, or no text, names none."""
+    decision only); one whose summary names none, or no text, names none. The decisions of
+    each control there is are numbered in the order that release listed them: every page
+    holds what it held; a control created after it numbers its own, and a decision made
+    after it takes its list's next position."""
+    from evidence_grpc.domain.evidence import attestations, flows
     from evidence_grpc.domain.governance import controls
+    from evidence_grpc.domain.kernel import list_sizes
 
     db = storage.init_database(empty_database)
     with storage.database.connection_context():
-        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(
-            target=_before("0034_decision_controls"))
+        # before 0033 too: it numbers the other lists of the rows made here
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0032_artifact_manifests")
         assert "control" not in {c.name for c in db.get_columns("attestation")}
         times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
         org = Organization.insert(name="acme", features=["controls"], **times).execute()
@@ -790,6 +790,9 @@ def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match
                                data={}, summary=summary, created_at=times["created_at"] + n
                                ).execute()
         identifiers = ["ctl-1", "Ctl-1", "ctl-1.x", "ctl", "c" * 255, "7", "None", "é"]
+        for identifier in ("ctl-1", "Ctl-1", "ctl"):  # the others are created after it
+            Control.insert(organization=org, identifier=identifier, name="c", version=1,
+                           created_by="alice", **times).execute()
 
         def substring_match(identifier: str) -> list[str]:  # the release before's query
             fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
@@ -807,4 +810,21 @@ def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match
         assert before["ctl-1"] == ["u0", "u8"] and before["é"] == ["u11"]
         assert {i.name for i in db.get_indexes("attestation")} >= {
             "attestation_organization_id_control_created_at_id"}
+        acme = Organization.get_by_id(org)
+        controls.create_control(acme, "alice", "ctl-1.x", "Created after")
+        for identifier in ("ctl-1", "Ctl-1", "ctl", "ctl-1.x"):
+            for ascending in (False, True):
+                for page in (1, 2, 3):
+                    listed, pagination = controls.list_decisions(
+                        acme, identifier, page, 1, sort_direction="asc" if ascending else "desc")
+                    assert [a.uid for a in listed] == (before[identifier] if ascending else
+                                                       before[identifier][::-1])[page - 1:page]
+                    assert pagination["total_count"] == len(before[identifier])
+        alice = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        flows.upsert_flow(acme, "cd", "")
+        made = attestations.create_attestation(acme, alice, "cd", "t1", "system", {
+            "attestation_name": "approval", "type_name": "decision", "control": "ctl-1",
+            "attestation_data": {"is_compliant": True}}, None)
+        assert [a.uid for a in controls.list_decisions(acme, "ctl-1", 1, 2)[0]] == [made.uid, "u8"]
+        assert list(list_sizes.problems()) == []
     _close_shared_database()

@@ -5,7 +5,11 @@ lifecycle version (Created, Edited, Archived, Unarchived) keeping the control as
 Decisions are the `decision` attestations naming the control (`kosli attest decision
 --control`); they are recorded as sent, whether or not the control exists yet. An environment
 covers a control when one of its policies, in its latest version, references the control with
-`for_control`. Only organizations with the `controls` feature may use any of this."""
+`for_control`. Only organizations with the `controls` feature may use any of this.
+
+A control's decisions are a paged list (kernel.list_sizes, DECISIONS_OF_CONTROL, owned by the
+control's id): a decision made once its control exists takes the list's next position as it is
+recorded; the decisions made before it are numbered when it is created, in its transaction."""
 
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from ...storage.models import (
     Organization,
     Trail,
 )
-from ..kernel import limits
+from ..evidence.events import DecisionRecorded
+from ..kernel import limits, list_sizes
 from ..kernel.errors import (
     FailedPrecondition,
     PermissionDenied,
@@ -240,6 +245,7 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
 
     def write() -> Control:
         with write_transaction():
+            _hold(org, "NO KEY UPDATE")  # a decision naming it waits, or is seen below
             if Control.select().where((Control.organization == org)
                                       & (Control.identifier == identifier)).exists():
                 raise already_exists("control", f"A control with identifier '{identifier}' already "
@@ -249,9 +255,30 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
                               description=description or "", links=links, tags={}, version=0,
                               created_by=user_name, created_at=stamp)
             _record(org, control, CREATED, user_name, stamp)
+            list_sizes.number(list_sizes.DECISIONS_OF_CONTROL, control.id)
             return control
 
     return retry_on_conflict(write)
+
+
+def _hold(org: Organization, strength: str) -> None:
+    """Lock the organization's row (PostgreSQL; SQLite's writers take turns) `strength`:
+    a control created (NO KEY UPDATE) and a decision recorded (SHARE) take turns, so that
+    the decisions made before the control are numbered when it is created, and those made
+    after, as they are recorded (decision_recorded); never one of them twice or not at all."""
+    for_update(Organization.select(Organization.id).where(Organization.id == org.id),
+               strength).execute()
+
+
+def decision_recorded(event: DecisionRecorded) -> None:
+    """A decision (its control named) joins the list of its control's decisions, when the
+    control exists (create_control numbers those made before it)."""
+    _hold(event.org, "SHARE")
+    control = (Control.select(Control.id).where((Control.organization == event.org)
+                                                & (Control.identifier == event.decision.control))
+               .first())
+    if control is not None:
+        list_sizes.added(event.decision.id, (list_sizes.DECISIONS_OF_CONTROL, control.id))
 
 
 def _locked(org: Organization, identifier: str) -> Control:
@@ -326,10 +353,17 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
                    flows: list[str] | None = None, sort_direction: str | None = None
                    ) -> tuple[list[Attestation], dict[str, int]]:
     """Decisions for the control, newest first (or oldest with sort_direction=asc); `flows`
-    keeps those of the flows of these names (or former names)."""
-    find_control(org, identifier)
+    keeps those of the flows of these names (or former names). A page of them all is read at
+    its positions in the control's list (the same cost at any depth), a narrowed one by a query
+    of the control's decisions."""
+    control = find_control(org, identifier)
     paging = _paging(page, per_page)
     direction = _sort_direction(sort_direction, "desc")
+    if is_compliant is None and from_timestamp is None and to_timestamp is None and not flows:
+        ids, total = list_sizes.items_of_page(list_sizes.DECISIONS_OF_CONTROL, control.id, paging,
+                                              ascending=direction == "asc")
+        decisions = _decisions(org, identifier).where(Attestation.id.in_(ids)) if ids else []
+        return list_sizes.in_page_order(ids, decisions), counted(paging, total)
     query = _decisions(org, identifier)
     if is_compliant is not None:
         query = query.where(Attestation.is_compliant == is_compliant)

@@ -7,13 +7,21 @@ Filled here for the decisions made before, from their summary, exactly as that m
 them: the summary's `control` when it is a text of at most 255 characters (a control's
 identifier is no longer) and the match of it finds the summary. Nullable, added with a plain
 ALTER TABLE (a NOT NULL column would make peewee rebuild SQLite's table, and the rows of the
-tables that reference it with ON DELETE CASCADE would go). Frozen: SQL only, no domain or
-storage imports."""
+tables that reference it with ON DELETE CASCADE would go).
+
+A control's decisions become a paged list (0033's `list_entry`, `list_size`): the decisions of
+each control there is are numbered here in the list's order (created_at, id: the order its
+pages answered them) and counted. Frozen: SQL only, no domain or storage imports; the list's
+kind and code are domain.kernel.list_sizes's."""
 
 import json
 
 PAGE = 5_000  # decisions read a round
 LONGEST = 255  # the longest identifier a control has (its column's, limits.NAME)
+KIND, CODE = "decisions of control", 5
+# A control's decisions: the decisions naming its identifier in its organization
+DECISIONS = ("FROM attestation a JOIN control c ON c.organization_id = a.organization_id "
+             "AND c.identifier = a.control AND a.type = 'decision'")
 
 
 def _control(summary_text):
@@ -46,3 +54,8 @@ def up(migrator, db):
         after = rows[-1][0]
     db.execute_sql("CREATE INDEX attestation_organization_id_control_created_at_id ON attestation "
                    "(organization_id, control, created_at, id) WHERE control IS NOT NULL")
+    db.execute_sql(f"INSERT INTO list_size (kind, owner, size) SELECT {p}, c.id, COUNT(*) "
+                   f"{DECISIONS} GROUP BY c.id", (KIND,))
+    db.execute_sql(f"INSERT INTO list_entry (list_kind, owner, position, item) SELECT {CODE}, "
+                   f"c.id, ROW_NUMBER() OVER (PARTITION BY c.id ORDER BY a.created_at, a.id), a.id "
+                   f"{DECISIONS}")
