@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 from typing import Any
 
@@ -527,4 +528,68 @@ def test_every_page_of_a_controls_decisions_is_what_the_summary_match_found(db):
         ids = [a.id for a in controls.list_decisions(org, "ctl-1", 1, 100,
                                                      sort_direction="asc")[0]]
         assert ids == sorted(ids)
+        assert list(list_sizes.problems()) == []
+
+
+def test_a_decision_recorded_while_its_control_is_created_is_listed_once(db, engine, monkeypatch):
+    """PostgreSQL's writers run side by side: a decision recorded while its control is being
+    created, after the control's transaction numbered the decisions made before it (this one
+    not yet committed, so not among them), waits for that transaction and then takes the list's
+    next position: it is listed, once."""
+    if engine != "postgresql":
+        pytest.skip("SQLite's writers take turns")
+    from evidence_grpc.domain.evidence import attestations, flows, trails
+
+    with storage.database.connection_context():
+        org = Organization.get(Organization.name == "acme")
+        alice = User.get(User.name == "alice")
+        flows.upsert_flow(org, "payments", "")
+        trails.begin_trail(org, "payments", {"name": "r1"}, alice)
+    recorded, numbered, released = threading.Event(), threading.Event(), threading.Event()
+    hold, number = controls._hold, list_sizes.number
+
+    def hold_once_the_control_is_numbered(of: Organization, strength: str) -> None:
+        if strength == "SHARE":  # the decision's, before it looks for its control
+            recorded.set()
+            numbered.wait(30)
+        hold(of, strength)
+
+    def number_and_wait(name: str, owner: int | None = None) -> None:
+        number(name, owner)
+        numbered.set()
+        released.wait(30)  # the control's transaction stays open meanwhile
+
+    monkeypatch.setattr(controls, "_hold", hold_once_the_control_is_numbered)
+    monkeypatch.setattr(list_sizes, "number", number_and_wait)
+    errors: list[BaseException] = []
+
+    def guarded(work: Any) -> None:
+        try:
+            with storage.database.connection_context():
+                work()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    decision = threading.Thread(target=guarded, args=(lambda: attestations.create_attestation(
+        org, alice, "payments", "r1", "system",
+        {"attestation_name": "approval", "type_name": "decision", "control": "ctl",
+         "attestation_data": {"is_compliant": True}}, None),))
+    control = threading.Thread(target=guarded, args=(
+        lambda: controls.create_control(org, "alice", "ctl", "Control"),))
+    decision.start()
+    assert recorded.wait(30)
+    control.start()
+    assert numbered.wait(30)
+    with storage.database.connection_context():
+        deadline = time.monotonic() + 20
+        while not storage.database.execute_sql(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'").fetchone()[0]:
+            assert time.monotonic() < deadline, "the decision did not wait for its control"
+        released.set()
+        for thread in (decision, control):
+            thread.join(60)
+        assert errors == []
+        listed, pagination = controls.list_decisions(org, "ctl")
+        assert (len(listed), pagination["total_count"]) == (1, 1)
         assert list(list_sizes.problems()) == []
