@@ -334,17 +334,22 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
 _ARTIFACT_FLOW = Flow.alias("artifact_flow")
 
 
-def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
-    """The organization's decision attestations naming the control, by their `control` column
-    (the summary's, evidence.leaves.decision_control; indexed with the organization and the
-    list's order)."""
+def _joined() -> peewee.ModelSelect:
+    """Decisions with what their answers name: flow, trail, artifact and the artifact's flow."""
     return (Attestation.select(Attestation, Flow, Trail, Artifact, _ARTIFACT_FLOW).join(Flow)
             .switch(Attestation).join(Trail)
             .switch(Attestation).join(Artifact, peewee.JOIN.LEFT_OUTER)
             .join(_ARTIFACT_FLOW, peewee.JOIN.LEFT_OUTER, on=Artifact.flow == _ARTIFACT_FLOW.id)
-            .switch(Attestation)
-            .where((Attestation.organization == org) & (Attestation.control == identifier)
-                   & (Attestation.type == "decision")))
+            .switch(Attestation))
+
+
+def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
+    """The organization's decision attestations naming the control, by their `control` column
+    (the summary's, evidence.leaves.decision_control; indexed with the organization and the
+    list's order)."""
+    return _joined().where((Attestation.organization == org)
+                           & (Attestation.control == identifier)
+                           & (Attestation.type == "decision"))
 
 
 def list_decisions(org: Organization, identifier: str, page: int | None = None,
@@ -362,7 +367,8 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
     if is_compliant is None and from_timestamp is None and to_timestamp is None and not flows:
         ids, total = list_sizes.items_of_page(list_sizes.DECISIONS_OF_CONTROL, control.id, paging,
                                               ascending=direction == "asc")
-        decisions = _decisions(org, identifier).where(Attestation.id.in_(ids)) if ids else []
+        # by their ids alone: the control's index would be walked through all its decisions
+        decisions = _joined().where(Attestation.id.in_(ids)) if ids else []
         return list_sizes.in_page_order(ids, decisions), counted(paging, total)
     query = _decisions(org, identifier)
     if is_compliant is not None:
