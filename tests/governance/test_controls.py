@@ -529,6 +529,15 @@ def test_every_page_of_a_controls_decisions_is_what_the_summary_match_found(db):
                                                      sort_direction="asc")[0]]
         assert ids == sorted(ids)
         assert list(list_sizes.problems()) == []
+        # a decision moved to another control's list in SQL: check-lists names both lists
+        Attestation.update(control="ctl-10").where(Attestation.id == ids[0]).execute()
+        mine, other = (Control.get(Control.identifier == i).id for i in ("ctl-1", "ctl-10"))
+        assert list(list_sizes.problems()) == [
+            f"decisions of control {mine}: 10 rows, 11 positions of 11 items up to 11, "
+            f"kept size 11",
+            f"decisions of control {other}: 3 rows, 2 positions of 2 items up to 2, "
+            f"kept size 2",
+            f"decisions of control {mine}: position 1 names {ids[0]}, not a row of it"]
 
 
 def test_a_decision_recorded_while_its_control_is_created_is_listed_once(db, engine, monkeypatch):
