@@ -375,8 +375,11 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
         TrailEvent.insert(trail=trail, timestamp=2.5, type="trail_attestation_reported",
                           payload={}).execute()  # logged as its attestation
         Attestation.delete().where(Attestation.id == made[0]).execute()  # a gap among them
-        # the log of 2026-11-28b on: a3 has its entry
-        leaf = log.canonical(leaves.rebuild_attestations({made[3]: 1})[made[3]])  # version 1
+        # the log of 2026-11-28b on: a3 has its entry, its leaf as that release made it (of
+        # the columns it had: `control` is 0034's)
+        written = Attestation.select(*(f for f in Attestation._meta.sorted_fields
+                                       if f.name != "control")).where(Attestation.id == made[3])
+        leaf = log.canonical(leaves._attestation_leaf_v1("acme", "main", written.get()))
         LogEntry.insert(organization=org, number=0, kind="attestation", record_id=made[3],
                         leaf=leaf.decode(), hashes=merkle.leaf_hash(leaf)).execute()
         LogHead.insert(organization=org, size=1, frontier=[merkle.leaf_hash(leaf).hex()]).execute()
