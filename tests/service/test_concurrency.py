@@ -126,8 +126,9 @@ def test_evidence_is_checked_before_its_transaction_and_kept_in_one(
     assert attest(client, "generic", {"attestation_name": "b"}).status_code == 400
     assert not any("SAVEPOINT" in sql.upper() for sql in statements)
     # the attestation, its trail event, its transparency log entry (which holds the log's new
-    # hashes), its trail's manifest entry, and the sizes of its flow's and its trail's lists
-    assert sum(sql.startswith("INSERT") for sql in statements) == 6
+    # hashes), its trail's manifest entry, the sizes of its flow's and its trail's lists and
+    # its positions in them
+    assert sum(sql.startswith("INSERT") for sql in statements) == 8
     assert override(client, "a", "generic", False).status_code == 201
     assert inside == [("create_artifact", False), ("post_generic_attestation", False),
                       ("post_generic_attestation", False), ("post_override_attestation", True)]
