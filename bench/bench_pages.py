@@ -11,9 +11,10 @@ databases `bench_pages_<n>` on the server of --database-url; `--name` names othe
 sittings side by side; --rebuild makes them again): in
 organization acme, flow `big` with N trails, each with an artifact and three attestations, and
 flow `deep` with one trail holding N * 3 / 10 attestations (300 vs 30,000); environment `prod`
-with N snapshots and N events, N approvals in flow `big`, N audit events. The rows are written by
-bulk inserts through the models (the columns lists read), the kept list sizes counted after.
-Controls' decisions are not measured (see bench/README.md).
+with N snapshots and N events, N approvals in flow `big`, N audit events; control `ctl-0` with
+N decisions and controls `ctl-1`..`ctl-9` with N more between them (in flow `big`'s trails). The
+rows are written by bulk inserts through the models (the columns lists read), the kept list
+sizes counted after.
 
 Each list is then called through the domain, as its servicer calls it, at page 1 and at a deep
 page (90 % of the way through the list), small and big databases alternately, `--calls` times
@@ -54,6 +55,7 @@ def build(n: int) -> None:
         Approval,
         Artifact,
         Attestation,
+        Control,
         Environment,
         EnvironmentEvent,
         Flow,
@@ -63,7 +65,7 @@ def build(n: int) -> None:
         Trail,
     )
 
-    bootstrap({"organizations": [{"name": ORG}],
+    bootstrap({"organizations": [{"name": ORG, "features": ["controls"]}],
                "users": [{"name": "alice", "organizations": [ORG],
                           "api_keys": [{"key": "bench-pages-secret-key-0123456789"}]}]})
     org = Organization_id(ORG)
@@ -142,6 +144,20 @@ def build(n: int) -> None:
                                        "timestamp": stamp + i, "actor": "alice",
                                        "subject": f"user-{i}", "role": "member"}
                                       for i in range(n)))
+        for c in range(10):
+            Control.insert(organization=org, identifier=f"ctl-{c}", name=f"Control {c}",
+                           created_by="alice", created_at=stamp, last_modified_at=stamp,
+                           version=1).execute()
+        # ctl-0 every other decision, the other controls the rest between them; the column of
+        # the decision's control where the schema has one (an earlier release's found them in
+        # their summaries)
+        named = "control" in Attestation._meta.fields
+        insert(Attestation, ({
+            "uid": str(uuid.uuid4()), "organization": org, "flow": flows["big"],
+            "trail": trails[f"trail-{i % n:06d}"], "name": "approval", "type": "decision",
+            "is_compliant": i % 3 != 0, "created_at": stamp + i / 2, "data": {},
+            "summary": {"control": control}, **({"control": control} if named else {})}
+            for i in range(2 * n) for control in [f"ctl-{0 if i % 2 == 0 else 1 + i // 2 % 9}"]))
         list_sizes.recount()  # as the domain keeps them
 
 
@@ -233,7 +249,7 @@ Call = Callable[[int], Any]  # page number -> the page
 def lists(n: int) -> list[tuple[str, int, Call]]:
     """(label, the deep page's number, the call) of each list, for the database of size n."""
     from evidence_grpc.domain.evidence import artifacts, attestations, trails
-    from evidence_grpc.domain.governance import approvals
+    from evidence_grpc.domain.governance import approvals, controls
     from evidence_grpc.domain.identity import service_accounts
     from evidence_grpc.domain.kernel.pages import page_of
     from evidence_grpc.domain.runtime import snapshots
@@ -263,6 +279,8 @@ def lists(n: int) -> list[tuple[str, int, Call]]:
         ("approvals of a flow", deep(n), lambda p: approvals.list_approvals(
             org, "big", p, PER_PAGE)),
         ("audit log", deep(n), lambda p: service_accounts.audit_log(org, p, PER_PAGE)),
+        ("decisions of a control", deep(n), lambda p: controls.list_decisions(
+            org, "ctl-0", p, PER_PAGE)),
     ]
 
 

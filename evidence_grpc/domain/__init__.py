@@ -9,7 +9,8 @@ outbound and identity beside each other, kernel. A context imports only those be
 from .evidence import leaves as evidence_leaves
 from .evidence import manifests as evidence_manifests
 from .evidence.artifacts import first_reports
-from .evidence.events import ArtifactRepoKnown
+from .evidence.events import ArtifactRepoKnown, DecisionRecorded
+from .governance import controls
 from .governance import leaves as governance_leaves
 from .kernel import events
 from .outbound import notifications
@@ -18,6 +19,8 @@ from .runtime.deployments import link_artifact
 from .transparency import keys, log
 
 events.subscribe(ArtifactRepoKnown, link_artifact)
+# A decision joins its control's list of decisions (governance, above evidence).
+events.subscribe(DecisionRecorded, controls.decision_recorded)
 # Notifications (outbound) name where an artifact was built (evidence, above them).
 notifications.register_provenance(first_reports)
 # How `verify-log` re-derives each kind of leaf from its rows, and which rows must each have an

@@ -414,11 +414,14 @@ def owns_transaction(servicer_method: F) -> F:
     return servicer_method
 
 
-def for_update(query: peewee.ModelSelect) -> peewee.ModelSelect:
+def for_update(query: peewee.ModelSelect, strength: str = "UPDATE") -> peewee.ModelSelect:
     """The rows of `query`, locked until the write transaction ends, for a read followed by a
-    write: `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite the write transaction (IMMEDIATE)
-    already admits one writer at a time and reads inside it see every committed write."""
-    return query.for_update() if isinstance(database.obj, peewee.PostgresqlDatabase) else query
+    write: `SELECT ... FOR UPDATE` on PostgreSQL (or another `strength`: `NO KEY UPDATE`, which
+    the row locks of foreign keys referencing them do not wait for; `SHARE`); on SQLite the
+    write transaction (IMMEDIATE) already admits one writer at a time and reads inside it see
+    every committed write."""
+    return query.for_update(f"FOR {strength}") if isinstance(
+        database.obj, peewee.PostgresqlDatabase) else query
 
 
 def locked(row: M) -> M:

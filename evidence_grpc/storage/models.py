@@ -256,6 +256,9 @@ class Attestation(BaseModel):
     attachment_name = peewee.TextField(null=True)
     overrides = peewee.CharField(null=True)  # uid of the attestation this one re-judges
     git_commit = peewee.CharField(null=True)  # data.git_commit_info.sha1, for commit searches
+    # A decision's control: its summary's, to list the control's decisions (migration 0034:
+    # indexed with the organization, created_at and id where it is not null)
+    control = peewee.CharField(null=True)
     created_by = peewee.CharField(default="")
     created_at = peewee.DoubleField()
 

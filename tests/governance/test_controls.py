@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 from typing import Any
 
 import grpc
 import grpc_testing
+import peewee
 import pytest
 
 from evidence_grpc.api.v2 import control_service_pb2 as pb
 from evidence_grpc.config import Settings
 from evidence_grpc.domain.governance import controls
 from evidence_grpc.domain.identity.callers import Caller
+from evidence_grpc.domain.kernel import list_sizes
 from evidence_grpc.domain.kernel.errors import AlreadyExists
 from evidence_grpc.servicers.controls import ControlServicer
 from evidence_grpc.services import service_descriptors
 from evidence_grpc.storage import db as storage
-from evidence_grpc.storage.models import Control, ControlVersion, Organization, User
+from evidence_grpc.storage.models import Attestation, Control, ControlVersion, Organization, User
 from rest_shim.transcoder import routes_of
 from tests.conftest import BOB_KEY, bearer
 from tests.helpers import BACKEND_FP, AsCaller, attest, begin_trail, create_flow, report_artifact
@@ -457,3 +460,145 @@ def test_a_failed_write_changes_nothing(db):
             controls.create_control(org, "alice", "ctl", "Other")
         assert [(v.version, v.event) for v in ControlVersion.select()] == [(1, "Created")]
         assert Control.get().name == "Control"
+
+
+def _matched(org: Organization, identifier: str, ascending: bool,
+             is_compliant: bool | None) -> list[str]:
+    """The decisions (uids) the release before listed for the control, in its order: those of
+    the organization whose summary holds `"control":"<identifier>"`, by created_at and id."""
+    fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
+    query = Attestation.select(Attestation.uid).where(
+        (Attestation.organization == org) & (Attestation.type == "decision")
+        & storage.contains(Attestation.summary, fragment, case_sensitive=True))
+    if is_compliant is not None:
+        query = query.where(Attestation.is_compliant == is_compliant)
+    return [uid for (uid,) in query.order_by(*(
+        (Attestation.created_at, Attestation.id) if ascending
+        else (Attestation.created_at.desc(), Attestation.id.desc()))).tuples()]
+
+
+def test_every_page_of_a_controls_decisions_is_what_the_summary_match_found(db):
+    """A control's decisions, every page in both orders and one past the end, filtered or not,
+    are the ones (and in the order) the release before found by matching its identifier in the
+    decisions' summaries: those made before the control was, and after; an override of one;
+    not those of a control whose identifier begins with its own or differs in case."""
+    from evidence_grpc.domain.evidence import attestations, flows, trails
+
+    with storage.database.connection_context():
+        org = Organization.get(Organization.name == "acme")
+        alice = User.get(User.name == "alice")
+        for flow in ("payments", "billing"):
+            flows.upsert_flow(org, flow, "")
+            trails.begin_trail(org, flow, {"name": "r1"}, alice)
+
+        def decide(control: str, n: int, name: str = "approval") -> None:
+            attestations.create_attestation(
+                org, alice, ("payments", "billing")[n % 2], "r1", "system",
+                {"attestation_name": name, "type_name": "decision", "control": control,
+                 "attestation_data": {"is_compliant": n % 3 != 0}, "user_data": {}}, None)
+
+        for n in range(3):  # before the control exists
+            decide("ctl-1", n)
+        controls.create_control(org, "alice", "ctl-1", "Change approval")
+        for n, control in enumerate(["ctl-1", "ctl-10", "ctl-1", "Ctl-1", "ctl-1", "ctl-1",
+                                     "ctl-1", "ctl-10", "ctl-1"]):
+            decide(control, n)
+        decide("ctl-1", 1, name="waiver")
+        attestations.override_attestation(org, alice, "billing", "r1", {
+            "attestation_name": "waiver", "original_attestation_type": "system:decision",
+            "new_compliance_status": True, "reason": "accepted", "user_data": {}})
+        for identifier in ("ctl-10", "Ctl-1"):
+            controls.create_control(org, "alice", identifier, "Other")
+
+        for identifier in ("ctl-1", "ctl-10", "Ctl-1"):
+            for ascending in (False, True):
+                for is_compliant in (None, False):
+                    everything = _matched(org, identifier, ascending, is_compliant)
+                    per_page = 3
+                    for page in range(1, len(everything) // per_page + 3):  # one past the end
+                        listed, pagination = controls.list_decisions(
+                            org, identifier, page, per_page, is_compliant=is_compliant,
+                            sort_direction="asc" if ascending else "desc")
+                        assert [a.uid for a in listed] == \
+                            everything[(page - 1) * per_page:page * per_page], \
+                            (identifier, ascending, is_compliant, page)
+                        assert pagination["total_count"] == len(everything)
+        assert len(_matched(org, "ctl-1", False, None)) == 11
+        # the domain writes a control's decisions in the order of their ids
+        ids = [a.id for a in controls.list_decisions(org, "ctl-1", 1, 100,
+                                                     sort_direction="asc")[0]]
+        assert ids == sorted(ids)
+        assert list(list_sizes.problems()) == []
+        # a decision moved to another control's list in SQL: check-lists names both lists
+        Attestation.update(control="ctl-10").where(Attestation.id == ids[0]).execute()
+        mine, other = (Control.get(Control.identifier == i).id for i in ("ctl-1", "ctl-10"))
+        assert list(list_sizes.problems()) == [
+            f"decisions of control {mine}: 10 rows, 11 positions of 11 items up to 11, "
+            f"kept size 11",
+            f"decisions of control {other}: 3 rows, 2 positions of 2 items up to 2, "
+            f"kept size 2",
+            f"decisions of control {mine}: position 1 names {ids[0]}, not a row of it"]
+
+
+def test_a_decision_recorded_while_its_control_is_created_is_listed_once(db, engine, monkeypatch):
+    """PostgreSQL's writers run side by side: a decision recorded while its control is being
+    created, after the control's transaction numbered the decisions made before it (this one
+    not yet committed, so not among them), waits for that transaction and then takes the list's
+    next position: it is listed, once."""
+    if engine != "postgresql":
+        pytest.skip("SQLite's writers take turns")
+    from evidence_grpc.domain.evidence import attestations, flows, trails
+
+    with storage.database.connection_context():
+        org = Organization.get(Organization.name == "acme")
+        alice = User.get(User.name == "alice")
+        flows.upsert_flow(org, "payments", "")
+        trails.begin_trail(org, "payments", {"name": "r1"}, alice)
+    recorded, numbered, released = threading.Event(), threading.Event(), threading.Event()
+    hold, number = controls._hold, list_sizes.number
+
+    def hold_once_the_control_is_numbered(of: Organization, strength: str) -> None:
+        if strength == "SHARE":  # the decision's, before it looks for its control
+            recorded.set()
+            numbered.wait(30)
+        hold(of, strength)
+
+    def number_and_wait(name: str, owner: int | None = None) -> None:
+        number(name, owner)
+        numbered.set()
+        released.wait(30)  # the control's transaction stays open meanwhile
+
+    monkeypatch.setattr(controls, "_hold", hold_once_the_control_is_numbered)
+    monkeypatch.setattr(list_sizes, "number", number_and_wait)
+    errors: list[BaseException] = []
+
+    def guarded(work: Any) -> None:
+        try:
+            with storage.database.connection_context():
+                work()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    decision = threading.Thread(target=guarded, args=(lambda: attestations.create_attestation(
+        org, alice, "payments", "r1", "system",
+        {"attestation_name": "approval", "type_name": "decision", "control": "ctl",
+         "attestation_data": {"is_compliant": True}}, None),))
+    control = threading.Thread(target=guarded, args=(
+        lambda: controls.create_control(org, "alice", "ctl", "Control"),))
+    decision.start()
+    assert recorded.wait(30)
+    control.start()
+    assert numbered.wait(30)
+    with storage.database.connection_context():
+        deadline = time.monotonic() + 20
+        while not storage.database.execute_sql(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'").fetchone()[0]:
+            assert time.monotonic() < deadline, "the decision did not wait for its control"
+        released.set()
+        for thread in (decision, control):
+            thread.join(60)
+        assert errors == []
+        listed, pagination = controls.list_decisions(org, "ctl")
+        assert (len(listed), pagination["total_count"]) == (1, 1)
+        assert list(list_sizes.problems()) == []

@@ -5,14 +5,17 @@ adds the web pages' sessions; 0024 moves the transparency log's hashes into its 
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
 made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
 commits to the rows of the kinds logged from 2026-12-02 on; 0031 counts the paged lists;
-0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
-verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
+0032 what an artifact's latest manifest says; 0033 numbers the lists; 0034 names each
+decision's control as the summary's match found it and numbers each control's decisions (both
+engines). 0011 and 0018, the verdicts of old snapshots, are tested in
+tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
 
 import json
 import math
 
+import peewee
 import pytest
 from playhouse.migrations import Runner
 
@@ -26,6 +29,7 @@ from evidence_grpc.storage.models import (
     Artifact,
     ArtifactManifest,
     Attestation,
+    Control,
     Deployment,
     DeploymentSeries,
     Environment,
@@ -371,8 +375,11 @@ def test_0026_begins_each_log_with_a_genesis_of_the_records_from_before_it(empty
         TrailEvent.insert(trail=trail, timestamp=2.5, type="trail_attestation_reported",
                           payload={}).execute()  # logged as its attestation
         Attestation.delete().where(Attestation.id == made[0]).execute()  # a gap among them
-        # the log of 2026-11-28b on: a3 has its entry
-        leaf = log.canonical(leaves.rebuild_attestations({made[3]: 1})[made[3]])  # version 1
+        # the log of 2026-11-28b on: a3 has its entry, its leaf as that release made it (of
+        # the columns it had: `control` is 0034's)
+        written = Attestation.select(*(f for f in Attestation._meta.sorted_fields
+                                       if f.name != "control")).where(Attestation.id == made[3])
+        leaf = log.canonical(leaves._attestation_leaf_v1("acme", "main", written.get()))
         LogEntry.insert(organization=org, number=0, kind="attestation", record_id=made[3],
                         leaf=leaf.decode(), hashes=merkle.leaf_hash(leaf)).execute()
         LogHead.insert(organization=org, size=1, frontier=[merkle.leaf_hash(leaf).hex()]).execute()
@@ -749,4 +756,78 @@ def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_
         for per_page in (1, 3):
             assert answered(per_page) == expected(per_page)
         assert answered(2)["trails"] == [["t9", "t5"], ["t3", "t2"], ["t0"]]
+    _close_shared_database()
+
+
+def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match_found_it(
+        empty_database: str):
+    """A decision of the release before is found among its control's decisions by its
+    `control` column: the same decisions, for every identifier, as that release's match of
+    `"control":"<identifier>"` in their summaries found (case-sensitive, whole identifier, a
+    decision only); one whose summary names none, or no text, names none. The decisions of
+    each control there is are numbered in the order that release listed them: every page
+    holds what it held; a control created after it numbers its own, and a decision made
+    after it takes its list's next position."""
+    from evidence_grpc.domain.evidence import attestations, flows
+    from evidence_grpc.domain.governance import controls
+    from evidence_grpc.domain.kernel import list_sizes
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        # before 0033 too: it numbers the other lists of the rows made here
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0032_artifact_manifests")
+        assert "control" not in {c.name for c in db.get_columns("attestation")}
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org = Organization.insert(name="acme", features=["controls"], **times).execute()
+        flow = Flow.insert(organization=org, name="ci", **times).execute()
+        trail = Trail.insert(flow=flow, name="t1", **times).execute()
+        summaries = [("decision", {"control": "ctl-1"}), ("decision", {"control": "Ctl-1"}),
+                     ("decision", {"control": "ctl-1.x"}), ("decision", {"control": "ctl"}),
+                     ("decision", {"control": None}), ("decision", {"control": 7}),
+                     ("decision", {}), ("decision", {"control": "c" * 256}),
+                     ("decision", {"control": "ctl-1"}), ("generic", {"control": "ctl-1"}),
+                     ("custom:decision", {"control": "ctl-1"}), ("decision", {"control": "é"})]
+        for n, (type_name, summary) in enumerate(summaries):
+            Attestation.insert(uid=f"u{n}", organization=org, flow=flow, trail=trail,
+                               name="approval", type=type_name, is_compliant=n % 2 == 0,
+                               data={}, summary=summary, created_at=times["created_at"] + n
+                               ).execute()
+        identifiers = ["ctl-1", "Ctl-1", "ctl-1.x", "ctl", "c" * 255, "7", "None", "é"]
+        for identifier in ("ctl-1", "Ctl-1", "ctl"):  # the others are created after it
+            Control.insert(organization=org, identifier=identifier, name="c", version=1,
+                           created_by="alice", **times).execute()
+
+        def substring_match(identifier: str) -> list[str]:  # the release before's query
+            fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
+            return [uid for (uid,) in Attestation.select(Attestation.uid).where(
+                (Attestation.organization == org) & (Attestation.type == "decision")
+                & storage.contains(Attestation.summary, fragment, case_sensitive=True))
+                .order_by(Attestation.id).tuples()]
+
+        before = {identifier: substring_match(identifier) for identifier in identifiers}
+
+        assert "0034_decision_controls" in storage.migrate()
+
+        assert {i: [a.uid for a in controls._decisions(Organization.get_by_id(org), i)
+                    .order_by(Attestation.id)] for i in identifiers} == before
+        assert before["ctl-1"] == ["u0", "u8"] and before["é"] == ["u11"]
+        assert {i.name for i in db.get_indexes("attestation")} >= {
+            "attestation_organization_id_control_created_at_id"}
+        acme = Organization.get_by_id(org)
+        controls.create_control(acme, "alice", "ctl-1.x", "Created after")
+        for identifier in ("ctl-1", "Ctl-1", "ctl", "ctl-1.x"):
+            for ascending in (False, True):
+                for page in (1, 2, 3):
+                    listed, pagination = controls.list_decisions(
+                        acme, identifier, page, 1, sort_direction="asc" if ascending else "desc")
+                    assert [a.uid for a in listed] == (before[identifier] if ascending else
+                                                       before[identifier][::-1])[page - 1:page]
+                    assert pagination["total_count"] == len(before[identifier])
+        alice = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        flows.upsert_flow(acme, "cd", "")
+        made = attestations.create_attestation(acme, alice, "cd", "t1", "system", {
+            "attestation_name": "approval", "type_name": "decision", "control": "ctl-1",
+            "attestation_data": {"is_compliant": True}}, None)
+        assert [a.uid for a in controls.list_decisions(acme, "ctl-1", 1, 2)[0]] == [made.uid, "u8"]
+        assert list(list_sizes.problems()) == []
     _close_shared_database()

@@ -84,6 +84,8 @@ def record(server: RunningServer, keys: dict[str, str], tmp: pathlib.Path) -> Re
         kosli(*generic, "--name", name, "--compliant")
     kosli("attest", "generic", "--name", "smoke", "--flow", "shop", "--trail", "r2", "--compliant")
     kosli("attest", "generic", "--name", "backup", "--flow", "ops", "--trail", "o1", "--compliant")
+    kosli("attest", "decision", "--name", "change-approval", "--flow", "ops", "--trail", "o1",
+          "--control", "CTL-1", "--compliant")
     kosli("create", "environment", "prod", "--type", "server")
     kosli("snapshot", "server", "prod", "--paths", str(lib))
     kosli("snapshot", "server", "prod", "--paths", str(app))

@@ -166,6 +166,9 @@ def _honest_history(client) -> Organization:
     report_fingerprints(client, "prod", BACKEND_FP)
     controls.create_control(acme, "alice", "SEC-1", "Code review", description="d")
     controls.update_control(acme, "alice", "SEC-1", description="reviewed by two")
+    assert attest(client, "system", {"attestation_name": "review", "type_name": "decision",
+                                     "control": "SEC-1", "attestation_data": {
+                                         "is_compliant": True}}).status_code == 201
     repo = {"id": "42", "name": "acme/payments", "url": "https://github.com/acme/payments"}
     for description in ("payments", "the payments service"):  # learned, then changed
         repos.remember(acme, {**repo, "description": description}, 1_700_000_000.0)
@@ -204,6 +207,7 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
     acme = _honest_history(client)
     monkeypatch.setattr(log, "_CHECKED_AT_ONCE", 1)
     scan = Attestation.get(Attestation.name == "scan")
+    decision = Attestation.get(Attestation.type == "decision")
     artifact, flow, trail = Artifact.get(), Flow.get(), Trail.get()
     env, allowed = Environment.get(), AllowlistEntry.get()
     policy, control = Policy.get(), Control.get()
@@ -217,6 +221,10 @@ def test_a_bound_column_changed_in_sql_is_named_at_the_records_latest_entry(clie
     cases = [
         (Attestation, scan.id, {"git_commit": "f" * 40}, "attestation", "git_commit"),
         (Attestation, scan.id, {"attachment_name": "other.txt"}, "attestation", "attachment_name"),
+        # derived from the summary, not held: a decision moved to another control's list, and
+        # an attestation that is no decision given one
+        (Attestation, decision.id, {"control": "SEC-2"}, "attestation", "control"),
+        (Attestation, scan.id, {"control": "SEC-1"}, "attestation", "control"),
         (Artifact, artifact.id, {"build_url": "https://evil.example"}, "artifact", "build_url"),
         (Artifact, artifact.id, {"fingerprint": FRONTEND_FP}, "artifact", "fingerprint"),
         (FlowTemplate, current.id, {"template_yaml": "trail: {}\n"}, "flow", "template_sha256"),

@@ -27,13 +27,14 @@ from ...storage.db import (
     write_transaction,
 )
 from ...storage.models import Artifact, Attestation, Blob, Flow, LogEntry, Organization, Trail, User
-from ..kernel import contract, list_sizes
+from ..kernel import contract, events, list_sizes
 from ..kernel.errors import missing, not_found, validation_error
 from ..kernel.pages import Page
 from ..kernel.urls import check_reported_urls
 from ..outbound import actions, notifications
 from . import attestation_types, blobs, leaves, manifests, trails
 from .artifacts import is_commit, resolve_fingerprint
+from .events import DecisionRecorded
 from .flows import find_flow, flow_to_report_to
 from .repos import check_repo_info, remember
 from .templates import parse_template, version
@@ -204,10 +205,13 @@ def _record(org: Organization, user: User, trail_of: Callable[[], Trail], data: 
                 target_artifact=target, artifact_fingerprint=fingerprint, is_compliant=compliant,
                 data=data, summary=summary, attachment=blob,
                 attachment_name=attachment[0] if attachment else None,
-                overrides=overrides.uid if overrides else None,
-                git_commit=_commit_of(data), created_by=user.name, created_at=stamp)
+                overrides=overrides.uid if overrides else None, git_commit=_commit_of(data),
+                control=leaves.decision_control(type_name, summary), created_by=user.name,
+                created_at=stamp)
             list_sizes.added(attestation.id, (list_sizes.ATTESTATIONS_OF_FLOW, trail.flow_id),
                              (list_sizes.ATTESTATIONS_OF_TRAIL, trail.id))
+            if attestation.control is not None:
+                events.publish(DecisionRecorded(org, attestation))
             remember(org, data.get("repo_info"), stamp)
             leaves.log_attestation(org, trail, attestation, manifests.about(attestation), digests)
             trails.reported(

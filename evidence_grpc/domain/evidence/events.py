@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...storage.models import Artifact, Organization
+from ...storage.models import Artifact, Attestation, Organization
 
 
 @dataclass(frozen=True)
@@ -14,3 +14,12 @@ class ArtifactRepoKnown:
 
     org: Organization
     artifact: Artifact
+
+
+@dataclass(frozen=True)
+class DecisionRecorded:
+    """A decision naming a control (its `control`) was recorded, or one was overridden: it
+    joins the list of the control's decisions (governance.controls)."""
+
+    org: Organization
+    decision: Attestation

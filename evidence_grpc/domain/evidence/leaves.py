@@ -28,6 +28,7 @@ from ...storage.models import (
     Trail,
     TrailEvent,
 )
+from ..kernel import limits
 from ..transparency import log
 from . import blobs
 
@@ -60,6 +61,8 @@ ATTESTATION_LEAF = log.shape(ATTESTATION, Attestation, {
     "summary": log.Bound("summary_sha256", digested=True),
     "attachment": log.Bound("attachment_sha256"), "attachment_name": log.Bound("attachment_name"),
     "overrides": log.Bound("overrides"), "git_commit": log.Bound("git_commit"),
+    "control": log.Derived("a decision's control, as its summary (bound) names it: "
+                           "verify-log derives it again"),
     "created_by": log.Bound("actor"), "created_at": log.Bound("created_at"),
 }, extra={"trail": "the trail's name (a trail is never renamed)"}, version=2)
 # A binding says which artifact an attestation made before it is about; the rest of the
@@ -150,6 +153,17 @@ ATTESTATION_TYPE_VERSION_LEAF = log.shape(ATTESTATION_TYPE_VERSION, AttestationT
     "summary": log.Bound("summary_sha256", digested=True), "created_by": log.Bound("actor"),
     "timestamp": log.Bound("timestamp"),
 }, extra={"org": "the organization's name"})
+
+
+def decision_control(type_name: str, summary: Any) -> str | None:
+    """The control a decision names: its summary's `control` when a text that can be a
+    control's identifier (at most limits.NAME characters); None for any other attestation.
+    Kept in the attestation's `control` column, where a control's decisions are found; the
+    same rows as a substring match of `"control":"<identifier>"` in the summary (compact JSON,
+    attestations._judge_system) finds, as they were found before migration 0034."""
+    control = summary.get("control") if type_name == "decision" and isinstance(summary, dict) \
+        else None
+    return control if isinstance(control, str) and len(control) <= limits.NAME.most else None
 
 
 def content_digests(data: dict[str, Any], summary: dict[str, Any]) -> tuple[str, str]:
@@ -297,7 +311,8 @@ def rebuild_attestations(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
     """The leaves of the attestations as their rows say now, with the SHA-256 of each
     attachment as its stored chunks hash (a chunk changed in SQL shows as another digest).
     One bound later (an entry of its binding is in the log) was made without an artifact:
-    its binding's leaf holds the one its row has now."""
+    its binding's leaf holds the one its row has now. A `control` column other than the one
+    its summary names shows as a `control` key no leaf holds."""
     ids = list(versions)
     rows = (Attestation.select(Attestation, Trail.id, Trail.name, Organization.name)
             .join(Trail).switch(Attestation).join(Organization).where(Attestation.id.in_(ids)))
@@ -308,9 +323,12 @@ def rebuild_attestations(versions: dict[int, int]) -> dict[int, dict[str, Any]]:
             a.artifact_fingerprint = a.artifact_id = None
         if a.attachment_id is not None:
             a.attachment_id = blobs.digest(blobs.content_of(a.attachment_id))
-        rebuilt[a.id] = (attestation_leaf(a.organization.name, a.trail.name, a)
-                         if versions[a.id] == ATTESTATION_LEAF.version
-                         else _attestation_leaf_v1(a.organization.name, a.trail.name, a))
+        leaf = (attestation_leaf(a.organization.name, a.trail.name, a)
+                if versions[a.id] == ATTESTATION_LEAF.version
+                else _attestation_leaf_v1(a.organization.name, a.trail.name, a))
+        if a.control != decision_control(a.type, a.summary):  # not what its summary says
+            leaf["control"] = a.control
+        rebuilt[a.id] = leaf
     return rebuilt
 
 

@@ -5,12 +5,15 @@ lifecycle version (Created, Edited, Archived, Unarchived) keeping the control as
 Decisions are the `decision` attestations naming the control (`kosli attest decision
 --control`); they are recorded as sent, whether or not the control exists yet. An environment
 covers a control when one of its policies, in its latest version, references the control with
-`for_control`. Only organizations with the `controls` feature may use any of this."""
+`for_control`. Only organizations with the `controls` feature may use any of this.
+
+A control's decisions are a paged list (kernel.list_sizes, DECISIONS_OF_CONTROL, owned by the
+control's id): a decision made once its control exists takes the list's next position as it is
+recorded; the decisions made before it are numbered when it is created, in its transaction."""
 
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +21,7 @@ from typing import Any
 import peewee
 
 from ...api.v2 import views
-from ...storage.db import contains, for_update, now, retry_on_conflict, write_transaction
+from ...storage.db import for_update, now, retry_on_conflict, write_transaction
 from ...storage.models import (
     Artifact,
     Attestation,
@@ -29,7 +32,8 @@ from ...storage.models import (
     Organization,
     Trail,
 )
-from ..kernel import limits
+from ..evidence.events import DecisionRecorded
+from ..kernel import limits, list_sizes
 from ..kernel.errors import (
     FailedPrecondition,
     PermissionDenied,
@@ -241,6 +245,7 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
 
     def write() -> Control:
         with write_transaction():
+            _hold(org, "NO KEY UPDATE")  # a decision naming it waits, or is seen below
             if Control.select().where((Control.organization == org)
                                       & (Control.identifier == identifier)).exists():
                 raise already_exists("control", f"A control with identifier '{identifier}' already "
@@ -250,9 +255,30 @@ def create_control(org: Organization, user_name: str, identifier: str, name: str
                               description=description or "", links=links, tags={}, version=0,
                               created_by=user_name, created_at=stamp)
             _record(org, control, CREATED, user_name, stamp)
+            list_sizes.number(list_sizes.DECISIONS_OF_CONTROL, control.id)
             return control
 
     return retry_on_conflict(write)
+
+
+def _hold(org: Organization, strength: str) -> None:
+    """Lock the organization's row (PostgreSQL; SQLite's writers take turns) `strength`:
+    a control created (NO KEY UPDATE) and a decision recorded (SHARE) take turns, so that
+    the decisions made before the control are numbered when it is created, and those made
+    after, as they are recorded (decision_recorded); never one of them twice or not at all."""
+    for_update(Organization.select(Organization.id).where(Organization.id == org.id),
+               strength).execute()
+
+
+def decision_recorded(event: DecisionRecorded) -> None:
+    """A decision (its control named) joins the list of its control's decisions, when the
+    control exists (create_control numbers those made before it)."""
+    _hold(event.org, "SHARE")
+    control = (Control.select(Control.id).where((Control.organization == event.org)
+                                                & (Control.identifier == event.decision.control))
+               .first())
+    if control is not None:
+        list_sizes.added(event.decision.id, (list_sizes.DECISIONS_OF_CONTROL, control.id))
 
 
 def _locked(org: Organization, identifier: str) -> Control:
@@ -308,19 +334,22 @@ def set_archived(org: Organization, user_name: str, identifier: str, archived: b
 _ARTIFACT_FLOW = Flow.alias("artifact_flow")
 
 
-def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
-    """The organization's decision attestations naming the control. The control is kept in
-    the attestation's summary as `{"control":"<identifier>"}` (attestations._judge_system,
-    compact JSON): an exact, case-sensitive substring match on it finds them in SQL."""
-    # Wrapped in a Value: the JSON field would otherwise encode the text as a JSON string.
-    fragment = peewee.Value(f'"control":{json.dumps(identifier)}', converter=False)
+def _joined() -> peewee.ModelSelect:
+    """Decisions with what their answers name: flow, trail, artifact and the artifact's flow."""
     return (Attestation.select(Attestation, Flow, Trail, Artifact, _ARTIFACT_FLOW).join(Flow)
             .switch(Attestation).join(Trail)
             .switch(Attestation).join(Artifact, peewee.JOIN.LEFT_OUTER)
             .join(_ARTIFACT_FLOW, peewee.JOIN.LEFT_OUTER, on=Artifact.flow == _ARTIFACT_FLOW.id)
-            .switch(Attestation)
-            .where((Attestation.organization == org) & (Attestation.type == "decision")
-                   & contains(Attestation.summary, fragment, case_sensitive=True)))
+            .switch(Attestation))
+
+
+def _decisions(org: Organization, identifier: str) -> peewee.ModelSelect:
+    """The organization's decision attestations naming the control, by their `control` column
+    (the summary's, evidence.leaves.decision_control; indexed with the organization and the
+    list's order)."""
+    return _joined().where((Attestation.organization == org)
+                           & (Attestation.control == identifier)
+                           & (Attestation.type == "decision"))
 
 
 def list_decisions(org: Organization, identifier: str, page: int | None = None,
@@ -329,10 +358,18 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
                    flows: list[str] | None = None, sort_direction: str | None = None
                    ) -> tuple[list[Attestation], dict[str, int]]:
     """Decisions for the control, newest first (or oldest with sort_direction=asc); `flows`
-    keeps those of the flows of these names (or former names)."""
-    find_control(org, identifier)
+    keeps those of the flows of these names (or former names). A page of them all is read at
+    its positions in the control's list (the same cost at any depth), a narrowed one by a query
+    of the control's decisions."""
+    control = find_control(org, identifier)
     paging = _paging(page, per_page)
     direction = _sort_direction(sort_direction, "desc")
+    if is_compliant is None and from_timestamp is None and to_timestamp is None and not flows:
+        ids, total = list_sizes.items_of_page(list_sizes.DECISIONS_OF_CONTROL, control.id, paging,
+                                              ascending=direction == "asc")
+        # by their ids alone: the control's index would be walked through all its decisions
+        decisions = _joined().where(Attestation.id.in_(ids)) if ids else []
+        return list_sizes.in_page_order(ids, decisions), counted(paging, total)
     query = _decisions(org, identifier)
     if is_compliant is not None:
         query = query.where(Attestation.is_compliant == is_compliant)

@@ -2,7 +2,7 @@
 list holds (`ListSize`), so that a page tells its total from one row, and where each item is in
 it (`ListEntry`: 1 for the first added), so that a page is a range of positions, read on the
 index at the same cost however deep in the list (issue 48). The lists: a flow's trails, a flow's
-and a trail's attestations, an organization's audit events.
+and a trail's attestations, an organization's audit events, a control's decisions.
 
 A list's order is the order its items were added (on SQLite the order of their ids; on
 PostgreSQL, of the commits of the transactions that added them, which lock the list's size row
@@ -19,20 +19,44 @@ from typing import Any
 import peewee
 
 from ...storage.db import Prepared, at_transaction_end
-from ...storage.models import Attestation, ListEntry, ListSize, MembershipAuditEvent, Trail
+from ...storage.models import (
+    Attestation,
+    Control,
+    ListEntry,
+    ListSize,
+    MembershipAuditEvent,
+    Trail,
+)
 from .pages import Page
 
 TRAILS_OF_FLOW = "trails of flow"
 ATTESTATIONS_OF_FLOW = "attestations of flow"
 ATTESTATIONS_OF_TRAIL = "attestations of trail"
 AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
+DECISIONS_OF_CONTROL = "decisions of control"
 
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
     code: int  # ListEntry.list_kind: never reused, frozen in the migration that numbers it
-    owner: peewee.Field  # the items' column naming the list's owner
-    order: tuple[peewee.Field, ...]  # the order the rows made before positions are numbered in
+    # the column naming the list's owner: the items' own, or (`joined`) its owner's row's id
+    owner: peewee.Field
+    # the order the rows made before positions are numbered in, ending with the items' id
+    order: tuple[peewee.Field, ...]
+    # how an item meets its owner's row, for items with no column of their owner's id
+    joined: peewee.Expression | None = None
+
+    @property
+    def item(self) -> peewee.Field:
+        """The items' id (the last of the order: ties are broken by it)."""
+        return self.order[-1]
+
+    def rows(self, *columns: Any, owner: int | None = None) -> peewee.ModelSelect:
+        """`columns` of the items of the kind's lists (of `owner`'s alone, given one)."""
+        query = self.item.model.select(*columns)
+        if self.joined is not None:
+            query = query.join(self.owner.model, on=self.joined)
+        return query.where(self.owner.is_null(False) if owner is None else self.owner == owner)
 
 
 KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
@@ -40,7 +64,13 @@ KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
          ATTESTATIONS_OF_TRAIL: Kind(3, Attestation.trail, (Attestation.id,)),
          AUDIT_EVENTS_OF_ORGANIZATION: Kind(4, MembershipAuditEvent.organization,
                                             (MembershipAuditEvent.timestamp,
-                                             MembershipAuditEvent.id))}
+                                             MembershipAuditEvent.id)),
+         # a decision names its control by identifier (it may be made before the control is:
+         # governance.controls numbers those when the control is created)
+         DECISIONS_OF_CONTROL: Kind(5, Control.id, (Attestation.created_at, Attestation.id),
+                                    (Control.organization == Attestation.organization)
+                                    & (Control.identifier == Attestation.control)
+                                    & (Attestation.type == "decision"))}
 
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
@@ -145,10 +175,7 @@ def problems() -> Iterator[str]:
     read of the rows and one of the entries (memory: a number per owner)."""
     count = peewee.fn.COUNT(peewee.SQL("*"))
     for name, kind in KINDS.items():
-        items = kind.owner.model
-        key = items._meta.primary_key
-        rows = dict(items.select(kind.owner, count).where(kind.owner.is_null(False))
-                    .group_by(kind.owner).tuples())
+        rows = dict(kind.rows(kind.owner, count).group_by(kind.owner).tuples())
         placed = {owner: (at, distinct, highest) for owner, at, distinct, highest in ListEntry.select(
             ListEntry.owner, count, peewee.fn.COUNT(ListEntry.item.distinct()),
             peewee.fn.MAX(ListEntry.position)).where(ListEntry.list_kind == kind.code)
@@ -160,10 +187,10 @@ def problems() -> Iterator[str]:
             if not rows.get(owner, 0) == at == distinct == highest == sizes.get(owner, 0):
                 yield (f"{name} {owner}: {rows.get(owner, 0)} rows, {at} positions of "
                        f"{distinct} items up to {highest}, kept size {sizes.get(owner, 0)}")
+        its_row = kind.rows(kind.item).where((kind.item == ListEntry.item)
+                                             & (kind.owner == ListEntry.owner))
         stray = (ListEntry.select(ListEntry.owner, ListEntry.position, ListEntry.item)
-                 .join(items, peewee.JOIN.LEFT_OUTER,
-                       on=(key == ListEntry.item) & (kind.owner == ListEntry.owner))
-                 .where((ListEntry.list_kind == kind.code) & key.is_null())
+                 .where((ListEntry.list_kind == kind.code) & ~peewee.fn.EXISTS(its_row))
                  .order_by(ListEntry.owner, ListEntry.position))
         for owner, position, item in stray.tuples():
             yield f"{name} {owner}: position {position} names {item}, not a row of it"
@@ -172,19 +199,25 @@ def problems() -> Iterator[str]:
 def recount() -> None:
     """Every size counted and every position numbered again from the rows, in each list's
     order: for rows written in bulk around the domain (tests' and benchmarks' fixtures; an
-    operator's `check-lists --repair`), as migrations 0031 and 0033 counted and numbered those
-    made before them."""
+    operator's `check-lists --repair`), as migrations 0031, 0033 and 0034 counted and numbered
+    those made before them."""
     ListSize.delete().execute()
     ListEntry.delete().execute()
-    for name, kind in KINDS.items():
-        items = kind.owner.model
-        ListSize.insert_from(items.select(peewee.Value(name), kind.owner, peewee.fn.COUNT(
-            peewee.SQL("*"))).where(kind.owner.is_null(False)).group_by(kind.owner),
-            [ListSize.kind, ListSize.owner, ListSize.size]).execute()
-        ListEntry.insert_from(items.select(
-            peewee.Value(kind.code), kind.owner,
-            peewee.fn.ROW_NUMBER().over(partition_by=[kind.owner], order_by=list(kind.order)),
-            items._meta.primary_key).where(kind.owner.is_null(False)),
-            [ListEntry.list_kind, ListEntry.owner, ListEntry.position, ListEntry.item]).execute()
+    for name in KINDS:
+        number(name)
 
 
+def number(name: str, owner: int | None = None) -> None:
+    """The kind's lists numbered 1.. in its order and counted, from the rows, with none of their
+    items numbered yet; `owner`'s alone, given one: in the transaction that makes an owner whose
+    list has items before it exists (the decisions naming a control before it was created),
+    before any item is added to the list."""
+    kind = KINDS[name]
+    ListSize.insert_from(kind.rows(peewee.Value(name), kind.owner, peewee.fn.COUNT(
+        peewee.SQL("*")), owner=owner).group_by(kind.owner),
+        [ListSize.kind, ListSize.owner, ListSize.size]).execute()
+    ListEntry.insert_from(kind.rows(
+        peewee.Value(kind.code), kind.owner,
+        peewee.fn.ROW_NUMBER().over(partition_by=[kind.owner], order_by=list(kind.order)),
+        kind.item, owner=owner),
+        [ListEntry.list_kind, ListEntry.owner, ListEntry.position, ListEntry.item]).execute()
