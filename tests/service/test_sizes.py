@@ -43,6 +43,7 @@ from evidence_grpc.domain.evidence import artifacts, attestations, trails
 from evidence_grpc.domain.governance import approvals
 from evidence_grpc.domain.identity import service_accounts
 from evidence_grpc.domain.kernel.pages import page_of
+from evidence_grpc.domain.runtime import snapshots
 from evidence_grpc.server import build_server
 from evidence_grpc.servicers.trails import STREAM_CHUNK
 from evidence_grpc.storage import db as storage
@@ -254,9 +255,11 @@ PAGED = [("trails of a flow", lambda org, page: trails.list_flow_trails(org, FLO
          ("artifacts of a flow", lambda org, page: artifacts.list_artifacts(
              org, page, flow_name=FLOW), 2),
          ("trails of the organization", lambda org, page: trails.list_trails(org, page), 2),
-         # (none made here: what their pages run, all the same)
+         ("snapshots of an environment", lambda org, page: snapshots.list_snapshots(
+             org, BUSY_ENV, page.number, page.size), 2),
          ("approvals of a flow", lambda org, page: approvals.list_approvals(
-             org, FLOW, page.number, page.size), 2),
+             org, OTHER_FLOW, page.number, page.size), 3),
+         # (none made here: what their pages run, all the same)
          ("audit log", lambda org, page: service_accounts.audit_log(
              org, page.number, page.size), 2)]
 
