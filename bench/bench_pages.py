@@ -6,8 +6,9 @@ Run by hand (not a test):
     python bench/bench_pages.py --database-url postgresql://postgres@127.0.0.1:55432/postgres
     python bench/bench_pages.py --small 100 --big 10000 --rounds 3
 
-Two databases are built once and kept (SQLite files under /tmp/bench-pages/, PostgreSQL
-databases `bench_pages_<n>` on the server of --database-url; --rebuild makes them again): in
+Two databases are built once and kept (SQLite files under /tmp/bench_pages/, PostgreSQL
+databases `bench_pages_<n>` on the server of --database-url; `--name` names others, for two
+sittings side by side; --rebuild makes them again): in
 organization acme, flow `big` with N trails, each with an artifact and three attestations, and
 flow `deep` with one trail holding N * 3 / 10 attestations (300 vs 30,000); environment `prod`
 with N snapshots and N events, N approvals in flow `big`, N audit events. The rows are written by
@@ -39,7 +40,7 @@ import _common as common
 
 ORG = "acme"
 PER_PAGE = 100
-CACHE = pathlib.Path("/tmp/bench-pages")
+NAME = "bench_pages"  # of the kept databases: /tmp/<name>/, PostgreSQL databases <name>_<n>
 BATCH = 2000
 
 
@@ -160,12 +161,12 @@ def _commit(i: int) -> str:
 # ---- databases -----------------------------------------------------------------------------
 
 def sqlite_url(n: int) -> str:
-    return f"sqlite:///{CACHE / f'pages-{n}.sqlite'}"
+    return f"sqlite:///{pathlib.Path('/tmp') / NAME / f'pages-{n}.sqlite'}"
 
 
 def postgres_url(admin_url: str, n: int) -> str:
     from urllib.parse import urlsplit, urlunsplit
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/bench_pages_{n}"))
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{NAME}_{n}"))
 
 
 def prepared(admin_url: str | None, n: int, rebuild: bool) -> str:
@@ -179,18 +180,18 @@ def prepared(admin_url: str | None, n: int, rebuild: bool) -> str:
         conn = psycopg2.connect(admin_url)
         conn.autocommit = True
         with conn.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"bench_pages_{n}",))
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (f"{NAME}_{n}",))
             there = cursor.fetchone() is not None
             if there and rebuild:
-                cursor.execute(f'DROP DATABASE "bench_pages_{n}" WITH (FORCE)')
+                cursor.execute(f'DROP DATABASE "{NAME}_{n}" WITH (FORCE)')
             if rebuild or not there:
-                cursor.execute(f'CREATE DATABASE "bench_pages_{n}"')
+                cursor.execute(f'CREATE DATABASE "{NAME}_{n}"')
                 there = False
         conn.close()
     else:
-        CACHE.mkdir(parents=True, exist_ok=True)
         url = sqlite_url(n)
         path = pathlib.Path(url[len("sqlite:///"):])
+        path.parent.mkdir(parents=True, exist_ok=True)
         there = path.exists() and not rebuild
         if not there:
             for stale in path.parent.glob(path.name + "*"):
@@ -289,6 +290,7 @@ def timed(call: Call, page: int, calls: int, clock: Callable[[], float]) -> floa
 
 
 def main(argv: list[str] | None = None) -> int:
+    global NAME
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--small", type=int, default=1000, help="trails of the small database")
@@ -297,12 +299,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=7, help="timed calls per round and size")
     p.add_argument("--database-url", default=None, help="postgresql://... (default: SQLite)")
     p.add_argument("--rebuild", action="store_true", help="build the databases again")
+    p.add_argument("--name", default=NAME,
+                   help="the kept databases' name: /tmp/NAME/ or PostgreSQL's NAME_<n> (two "
+                        "sittings of different code side by side keep theirs apart)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="SQLite's timing: this process's CPU time (default) or the wall clock")
     p.add_argument("--only", default="", help="lists whose label contains this")
     p.add_argument("--source", type=pathlib.Path, default=common.ROOT,
                    help="run another checkout's code")
     args = p.parse_args(argv)
+    NAME = args.name
     common.use_source(args.source.resolve())
     engine = "PostgreSQL" if args.database_url else "SQLite"
     # SQLite answers in this process: its CPU time is the work, whatever else the machine runs;

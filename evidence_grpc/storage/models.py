@@ -846,3 +846,23 @@ class ListSize(BaseModel):
 
 
 ALL_MODELS += [ListSize]
+
+
+class ListEntry(BaseModel):
+    """An item's place in a paged list (`list_kind`: the list's kind's code in
+    domain.kernel.list_sizes; `owner` as in ListSize; `position`: 1 for the first item added,
+    the list's size for the last), given in the transaction that adds it, so that any page is a
+    range of positions: an index seek, whatever its depth (migration 0033 numbered those made
+    before it, in the list's order; on SQLite a table WITHOUT ROWID, stored in that key's
+    order)."""
+
+    list_kind = peewee.SmallIntegerField()
+    owner = peewee.BigIntegerField()
+    position = peewee.BigIntegerField()
+    item = peewee.BigIntegerField()
+
+    class Meta:
+        primary_key = peewee.CompositeKey("list_kind", "owner", "position")
+
+
+ALL_MODELS += [ListEntry]

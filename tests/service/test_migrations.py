@@ -659,3 +659,94 @@ def test_0031_counts_the_lists_made_before_it_and_each_write_after_grows_them(
                                                                      filters)
             assert (len(listed), pagination["total"], pagination["page_count"]) == (1, total, total)
     _close_shared_database()
+
+
+def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_held(
+        empty_database: str):
+    """Trails, attestations and audit events of the release before 0033 are numbered in their
+    lists' order: every page of every list (newest first, and the audit log oldest first too)
+    holds what the OFFSET query over their rows answers, and items added after it take the
+    next positions."""
+    from evidence_grpc.domain.evidence import attestations, trails
+    from evidence_grpc.domain.identity import service_accounts
+    from evidence_grpc.domain.kernel.pages import page_of
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0024_log_hashes_in_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org_id = Organization.insert(name="acme", **times).execute()
+        other = Organization.insert(name="other", **times).execute()
+        flow = Flow.insert(organization=org_id, name="ci", **times).execute()
+        other_flow = Flow.insert(organization=other, name="ci", **times).execute()
+        made = {i: Trail.insert(flow=f, name=f"t{i}", **times).execute()
+                for i, f in enumerate((flow, other_flow, flow, flow, other_flow, flow))}
+        for n, i in enumerate((0, 1, 2, 0, 3, 0)):
+            Attestation.insert(uid=f"u{n}", organization=org_id if i != 1 else other,
+                               flow=other_flow if i == 1 else flow, trail=made[i], name="tests",
+                               type="generic", is_compliant=True, data={}, summary={},
+                               created_at=times["created_at"] + n).execute()
+        # audit events in the order of their timestamps, not of their ids
+        for n, stamp in enumerate((5.0, 1.0, 3.0, 3.0, 2.0)):
+            for owner in (org_id, other):
+                MembershipAuditEvent.insert(organization=owner, event_type="member_added",
+                                            timestamp=times["created_at"] + stamp, actor="alice",
+                                            subject=f"user-{n}").execute()
+
+        def chunks(items: list, per_page: int) -> list:
+            return [items[i:i + per_page] for i in range(0, len(items), per_page)]
+
+        def expected(per_page: int) -> dict[str, list]:
+            """Each list's pages as the OFFSET queries over the rows answer them."""
+            audit = [(e.subject, e.id) for e in MembershipAuditEvent.select(
+                MembershipAuditEvent.subject, MembershipAuditEvent.id).where(
+                MembershipAuditEvent.organization == org_id).order_by(
+                MembershipAuditEvent.timestamp, MembershipAuditEvent.id)]
+            return {"trails": chunks([t.name for t in Trail.select(Trail.name).where(
+                        Trail.flow == flow).order_by(Trail.id.desc())], per_page),
+                    "attestations of flow": chunks([a.uid for a in Attestation.select(Attestation.uid).where(
+                        Attestation.flow == flow).order_by(Attestation.id.desc())], per_page),
+                    "attestations of t0": chunks([a.uid for a in Attestation.select(Attestation.uid).where(
+                        Attestation.trail == made[0]).order_by(Attestation.id.desc())], per_page),
+                    "audit asc": chunks([s for s, _ in audit], per_page),
+                    "audit desc": chunks([s for s, _ in reversed(audit)], per_page)}
+
+        def every_page(read) -> list:
+            found, number = [], 1
+            while page := read(number):
+                found.append(page)
+                number += 1
+            return found
+
+        def answered(per_page: int) -> dict[str, list]:
+            org = Organization.get_by_id(org_id)
+
+            def attested(filters: dict) -> list:
+                return every_page(lambda n: [a.uid for a in attestations.list_flow_attestations(
+                    org, "ci", page_of(n, per_page), filters)[0]])
+
+            def audit(direction: str) -> list:
+                return every_page(lambda n: [e.subject for e in service_accounts.audit_log(
+                    org, n, per_page, sort_dir=direction)[0]])
+
+            return {"trails": every_page(lambda n: [t.name for t in trails.list_flow_trails(
+                        org, "ci", page_of(n, per_page))[0]]),
+                    "attestations of flow": attested({}),
+                    "attestations of t0": attested({"trail_name": "t0"}),
+                    "audit asc": audit("asc"), "audit desc": audit("desc")}
+
+        before = {per_page: expected(per_page) for per_page in (1, 2, 4)}
+        assert before[2]["audit desc"] == [["user-0", "user-3"], ["user-2", "user-4"], ["user-1"]]
+        assert "0033_list_entries" in storage.migrate()
+        for per_page in (1, 2, 4):
+            assert answered(per_page) == before[per_page]
+        org = Organization.get_by_id(org_id)
+        user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        trails.begin_trail(org, "ci", {"name": "t9"}, user)
+        attestations.create_attestation(org, user, "ci", "t9", "generic",
+                                        {"attestation_name": "lint", "is_compliant": True}, None)
+        service_accounts.create_account(org, "alice", "deployer", None, "member")
+        for per_page in (1, 3):
+            assert answered(per_page) == expected(per_page)
+        assert answered(2)["trails"] == [["t9", "t5"], ["t3", "t2"], ["t0"]]
+    _close_shared_database()

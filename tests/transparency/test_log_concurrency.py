@@ -25,11 +25,14 @@ import requests
 from evidence_grpc.api.v2 import transparency_service_pb2 as transparency_pb
 from evidence_grpc.api.v2 import transparency_service_pb2_grpc as transparency_grpc
 from evidence_grpc.domain.evidence.manifests import latest_manifest, trail_entries
+from evidence_grpc.domain.kernel import list_sizes
 from evidence_grpc.domain.transparency import log, notes
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     Attestation,
     Environment,
+    ListEntry,
+    ListSize,
     LogEntry,
     LogHead,
     Organization,
@@ -222,6 +225,27 @@ def opened(url: str) -> Iterator[Organization]:
         _close_shared_database()
 
 
+def check_lists() -> None:
+    """Every paged list's items numbered 1..its size, each of its rows once (issue 48: the
+    writers that raced for a list took its positions in turn)."""
+    for name, kind in list_sizes.KINDS.items():
+        rows: dict[int, set[int]] = {}
+        for item, owner in kind.owner.model.select(kind.owner.model._meta.primary_key,
+                                                   kind.owner).tuples():
+            rows.setdefault(owner, set()).add(item)
+        sizes = dict(ListSize.select(ListSize.owner, ListSize.size).where(
+            ListSize.kind == name).tuples())
+        placed: dict[int, list[tuple[int, int]]] = {}
+        for owner, position, item in ListEntry.select(
+                ListEntry.owner, ListEntry.position, ListEntry.item).where(
+                ListEntry.list_kind == kind.code).order_by(ListEntry.position).tuples():
+            placed.setdefault(owner, []).append((position, item))
+        assert sizes == {owner: len(items) for owner, items in rows.items()}, name
+        for owner, items in rows.items():
+            assert [p for p, _ in placed[owner]] == list(range(1, len(items) + 1)), name
+            assert sorted(i for _, i in placed[owner]) == sorted(items), name
+
+
 def check_log(org: Organization, acked: list[str]) -> int:
     """Every acknowledged attestation stored once with exactly one entry; every stored
     attestation and snapshot with one; entries 0..n-1; verify_log clean. Returns n."""
@@ -336,6 +360,7 @@ def test_many_writers_in_several_processes_make_one_gap_free_log(tmp_path, reque
         assert ingest.reports_acked == ATTESTATIONS // 40
         with opened(url) as acme:
             size = check_log(acme, ingest.acked)
+            check_lists()
             # the genesis (one, first, however many writers found the log empty); the flow
             # and the environment; a trail and its event per trail begun; the attestations;
             # each write of a trail with its manifest; a snapshot per report
@@ -375,6 +400,7 @@ def test_kill_9_mid_ingest_keeps_every_acknowledged_entry(database_url, tmp_path
     assert len(acked) < KILL_TOTAL, "the kill came after the whole ingest: nothing was cut"
     with opened(database_url) as acme:
         size = check_log(acme, acked)
+        check_lists()
     assert size >= 1 + len(acked)
 
     restart = tmp_path / "restart"

@@ -357,20 +357,21 @@ _SIZE_OF = {Attestation.flow: list_sizes.ATTESTATIONS_OF_FLOW,
             Attestation.trail: list_sizes.ATTESTATIONS_OF_TRAIL}
 
 
-def _page_of(column: peewee.Field, value: int, size: int, offset: int) -> peewee.ModelSelect:
+def _page_of(column: peewee.Field, value: int, skip: int, take: int) -> peewee.ModelSelect:
     """The attestations with `value` in `column` (their flow or trail) a page at a time, newest
     first, each row ended by how many there are (their kept size, a subquery the database runs
-    once), so a page is one round trip. The page's ids are picked on the column's index first
-    (the OFFSET walks index entries, not joined rows); only they are joined into `Listed` rows."""
-    ids = (Attestation.select(Attestation.id).where(column == value)
-           .order_by(Attestation.id.desc()).limit(size).offset(offset))
-    return (_listing().select_extend(list_sizes.size_column(_SIZE_OF[column], value))
+    once), so a page is one round trip. The page's ids are those at its positions in the list
+    (list_sizes: an index range, the same cost at any depth); only they are joined into
+    `Listed` rows."""
+    kind = _SIZE_OF[column]
+    ids = list_sizes.ids_at(kind, value, skip, take)
+    return (_listing().select_extend(list_sizes.size_column(kind, value))
             .where(Attestation.id.in_(ids)).order_by(Attestation.id.desc()))
 
 
 # A flow's or a trail's attestations a page at a time, prepared.
-_PAGE_OF = {column: Prepared(lambda value, size, offset, column=column: _page_of(
-                column, value, size, offset), value=int, size=int, offset=int)
+_PAGE_OF = {column: Prepared(lambda value, skip, take, column=column: _page_of(
+                column, value, skip, take), value=int, skip=int, take=int)
             for column in _SIZE_OF}
 
 
@@ -583,7 +584,7 @@ def list_flow_attestations(org: Organization, flow_name: str, page: Page,
     else:
         column, value = Attestation.trail, find_trail(org, flow_name, filters["trail_name"]).id
     if page.size is not None and not any(filters.get(k) is not None for k in _NARROWING):
-        rows = _PAGE_OF[column].rows(value=value, size=page.size, offset=page.offset)
+        rows = _PAGE_OF[column].rows(value=value, skip=page.offset, take=page.size)
         if rows:
             total = rows[0][-1]
         else:  # a page past the end (or of an empty list) has no row to tell the count

@@ -187,20 +187,21 @@ def _flow_trails(flow: int) -> peewee.ModelSelect:
 
 
 # A page of a flow's trails, newest first, with their marks, as models that keep their rows
-# (what their answers are kept by): its ids picked on the flow's index first (the OFFSET walks
-# index entries, not joined rows with their marks); how many the flow has is kept (list_sizes).
-_FLOW_TRAILS_PAGE = Prepared(lambda flow, limit, offset: _flow_trails(flow).where(Trail.id.in_(
-    Trail.select(Trail.id).where(Trail.flow == flow).order_by(Trail.id.desc())
-    .limit(limit).offset(offset))), flow=int, limit=int, offset=int)
+# (what their answers are kept by): the page's ids are found by their positions in the flow's
+# list (list_sizes: the same cost at any depth), then read with their marks.
+_FLOW_TRAILS_OF = Prepared(lambda flow, ids: _flow_trails(flow).where(Trail.id.in_(ids)),
+                           flow=int, ids=list[int])
+# The first trails of the flow, newest first (batches of its whole list)
+_FLOW_TRAILS_FIRST = Prepared(lambda flow, limit: _flow_trails(flow).limit(limit),
+                              flow=int, limit=int)
 
 
 def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[list[Trail], dict]:
     """A page of the flow's trails (every trail: `flow_trails_in_batches`)."""
     flow = find_flow(org, flow_name)
-    assert page.size is not None, "the whole list is read in batches"
-    rows = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=page.size,
-                                                offset=page.offset))
-    return rows, page.pagination(list_sizes.size(list_sizes.TRAILS_OF_FLOW, flow.id))
+    ids, total = list_sizes.items_of_page(list_sizes.TRAILS_OF_FLOW, flow.id, page)
+    found = _FLOW_TRAILS_OF.models(Trail, flow=flow.id, ids=ids) if ids else []
+    return _with_marks(list_sizes.in_page_order(ids, found)), page.pagination(total)
 
 
 # The next batch of a flow's trails, newest first, older than the last one read (by its id:
@@ -217,7 +218,7 @@ def flow_trails_in_batches(org: Organization, flow_name: str, size: int
     flow = find_flow(org, flow_name)
     # the first batch from the newest (no bound: a prepared statement types it as the id's
     # column, which a number beyond every id may overflow), then each older than the last
-    batch = _with_marks(_FLOW_TRAILS_PAGE.models(Trail, flow=flow.id, limit=size, offset=0))
+    batch = _with_marks(_FLOW_TRAILS_FIRST.models(Trail, flow=flow.id, limit=size))
     while True:
         if batch:
             yield batch

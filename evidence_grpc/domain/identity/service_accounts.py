@@ -323,14 +323,17 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
     if paging.size is None:
         rows, pagination = paging.apply(query.order_by(*order))
         total = pagination["total"]
+    elif not (event_type is not None or from_timestamp is not None or to_timestamp is not None
+              or search):  # the page's ids at their positions in the organization's list
+        ids, total = list_sizes.items_of_page(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id,
+                                              paging, ascending)
+        rows = list_sizes.in_page_order(ids, MembershipAuditEvent.select().where(
+            MembershipAuditEvent.id.in_(ids)) if ids else [])
     else:  # the page's ids picked on the (organization, timestamp) index first
-        ids = MembershipAuditEvent.select(MembershipAuditEvent.id).where(query._where)
+        ids_query = MembershipAuditEvent.select(MembershipAuditEvent.id).where(query._where)
         rows = list(MembershipAuditEvent.select().where(MembershipAuditEvent.id.in_(
-            ids.order_by(*order).paginate(paging.number, paging.size))).order_by(*order))
-        narrowed = event_type is not None or from_timestamp is not None \
-            or to_timestamp is not None or bool(search)
-        total = (ids.count() if narrowed  # all of them: their kept size
-                 else list_sizes.size(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id))
+            ids_query.order_by(*order).paginate(paging.number, paging.size))).order_by(*order))
+        total = ids_query.count()
     return rows, {"page": paging.number, "per_page": paging.size or max(1, total),
                   "total_count": total}
 

@@ -1,40 +1,78 @@
-"""How many items a paged list holds, kept as each item is added (`ListSize`), so that a page
-tells its total from one row, whatever the list's length: a flow's trails, a flow's and a
-trail's attestations, an organization's audit events."""
+"""The paged lists' sizes and their items' positions, kept as each item is added: how many a
+list holds (`ListSize`), so that a page tells its total from one row, and where each item is in
+it (`ListEntry`: 1 for the first added), so that a page is a range of positions, read on the
+index at the same cost however deep in the list (issue 48). The lists: a flow's trails, a flow's
+and a trail's attestations, an organization's audit events.
+
+A list's order is the order its items were added (on SQLite the order of their ids; on
+PostgreSQL, of the commits of the transactions that added them, which lock the list's size row
+in turn). Lists read through `page_of_list` only when the page is neither filtered nor in
+another order."""
 
 from __future__ import annotations
 
-from collections import Counter
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import peewee
 
 from ...storage.db import Prepared, at_transaction_end
-from ...storage.models import Attestation, ListSize, MembershipAuditEvent, Trail
+from ...storage.models import Attestation, ListEntry, ListSize, MembershipAuditEvent, Trail
+from .pages import Page
 
 TRAILS_OF_FLOW = "trails of flow"
 ATTESTATIONS_OF_FLOW = "attestations of flow"
 ATTESTATIONS_OF_TRAIL = "attestations of trail"
 AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
 
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    code: int  # ListEntry.list_kind: never reused, frozen in the migration that numbers it
+    owner: peewee.Field  # the items' column naming the list's owner
+    order: tuple[peewee.Field, ...]  # the order the rows made before positions are numbered in
+
+
+KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
+         ATTESTATIONS_OF_FLOW: Kind(2, Attestation.flow, (Attestation.id,)),
+         ATTESTATIONS_OF_TRAIL: Kind(3, Attestation.trail, (Attestation.id,)),
+         AUDIT_EVENTS_OF_ORGANIZATION: Kind(4, MembershipAuditEvent.organization,
+                                            (MembershipAuditEvent.timestamp,
+                                             MembershipAuditEvent.id))}
+
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
                                update={ListSize.size: ListSize.size + by}),
                   kind=str, owner=int, by=int)
+# The item `back` places before the list's last, at the position the size it has grown to gives
+# (read in the statement: no round trip between the two)
+_PLACED = Prepared(lambda kind, code, owner, back, item: ListEntry.insert_from(
+    ListSize.select(peewee.Value(code), ListSize.owner, ListSize.size - back, peewee.Value(item))
+    .where((ListSize.kind == kind) & (ListSize.owner == owner)),
+    [ListEntry.list_kind, ListEntry.owner, ListEntry.position, ListEntry.item]),
+    kind=str, code=int, owner=int, back=int, item=int)
 _SIZE = Prepared(lambda kind, owner: ListSize.select(ListSize.size).where(
     (ListSize.kind == kind) & (ListSize.owner == owner)), kind=str, owner=int)
 
 
 def added(item: int, *lists: tuple[str, int]) -> None:
-    """Item `item` (its id) joins these lists ((kind, owner) each): counted as the write
-    transaction's last writes, in one order (the counters are rows every writer of the list
-    locks)."""
+    """Item `item` (its id) joins these lists ((kind, owner) each): counted and placed as the
+    write transaction's last writes, in one order (the counters are rows every writer of the
+    list locks), the items one transaction adds to a list in the order of their ids."""
     at_transaction_end("list sizes", _grow, [(kind, owner, item) for kind, owner in lists])
 
 
 def _grow(items: set[Any]) -> None:
-    for (kind, owner), by in sorted(Counter((kind, owner) for kind, owner, _ in items).items()):
-        _GROWN.execute(kind=kind, owner=owner, by=by)
+    of_list: defaultdict[tuple[str, int], list[int]] = defaultdict(list)
+    for kind, owner, item in items:
+        of_list[kind, owner].append(item)
+    for (kind, owner), added_items in sorted(of_list.items()):
+        _GROWN.execute(kind=kind, owner=owner, by=len(added_items))
+        ordered = sorted(added_items)
+        for back, item in enumerate(reversed(ordered)):
+            _PLACED.execute(kind=kind, code=KINDS[kind].code, owner=owner, back=back, item=item)
 
 
 def size(kind: str, owner: int) -> int:
@@ -48,21 +86,73 @@ def size_of_lists(kind: str, owners: Any) -> int:
         (ListSize.kind == kind) & ListSize.owner.in_(owners)).scalar())
 
 
-def size_column(kind: str, owner: Any) -> peewee.ModelSelect:
-    """The size as a subquery, to end a page's rows with."""
+def size_column(kind: str, owner: Any) -> peewee.Function:
+    """The list's size as a scalar subquery (0 when it has none), to end a page's rows with:
+    run once by the statement around it, and a bound its index range can use."""
     sized = ListSize.alias()
-    return sized.select(peewee.fn.COALESCE(peewee.fn.MAX(sized.size), 0)).where(
-        (sized.kind == kind) & (sized.owner == owner))
+    return peewee.fn.COALESCE(sized.select(sized.size).where(
+        (sized.kind == kind) & (sized.owner == owner)), 0)
+
+
+def _page(kind: str, owner: Any, skip: Any, take: Any, ascending: bool) -> peewee.ModelSelect:
+    """(item, the list's size) of each item of a page, in the list's order (`ascending`) or
+    newest first: `take` items after the first `skip`, a range of positions read on the
+    entries' key. No row when the page is past the end."""
+    if ascending:
+        low, high = peewee.Value(skip) + 1, peewee.Value(skip) + take
+    else:
+        high = size_column(kind, owner) - skip
+        low = size_column(kind, owner) - skip - take + 1
+    return (ListEntry.select(ListEntry.item, size_column(kind, owner))
+            .where((ListEntry.list_kind == KINDS[kind].code) & (ListEntry.owner == owner)
+                   & (ListEntry.position >= low) & (ListEntry.position <= high))
+            .order_by(ListEntry.position.asc() if ascending else ListEntry.position.desc()))
+
+
+def ids_at(kind: str, owner: Any, skip: Any, take: Any) -> peewee.ModelSelect:
+    """The ids of `take` items of the list after its newest `skip`, as a subquery (to pick a
+    page's rows with in the statement that reads them)."""
+    return _page(kind, owner, skip, take, False).select(ListEntry.item).order_by()
+
+
+# A page of each list, prepared (newest first, and in the order added)
+_PAGES = {(kind, ascending): Prepared(
+    lambda owner, skip, take, kind=kind, ascending=ascending: _page(
+        kind, owner, skip, take, ascending), owner=int, skip=int, take=int)
+    for kind in KINDS for ascending in (False, True)}
+
+
+def items_of_page(kind: str, owner: int, page: Page, ascending: bool = False
+                  ) -> tuple[list[int], int]:
+    """The ids of the items of a page of the list (newest first, or in the order they were
+    added) and how many the list holds, read in one statement whatever the page's depth (a
+    second for the size when the page is past the end)."""
+    assert page.size is not None, "a page of a list, not the whole list"
+    rows = _PAGES[kind, ascending].rows(owner=owner, skip=page.offset, take=page.size)
+    return [item for item, _ in rows], (rows[0][1] if rows else size(kind, owner))
+
+
+def in_page_order(ids: list[int], rows: Iterable[Any]) -> list[Any]:
+    """The rows read for a page's ids (models, by their `id`), in the order of the ids."""
+    found = {row.id: row for row in rows}
+    return [found[i] for i in ids if i in found]
 
 
 def recount() -> None:
-    """Every size counted again from the rows: for rows written in bulk around the domain
-    (tests' and benchmarks' fixtures), as migration 0031 counted those made before it."""
-    counted = ((TRAILS_OF_FLOW, Trail.flow), (ATTESTATIONS_OF_FLOW, Attestation.flow),
-               (ATTESTATIONS_OF_TRAIL, Attestation.trail),
-               (AUDIT_EVENTS_OF_ORGANIZATION, MembershipAuditEvent.organization))
+    """Every size counted and every position numbered again from the rows: for rows written in
+    bulk around the domain (tests' and benchmarks' fixtures), as migrations 0031 and 0033
+    counted and numbered those made before them."""
     ListSize.delete().execute()
-    for kind, owner in counted:
-        ListSize.insert_from(owner.model.select(peewee.Value(kind), owner, peewee.fn.COUNT(
-            peewee.SQL("*"))).group_by(owner), [ListSize.kind, ListSize.owner, ListSize.size]
-        ).execute()
+    ListEntry.delete().execute()
+    for name, kind in KINDS.items():
+        items = kind.owner.model
+        ListSize.insert_from(items.select(peewee.Value(name), kind.owner, peewee.fn.COUNT(
+            peewee.SQL("*"))).where(kind.owner.is_null(False)).group_by(kind.owner),
+            [ListSize.kind, ListSize.owner, ListSize.size]).execute()
+        ListEntry.insert_from(items.select(
+            peewee.Value(kind.code), kind.owner,
+            peewee.fn.ROW_NUMBER().over(partition_by=[kind.owner], order_by=list(kind.order)),
+            items._meta.primary_key).where(kind.owner.is_null(False)),
+            [ListEntry.list_kind, ListEntry.owner, ListEntry.position, ListEntry.item]).execute()
+
+
