@@ -33,7 +33,7 @@ from evidence_grpc.storage.models import (
     TrailEvent,
     User,
 )
-from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP
+from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP, recorded_statements
 
 TEMPLATE = """\
 version: 1
@@ -644,6 +644,41 @@ def test_list_trails_of_organization_flow_and_flow_tag_filters(acme, alice):
     assert pagination == {"total": 3, "page": 2, "per_page": 2, "page_count": 2}
     with pytest.raises(NotFound):
         trails.list_trails(acme, page_of(None, None), flow_name="nope")
+
+
+def test_trail_pages_of_the_organization_by_position_are_the_offset_pages(
+        acme, alice, monkeypatch):
+    for flow in ("api", "web", "idle"):
+        flows.upsert_flow(acme, flow, "")
+    for i in range(9):
+        trails.begin_trail(acme, ("api", "web")[i % 3 == 1], {"name": f"t{i}"}, alice)
+    trails.begin_trail(acme, "api", {"name": "t0"}, alice)  # begun again: listed once
+    flows.archive_flow(acme, "idle")  # archived without trails: every trail is listed
+    flows.upsert_flow(Organization.get(Organization.name == "acme-shared"), "api", "")
+    trails.begin_trail(Organization.get(Organization.name == "acme-shared"), "api",
+                       {"name": "foreign"}, alice)
+
+    def offset_page(number: int, per_page: int) -> list[str]:
+        return [t.name for t in Trail.select(Trail.name).join(Flow).where(
+            (Flow.organization == acme) & (Flow.archived == False))  # noqa: E712
+            .order_by(Trail.id.desc()).paginate(number, per_page)]
+
+    def every_page_is_the_offset_page(total: int) -> None:
+        for per_page in (1, 2, 4, 100):
+            for number in range(1, total // per_page + 3):  # and a page past the end
+                rows, pagination = trails.list_trails(acme, page_of(number, per_page))
+                assert (names(rows), pagination["total"]) == (
+                    offset_page(number, per_page), total), (number, per_page)
+
+    statements = recorded_statements(monkeypatch)
+    every_page_is_the_offset_page(9)
+    assert any("list_entry" in sql for sql in statements)
+    flows.upsert_flow(acme, "old", "")
+    trails.begin_trail(acme, "old", {"name": "t9"}, alice)
+    flows.archive_flow(acme, "old")  # its trails are not listed: the rows are walked
+    statements.clear()
+    every_page_is_the_offset_page(9)
+    assert not any("list_entry" in sql for sql in statements)
 
 
 # ---- organizations -------------------------------------------------------------------------

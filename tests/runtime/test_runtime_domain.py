@@ -22,6 +22,7 @@ from evidence_grpc.storage.models import (
     Deployment,
     DeploymentSeries,
     Environment,
+    EnvironmentEvent,
     Organization,
     Repo,
     Snapshot,
@@ -202,6 +203,29 @@ def test_snapshot_pages_by_index_range_are_the_offset_pages(org):
     pages = [[s[0] for s in _listed_snapshots(org, None, page, 5, False)] for page in range(1, 6)]
     assert pages == [[23, 22, 21, 20, 19], [18, 17, 16, 15, 14], [13, 11, 10, 9],
                      [8, 7, 6, 5, 4], [3, 2, 1]]
+
+
+def test_event_pages_by_position_are_the_offset_pages(org):
+    make_env(org)
+    running = ("a", "abc", "b", "bcde", "", "a", "ae")  # each report's artifacts, by name
+    for names in running:
+        snapshots.report_environment(org, "prod", "server", server_report(
+            *[(name, f"{ord(name):064x}") for name in names]))
+    env = environments.find_environment(org, "prod")
+
+    def offset_page(page: int, per_page: int, reverse: bool) -> list[tuple]:
+        order = (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)
+        return [(e.snapshot_index, e.fingerprint, e.type) for e in EnvironmentEvent.select()
+                .where(EnvironmentEvent.environment == env)
+                .order_by(*(o.asc() if reverse else o.desc() for o in order))
+                .paginate(page, per_page)]
+
+    assert len(offset_page(1, 100, False)) == 14
+    for reverse, per_page in itertools.product((False, True), (1, 3, 5, 100)):
+        for page in range(1, 14 // per_page + 3):  # and a page past the end
+            assert [(e["snapshot_index"], e["sha256"], e["type"]) for e in snapshots.list_events(
+                org, "prod", page=page, per_page=per_page, reverse=reverse)] == \
+                offset_page(page, per_page, reverse), (reverse, per_page, page)
 
 
 def test_presence_follows_snapshots(org):

@@ -5,7 +5,8 @@ adds the web pages' sessions; 0024 moves the transparency log's hashes into its 
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
 made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
 commits to the rows of the kinds logged from 2026-12-02 on; 0031 counts the paged lists;
-0032 what an artifact's latest manifest says (both engines). 0011 and 0018, the
+0032 what an artifact's latest manifest says; 0033 and 0035 number the paged lists (both
+engines). 0011 and 0018, the
 verdicts of old snapshots, are tested in tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from evidence_grpc.storage.models import (
     EnvironmentEvent,
     Flow,
     FlowAlias,
+    FlowTemplate,
     LogCheckpoint,
     LogCosignature,
     LogEntry,
@@ -45,6 +47,7 @@ from evidence_grpc.storage.models import (
     Policy,
     PolicyVersion,
     Repo,
+    Snapshot,
     Trail,
     TrailEvent,
     TrailManifest,
@@ -749,4 +752,93 @@ def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_
         for per_page in (1, 3):
             assert answered(per_page) == expected(per_page)
         assert answered(2)["trails"] == [["t9", "t5"], ["t3", "t2"], ["t0"]]
+    _close_shared_database()
+
+
+def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_before_it(
+        empty_database: str):
+    """Events and trails of the release before 0035 are numbered in their lists' order (events
+    by snapshot index, then id; an organization's trails by id, across its flows): every page,
+    both orders for events, holds what the OFFSET query over their rows answers, and items
+    added after it take the next positions."""
+    from evidence_grpc.domain.evidence import trails
+    from evidence_grpc.domain.kernel.ids import hosted_id
+    from evidence_grpc.domain.kernel.pages import page_of
+    from evidence_grpc.domain.runtime import snapshots
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0033_list_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org_id = Organization.insert(name="acme", **times).execute()
+        other = Organization.insert(name="other", **times).execute()
+        ci, cd, foreign = (Flow.insert(organization=o, name=n, **times).execute()
+                           for o, n in ((org_id, "ci"), (org_id, "cd"), (other, "ci")))
+        for i, flow in enumerate((ci, foreign, cd, ci, cd, foreign, ci)):
+            Trail.insert(flow=flow, name=f"t{i}", **times).execute()
+        template = hosted_id()  # of the flow a trail is begun in after
+        FlowTemplate.insert(id=template, flow=cd, created_at=times["created_at"]).execute()
+        Flow.update(template=template).where(Flow.id == cd).execute()
+        prod, stage = (Environment.insert(organization=org_id, name=name, type="server",
+                                          latest_index=3, **times).execute()
+                       for name in ("prod", "stage"))
+        running = [{"name": "x", "fingerprint": "f" * 64, "instance_count": 1}]
+        for env in (prod, stage):
+            Snapshot.insert_many([{"environment": env, "index": i, "type": "server",
+                                   "artifacts": running if i == 3 else [], "created_at": i}
+                                  for i in (1, 2, 3)]).execute()
+        # events in the order of their snapshots, not of their ids
+        for index, name in ((2, "b"), (1, "a"), (3, "c"), (2, "d"), (1, "e"), (3, "x")):
+            for env in (prod, stage):
+                EnvironmentEvent.insert(environment=env, snapshot_index=index, type="started",
+                                        artifact_name=name, fingerprint=name * 64, was=0, now=1,
+                                        reported_at=index).execute()
+
+        def every_page(read) -> list:
+            found, number = [], 1
+            while page := read(number):
+                found.append(page)
+                number += 1
+            return found
+
+        def expected(per_page: int) -> dict[str, list]:
+            """Each list's pages as the OFFSET queries over the rows answer them."""
+            def events(reverse: bool) -> list:
+                order = (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)
+                return every_page(lambda n: [e.artifact_name for e in EnvironmentEvent.select()
+                                             .where(EnvironmentEvent.environment == prod)
+                                             .order_by(*(o.asc() if reverse else o.desc()
+                                                         for o in order)).paginate(n, per_page)])
+
+            return {"events": events(False), "events asc": events(True),
+                    "trails": every_page(lambda n: [t.name for t in Trail.select(Trail.name)
+                                                    .join(Flow).where(Flow.organization == org_id)
+                                                    .order_by(Trail.id.desc())
+                                                    .paginate(n, per_page)])}
+
+        def answered(per_page: int) -> dict[str, list]:
+            org = Organization.get_by_id(org_id)
+
+            def events(reverse: bool) -> list:
+                return every_page(lambda n: [e["artifact_name"] for e in snapshots.list_events(
+                    org, "prod", page=n, per_page=per_page, reverse=reverse)])
+
+            return {"events": events(False), "events asc": events(True),
+                    "trails": every_page(lambda n: [t.name for t in trails.list_trails(
+                        org, page_of(n, per_page))[0]])}
+
+        before = {per_page: expected(per_page) for per_page in (1, 2, 4)}
+        assert before[2]["events"] == [["x", "c"], ["d", "b"], ["e", "a"]]
+        assert "0035_more_list_entries" in storage.migrate()
+        for per_page in (1, 2, 4):
+            assert answered(per_page) == before[per_page]
+        org = Organization.get_by_id(org_id)
+        user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        trails.begin_trail(org, "cd", {"name": "t7"}, user)
+        snapshots.report_environment(org, "prod", "server", {"artifacts": [
+            {"digests": {"y": "e" * 64}, "creationTimestamp": 1700000000}]})
+        for per_page in (1, 3):
+            assert answered(per_page) == expected(per_page)
+        assert answered(2)["events"][0] == ["y", "x"]
+        assert answered(2)["trails"][0] == ["t7", "t6"]
     _close_shared_database()

@@ -230,8 +230,8 @@ def check_lists() -> None:
     writers that raced for a list took its positions in turn)."""
     for name, kind in list_sizes.KINDS.items():
         rows: dict[int, set[int]] = {}
-        for item, owner in kind.owner.model.select(kind.owner.model._meta.primary_key,
-                                                   kind.owner).tuples():
+        for item, owner in list_sizes.listed_rows(kind, kind.items._meta.primary_key,
+                                                  kind.owner).tuples():
             rows.setdefault(owner, set()).add(item)
         sizes = dict(ListSize.select(ListSize.owner, ListSize.size).where(
             ListSize.kind == name).tuples())

@@ -2,7 +2,8 @@
 list holds (`ListSize`), so that a page tells its total from one row, and where each item is in
 it (`ListEntry`: 1 for the first added), so that a page is a range of positions, read on the
 index at the same cost however deep in the list (issue 48). The lists: a flow's trails, a flow's
-and a trail's attestations, an organization's audit events.
+and a trail's attestations, an organization's audit events, an environment's events, an
+organization's trails.
 
 A list's order is the order its items were added (on SQLite the order of their ids; on
 PostgreSQL, of the commits of the transactions that added them, which lock the list's size row
@@ -18,21 +19,38 @@ from typing import Any
 
 import peewee
 
-from ...storage.db import Prepared, at_transaction_end
-from ...storage.models import Attestation, ListEntry, ListSize, MembershipAuditEvent, Trail
+from ...storage.db import Prepared, at_transaction_end, in_chunks
+from ...storage.models import (
+    Attestation,
+    EnvironmentEvent,
+    Flow,
+    ListEntry,
+    ListSize,
+    MembershipAuditEvent,
+    Trail,
+)
 from .pages import Page
 
 TRAILS_OF_FLOW = "trails of flow"
 ATTESTATIONS_OF_FLOW = "attestations of flow"
 ATTESTATIONS_OF_TRAIL = "attestations of trail"
 AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
+EVENTS_OF_ENVIRONMENT = "events of environment"
+TRAILS_OF_ORGANIZATION = "trails of organization"
 
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
     code: int  # ListEntry.list_kind: never reused, frozen in the migration that numbers it
-    owner: peewee.Field  # the items' column naming the list's owner
+    owner: peewee.Field  # the column naming the list's owner: the items' own, or via's
     order: tuple[peewee.Field, ...]  # the order the rows made before positions are numbered in
+    # the items' column joining the table of `owner` when that is not the items' own (a
+    # trail's flow, whose organization owns the organization's trails)
+    via: peewee.ForeignKeyField | None = None
+
+    @property
+    def items(self) -> type[peewee.Model]:
+        return (self.via or self.owner).model
 
 
 KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
@@ -40,7 +58,11 @@ KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
          ATTESTATIONS_OF_TRAIL: Kind(3, Attestation.trail, (Attestation.id,)),
          AUDIT_EVENTS_OF_ORGANIZATION: Kind(4, MembershipAuditEvent.organization,
                                             (MembershipAuditEvent.timestamp,
-                                             MembershipAuditEvent.id))}
+                                             MembershipAuditEvent.id)),
+         # code 5: the decisions of a control (helper `decisions`, migration 0034)
+         EVENTS_OF_ENVIRONMENT: Kind(6, EnvironmentEvent.environment,
+                                     (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)),
+         TRAILS_OF_ORGANIZATION: Kind(7, Flow.organization, (Trail.id,), via=Trail.flow)}
 
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
@@ -70,9 +92,15 @@ def _grow(items: set[Any]) -> None:
         of_list[kind, owner].append(item)
     for (kind, owner), added_items in sorted(of_list.items()):
         _GROWN.execute(kind=kind, owner=owner, by=len(added_items))
-        ordered = sorted(added_items)
-        for back, item in enumerate(reversed(ordered)):
-            _PLACED.execute(kind=kind, code=KINDS[kind].code, owner=owner, back=back, item=item)
+        code, ordered = KINDS[kind].code, sorted(added_items)
+        if len(ordered) == 1:
+            _PLACED.execute(kind=kind, code=code, owner=owner, back=0, item=ordered[0])
+            continue
+        # many (a snapshot's events): their positions from the size, in a few statements
+        first = size(kind, owner) - len(ordered) + 1
+        for chunk in in_chunks([(code, owner, first + i, item) for i, item in enumerate(ordered)]):
+            ListEntry.insert_many(chunk, fields=[ListEntry.list_kind, ListEntry.owner,
+                                                 ListEntry.position, ListEntry.item]).execute()
 
 
 def size(kind: str, owner: int) -> int:
@@ -140,19 +168,25 @@ def in_page_order(ids: list[int], rows: Iterable[Any]) -> list[Any]:
 
 def recount() -> None:
     """Every size counted and every position numbered again from the rows: for rows written in
-    bulk around the domain (tests' and benchmarks' fixtures), as migrations 0031 and 0033
-    counted and numbered those made before them."""
+    bulk around the domain (tests' and benchmarks' fixtures), as migrations 0031, 0033 and
+    0035 counted and numbered those made before them."""
     ListSize.delete().execute()
     ListEntry.delete().execute()
     for name, kind in KINDS.items():
-        items = kind.owner.model
-        ListSize.insert_from(items.select(peewee.Value(name), kind.owner, peewee.fn.COUNT(
-            peewee.SQL("*"))).where(kind.owner.is_null(False)).group_by(kind.owner),
+        ListSize.insert_from(listed_rows(kind, peewee.Value(name), kind.owner, peewee.fn.COUNT(
+            peewee.SQL("*"))).group_by(kind.owner),
             [ListSize.kind, ListSize.owner, ListSize.size]).execute()
-        ListEntry.insert_from(items.select(
-            peewee.Value(kind.code), kind.owner,
+        ListEntry.insert_from(listed_rows(
+            kind, peewee.Value(kind.code), kind.owner,
             peewee.fn.ROW_NUMBER().over(partition_by=[kind.owner], order_by=list(kind.order)),
-            items._meta.primary_key).where(kind.owner.is_null(False)),
+            kind.items._meta.primary_key),
             [ListEntry.list_kind, ListEntry.owner, ListEntry.position, ListEntry.item]).execute()
 
 
+def listed_rows(kind: Kind, *columns: Any) -> peewee.ModelSelect:
+    """`columns` of the items of every list of the kind (those with an owner), read from their
+    rows: what the kept sizes and positions are counted and numbered from."""
+    query = kind.items.select(*columns)
+    if kind.via is not None:
+        query = query.join(kind.owner.model, on=kind.via == kind.owner.model._meta.primary_key)
+    return query.where(kind.owner.is_null(False))

@@ -48,6 +48,7 @@ from ..evidence.artifacts import provenance_of, report_names
 from ..evidence.compliance import COMPLIANT
 from ..evidence.repos import built_from
 from ..evidence.trail_events import record_running
+from ..kernel import list_sizes
 from ..kernel.errors import FailedPrecondition, not_found, validation_error
 from ..kernel.numbers import as_int64, whole_number
 from ..kernel.pages import page_of
@@ -293,7 +294,9 @@ def _record_changes(org: Organization, env: Environment, snapshot: Snapshot,
                        "artifact_name": key[0], "fingerprint": key[1], "was": was, "now": count,
                        "reported_at": stamp})
     if events:
-        EnvironmentEvent.insert_many(events).execute()
+        for (event_id,) in EnvironmentEvent.insert_many(events).returning(
+                EnvironmentEvent.id).tuples().execute():
+            list_sizes.added(event_id, (list_sizes.EVENTS_OF_ENVIRONMENT, env.id))
     record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
                              if e["type"] == "started"], stamp)
     record_running(org, env, index, events, stamp)
@@ -944,11 +947,21 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
                 start: str | None = None, end: str | None = None, start_ts: float | None = None,
                 end_ts: float | None = None, repo_names: list[str] | None = None,
                 html_base: str = "") -> list[views.EnvironmentEvent]:
-    """Events of the environment, newest first (oldest first with reverse)."""
+    """Events of the environment, newest first (oldest first with reverse): by snapshot, and in
+    a snapshot in the order written, which is the order they were added to the environment's
+    list (`_record_changes`: a snapshot's events are written together, the environment locked),
+    so an unnarrowed page is a range of positions in it (list_sizes), the same cost at any
+    depth."""
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
     if start_ts is not None and end_ts is not None and start_ts > end_ts:
         raise validation_error("start_ts", "Must not be after end_ts")
+    if not (interval or start or end or start_ts is not None or end_ts is not None
+            or repo_names):
+        ids, _ = list_sizes.items_of_page(list_sizes.EVENTS_OF_ENVIRONMENT, env.id, paging,
+                                          ascending=reverse)
+        return _event_views(org, env, list_sizes.in_page_order(ids, _EVENTS_BY_ID.models(
+            EnvironmentEvent, ids=ids) if ids else []), html_base)
     query = EnvironmentEvent.select().where(EnvironmentEvent.environment == env)
     if interval:
         low, high = _interval(env, interval)
@@ -967,7 +980,17 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
         order = (EnvironmentEvent.snapshot_index.asc(), EnvironmentEvent.id.asc())
     else:
         order = (EnvironmentEvent.snapshot_index.desc(), EnvironmentEvent.id.desc())
-    rows = list(query.order_by(*order).paginate(paging.number, paging.size))
+    return _event_views(org, env, list(query.order_by(*order).paginate(paging.number,
+                                                                       paging.size)), html_base)
+
+
+_EVENTS_BY_ID = Prepared(lambda ids: EnvironmentEvent.select().where(
+    EnvironmentEvent.id.in_(ids)), ids=list[int])
+
+
+def _event_views(org: Organization, env: Environment, rows: list[EnvironmentEvent],
+                 html_base: str) -> list[views.EnvironmentEvent]:
+    """The events as listed, with the verdicts of the snapshots they show."""
     wanted = {e.snapshot_index for e in rows} | {_judged_in(e) for e in rows}
     snapshots = {s.index: s for s in Snapshot.select(
         Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
