@@ -755,13 +755,13 @@ def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_
     _close_shared_database()
 
 
-def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_before_it(
+def test_0035_numbers_the_events_trails_and_artifacts_made_before_it(
         empty_database: str):
-    """Events and trails of the release before 0035 are numbered in their lists' order (events
-    by snapshot index, then id; an organization's trails by id, across its flows): every page,
-    both orders for events, holds what the OFFSET query over their rows answers, and items
-    added after it take the next positions."""
-    from evidence_grpc.domain.evidence import trails
+    """Events, trails and artifacts of the release before 0035 are numbered in their lists'
+    order (events by snapshot index, then id; an organization's trails and a flow's and an
+    organization's artifacts by id): every page, both orders for events, holds what the OFFSET
+    query over their rows answers, and items added after it take the next positions."""
+    from evidence_grpc.domain.evidence import artifacts, trails
     from evidence_grpc.domain.kernel.ids import hosted_id
     from evidence_grpc.domain.kernel.pages import page_of
     from evidence_grpc.domain.runtime import snapshots
@@ -775,7 +775,9 @@ def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_be
         ci, cd, foreign = (Flow.insert(organization=o, name=n, **times).execute()
                            for o, n in ((org_id, "ci"), (org_id, "cd"), (other, "ci")))
         for i, flow in enumerate((ci, foreign, cd, ci, cd, foreign, ci)):
-            Trail.insert(flow=flow, name=f"t{i}", **times).execute()
+            trail = Trail.insert(flow=flow, name=f"t{i}", **times).execute()
+            Artifact.insert(organization=other if flow == foreign else org_id, flow=flow,
+                            trail=trail, fingerprint=f"{i:064x}", name=f"a{i}", **times).execute()
         template = hosted_id()  # of the flow a trail is begun in after
         FlowTemplate.insert(id=template, flow=cd, created_at=times["created_at"]).execute()
         Flow.update(template=template).where(Flow.id == cd).execute()
@@ -810,11 +812,18 @@ def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_be
                                              .order_by(*(o.asc() if reverse else o.desc()
                                                          for o in order)).paginate(n, per_page)])
 
+            def built(scope) -> list:
+                return every_page(lambda n: [a.name for a in Artifact.select(Artifact.name)
+                                             .where(scope).order_by(Artifact.id.desc())
+                                             .paginate(n, per_page)])
+
             return {"events": events(False), "events asc": events(True),
                     "trails": every_page(lambda n: [t.name for t in Trail.select(Trail.name)
                                                     .join(Flow).where(Flow.organization == org_id)
                                                     .order_by(Trail.id.desc())
-                                                    .paginate(n, per_page)])}
+                                                    .paginate(n, per_page)]),
+                    "artifacts": built(Artifact.organization == org_id),
+                    "artifacts of cd": built(Artifact.flow == cd)}
 
         def answered(per_page: int) -> dict[str, list]:
             org = Organization.get_by_id(org_id)
@@ -823,9 +832,14 @@ def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_be
                 return every_page(lambda n: [e["artifact_name"] for e in snapshots.list_events(
                     org, "prod", page=n, per_page=per_page, reverse=reverse)])
 
+            def built(flow: str | None) -> list:
+                return every_page(lambda n: [a.name for a in artifacts.list_artifacts(
+                    org, page_of(n, per_page), flow_name=flow)])
+
             return {"events": events(False), "events asc": events(True),
                     "trails": every_page(lambda n: [t.name for t in trails.list_trails(
-                        org, page_of(n, per_page))[0]])}
+                        org, page_of(n, per_page))[0]]),
+                    "artifacts": built(None), "artifacts of cd": built("cd")}
 
         before = {per_page: expected(per_page) for per_page in (1, 2, 4)}
         assert before[2]["events"] == [["x", "c"], ["d", "b"], ["e", "a"]]
@@ -835,10 +849,15 @@ def test_0035_numbers_an_environments_events_and_an_organizations_trails_made_be
         org = Organization.get_by_id(org_id)
         user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
         trails.begin_trail(org, "cd", {"name": "t7"}, user)
+        artifacts.report_artifact(org, user, "cd", {
+            "fingerprint": "a" * 64, "filename": "a7", "trail_name": "t7", "git_commit": "c" * 40,
+            "build_url": "https://ci.example/1", "commit_url": "https://git.example/c"})
         snapshots.report_environment(org, "prod", "server", {"artifacts": [
             {"digests": {"y": "e" * 64}, "creationTimestamp": 1700000000}]})
         for per_page in (1, 3):
             assert answered(per_page) == expected(per_page)
         assert answered(2)["events"][0] == ["y", "x"]
         assert answered(2)["trails"][0] == ["t7", "t6"]
+        assert answered(2)["artifacts"][0] == ["a7", "a6"]
+        assert answered(2)["artifacts of cd"] == [["a7", "a4"], ["a2"]]
     _close_shared_database()

@@ -251,7 +251,9 @@ PAGED = [("trails of a flow", lambda org, page: trails.list_flow_trails(org, FLO
          ("attestations of a trail", lambda org, page: attestations.list_flow_attestations(
              org, OTHER_FLOW, page, {"trail_name": "old"}), 2),  # OLD_ATTESTATIONS of them
          ("artifacts of a flow", lambda org, page: artifacts.list_artifacts(
-             org, page, flow_name=FLOW), 2),
+             org, page, flow_name=FLOW), 3),
+         ("artifacts of the organization", lambda org, page: artifacts.list_artifacts(
+             org, page), 2),
          ("trails of the organization", lambda org, page: trails.list_trails(org, page), 3),
          ("snapshots of an environment", lambda org, page: snapshots.list_snapshots(
              org, BUSY_ENV, page.number, page.size), 2),

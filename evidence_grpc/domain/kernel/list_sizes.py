@@ -3,7 +3,7 @@ list holds (`ListSize`), so that a page tells its total from one row, and where 
 it (`ListEntry`: 1 for the first added), so that a page is a range of positions, read on the
 index at the same cost however deep in the list (issue 48). The lists: a flow's trails, a flow's
 and a trail's attestations, an organization's audit events, an environment's events, an
-organization's trails.
+organization's trails, a flow's and an organization's artifacts.
 
 A list's order is the order its items were added (on SQLite the order of their ids; on
 PostgreSQL, of the commits of the transactions that added them, which lock the list's size row
@@ -21,6 +21,7 @@ import peewee
 
 from ...storage.db import Prepared, at_transaction_end, in_chunks
 from ...storage.models import (
+    Artifact,
     Attestation,
     EnvironmentEvent,
     Flow,
@@ -37,6 +38,8 @@ ATTESTATIONS_OF_TRAIL = "attestations of trail"
 AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
 EVENTS_OF_ENVIRONMENT = "events of environment"
 TRAILS_OF_ORGANIZATION = "trails of organization"
+ARTIFACTS_OF_FLOW = "artifacts of flow"
+ARTIFACTS_OF_ORGANIZATION = "artifacts of organization"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +65,9 @@ KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
          # code 5: the decisions of a control (helper `decisions`, migration 0034)
          EVENTS_OF_ENVIRONMENT: Kind(6, EnvironmentEvent.environment,
                                      (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)),
-         TRAILS_OF_ORGANIZATION: Kind(7, Flow.organization, (Trail.id,), via=Trail.flow)}
+         TRAILS_OF_ORGANIZATION: Kind(7, Flow.organization, (Trail.id,), via=Trail.flow),
+         ARTIFACTS_OF_FLOW: Kind(8, Artifact.flow, (Artifact.id,)),
+         ARTIFACTS_OF_ORGANIZATION: Kind(9, Artifact.organization, (Artifact.id,))}
 
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
