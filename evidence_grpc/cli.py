@@ -465,6 +465,27 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return REFUSED if status.unknown else 1 if status.pending else 0
 
 
+def cmd_check_lists(args: argparse.Namespace) -> int:
+    """Check that every paged list's positions and size match its rows (exit 1 naming each that
+    does not); with --repair, number and count them again from the rows, the server stopped."""
+    from .domain.kernel import list_sizes
+    from .storage.db import require_current_schema, write_transaction
+
+    _open_database(_settings(args), existing=True)
+    require_current_schema()
+    found = list(list_sizes.problems())
+    for problem in found:
+        print(problem)
+    if found and args.repair:
+        with write_transaction():
+            list_sizes.recount()
+        found = list(list_sizes.problems())
+        print(f"check-lists: numbered and counted again; {len(found)} problem(s) left")
+    else:
+        print(f"check-lists: {len(found)} problem(s)")
+    return 1 if found else 0
+
+
 def cmd_rotate_log_key(args: argparse.Namespace) -> int:
     """Rotate the transparency logs' key, the server stopped: a `key_rotated` entry in every
     organization's log binding the verifier keys before and after, the tree it ends signed by
@@ -814,6 +835,11 @@ def parser() -> argparse.ArgumentParser:
         "--check", action="store_true",
         help='print {"pending": [...], "unknown": [...]} and change nothing: exit 0 when up to '
              "date, 1 with pending migrations, 2 with migrations this release does not know")
+    command("check-lists", cmd_check_lists,
+            "check that the paged lists' positions and sizes match their rows (exit 1 naming "
+            "each list that does not)").add_argument(
+        "--repair", action="store_true",
+        help="number and count every list again from its rows (the server stopped)")
     rotate = command("rotate-log-key", cmd_rotate_log_key,
                      "rotate the transparency logs' key, the server stopped (an entry in every "
                      "log, signed by both keys)")

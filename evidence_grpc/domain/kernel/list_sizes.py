@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import peewee
@@ -171,10 +171,40 @@ def in_page_order(ids: list[int], rows: Iterable[Any]) -> list[Any]:
     return [found[i] for i in ids if i in found]
 
 
+def problems() -> Iterator[str]:
+    """What differs between the paged lists and their rows, a line each: a list whose rows,
+    positions (distinct items, highest) and kept size are not the same number, and a position
+    naming an item that is not a row of its owner. Each kind's lists are read in one grouped
+    read of the rows and one of the entries (memory: a number per owner)."""
+    count = peewee.fn.COUNT(peewee.SQL("*"))
+    for name, kind in KINDS.items():
+        key = kind.items._meta.primary_key
+        rows = dict(listed_rows(kind, kind.owner, count).group_by(kind.owner).tuples())
+        placed = {owner: (at, distinct, highest) for owner, at, distinct, highest in ListEntry.select(
+            ListEntry.owner, count, peewee.fn.COUNT(ListEntry.item.distinct()),
+            peewee.fn.MAX(ListEntry.position)).where(ListEntry.list_kind == kind.code)
+            .group_by(ListEntry.owner).tuples()}
+        sizes = dict(ListSize.select(ListSize.owner, ListSize.size).where(ListSize.kind == name)
+                     .tuples())
+        for owner in sorted(set(rows) | set(placed) | set(sizes)):
+            at, distinct, highest = placed.get(owner, (0, 0, 0))
+            if not rows.get(owner, 0) == at == distinct == highest == sizes.get(owner, 0):
+                yield (f"{name} {owner}: {rows.get(owner, 0)} rows, {at} positions of "
+                       f"{distinct} items up to {highest}, kept size {sizes.get(owner, 0)}")
+        stray = (ListEntry.select(ListEntry.owner, ListEntry.position, ListEntry.item)
+                 .where((ListEntry.list_kind == kind.code) & ~peewee.fn.EXISTS(listed_rows(
+                     kind, peewee.SQL("1")).where((key == ListEntry.item)
+                                                  & (kind.owner == ListEntry.owner))))
+                 .order_by(ListEntry.owner, ListEntry.position))
+        for owner, position, item in stray.tuples():
+            yield f"{name} {owner}: position {position} names {item}, not a row of it"
+
+
 def recount() -> None:
-    """Every size counted and every position numbered again from the rows: for rows written in
-    bulk around the domain (tests' and benchmarks' fixtures), as migrations 0031, 0033 and
-    0035 counted and numbered those made before them."""
+    """Every size counted and every position numbered again from the rows, in each list's
+    order: for rows written in bulk around the domain (tests' and benchmarks' fixtures; an
+    operator's `check-lists --repair`), as migrations 0031, 0033 and 0035 counted and numbered
+    those made before them."""
     ListSize.delete().execute()
     ListEntry.delete().execute()
     for name, kind in KINDS.items():
