@@ -270,6 +270,8 @@ def lists(n: int) -> list[tuple[str, int, Call]]:
              org, "deep", page_of(p, PER_PAGE), {"trail_name": "only"})),
         ("artifacts of a flow", deep(n), lambda p: artifacts.list_artifacts(
             org, page_of(p, PER_PAGE), flow_name="big")),
+        ("artifacts of the organization", deep(n), lambda p: artifacts.list_artifacts(
+            org, page_of(p, PER_PAGE))),
         ("trails of the organization", deep(n + 1), lambda p: trails.list_trails(
             org, page_of(p, PER_PAGE))),
         ("snapshots of an environment", deep(n), lambda p: snapshots.list_snapshots(
@@ -353,14 +355,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{engine}, {'CPU' if clock is time.process_time else 'wall'} ms, "
           f"per_page={PER_PAGE}, medians of {args.calls} calls, "
           f"{args.rounds} rounds (range over rounds)")
-    print(f"  {'list':<28} {'page':<6} {'n=' + str(args.small):>16} "
+    print(f"  {'list':<30} {'page':<6} {'n=' + str(args.small):>16} "
           f"{'n=' + str(args.big):>18} {'ratio':>12} {'statements':>11}")
     for label in labels:
         for which in ("page 1", "deep"):
             small = times[(label, which, args.small)]
             big = times[(label, which, args.big)]
             ratios = sorted(b / s for s, b in zip(small, big, strict=True))
-            print(f"  {label:<28} {which:<6} {_range(small):>16} {_range(big):>18} "
+            print(f"  {label:<30} {which:<6} {_range(small):>16} {_range(big):>18} "
                   f"{ratios[0]:>5.2f}–{ratios[-1]:<5.2f} "
                   f"{counts[(label, which, args.small)]:>5}/{counts[(label, which, args.big)]:<5}")
     return 0

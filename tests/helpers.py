@@ -34,6 +34,7 @@ from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.migrations.legacy_verdicts import judge_all
 from evidence_grpc.storage.models import (
     AllowlistEntry,
+    Approval,
     Artifact,
     Attestation,
     Deployment,
@@ -468,7 +469,7 @@ N = 1000
 # Attestations of a second flow, more than the 10,000 newest rows a commit search used to scan.
 OLD_ATTESTATIONS = 10_050
 FLOW = "flow-0000"
-OTHER_FLOW = "flow-0001"
+OTHER_FLOW = "flow-0001"  # has N approvals (of no artifact of its own)
 BUSY_ENV = "env-0000"  # has N snapshots and N deployments
 SIZES_REPO = "acme/app"
 SHARED_COMMIT = "c" * 40
@@ -536,6 +537,10 @@ def populate() -> None:
                                "data": {"git_commit_info": {"sha1": f"{i:040x}"}},
                                "git_commit": f"{i:040x}"}
                               for i in range(N)])
+        _insert(Approval, [{"organization": org.id, "flow": other.id, "number": i + 1,
+                            "fingerprint": fingerprint(i), "artifact_name": f"app-{i}",
+                            "state": "APPROVED", "created_at": stamp + i,
+                            "last_modified_at": stamp + i} for i in range(N)])
         _insert(Environment, [{"organization": org.id, "name": f"env-{i:04d}", "type": "server",
                                "policies": ["house-rules"],
                                "latest_index": N if i == 0 else 1, "created_at": stamp,

@@ -11,7 +11,7 @@ import base64
 import peewee
 import pytest
 
-from evidence_grpc.domain.evidence import compliance, flows, templates, trails
+from evidence_grpc.domain.evidence import artifacts, compliance, flows, templates, trails
 from evidence_grpc.domain.identity import callers, organizations
 from evidence_grpc.domain.kernel.errors import (
     AlreadyExists,
@@ -25,6 +25,7 @@ from evidence_grpc.domain.kernel.pages import page_of
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import (
     ApiKey,
+    Artifact,
     Flow,
     FlowAlias,
     Membership,
@@ -33,7 +34,7 @@ from evidence_grpc.storage.models import (
     TrailEvent,
     User,
 )
-from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP
+from tests.conftest import ALICE_KEY, BOB_KEY, BOOTSTRAP, recorded_statements
 
 TEMPLATE = """\
 version: 1
@@ -650,6 +651,75 @@ def test_list_trails_of_organization_flow_and_flow_tag_filters(acme, alice):
     assert pagination == {"total": 3, "page": 2, "per_page": 2, "page_count": 2}
     with pytest.raises(NotFound):
         trails.list_trails(acme, page_of(None, None), flow_name="nope")
+
+
+def test_trail_pages_of_the_organization_by_position_are_the_offset_pages(
+        acme, alice, monkeypatch):
+    for flow in ("api", "web", "idle"):
+        flows.upsert_flow(acme, flow, "")
+    for i in range(9):
+        trails.begin_trail(acme, ("api", "web")[i % 3 == 1], {"name": f"t{i}"}, alice)
+    trails.begin_trail(acme, "api", {"name": "t0"}, alice)  # begun again: listed once
+    flows.archive_flow(acme, "idle")  # archived without trails: every trail is listed
+    flows.upsert_flow(Organization.get(Organization.name == "acme-shared"), "api", "")
+    trails.begin_trail(Organization.get(Organization.name == "acme-shared"), "api",
+                       {"name": "foreign"}, alice)
+
+    def offset_page(number: int, per_page: int) -> list[str]:
+        return [t.name for t in Trail.select(Trail.name).join(Flow).where(
+            (Flow.organization == acme) & (Flow.archived == False))  # noqa: E712
+            .order_by(Trail.id.desc()).paginate(number, per_page)]
+
+    def every_page_is_the_offset_page(total: int) -> None:
+        for per_page in (1, 2, 4, 100):
+            for number in range(1, total // per_page + 3):  # and a page past the end
+                rows, pagination = trails.list_trails(acme, page_of(number, per_page))
+                assert (names(rows), pagination["total"]) == (
+                    offset_page(number, per_page), total), (number, per_page)
+
+    statements = recorded_statements(monkeypatch)
+    every_page_is_the_offset_page(9)
+    assert any("list_entry" in sql for sql in statements)
+    flows.upsert_flow(acme, "old", "")
+    trails.begin_trail(acme, "old", {"name": "t9"}, alice)
+    flows.archive_flow(acme, "old")  # its trails are not listed: the rows are walked
+    statements.clear()
+    every_page_is_the_offset_page(9)
+    assert not any("list_entry" in sql for sql in statements)
+
+
+def test_artifact_pages_of_a_flow_and_of_the_organization_by_position_are_the_offset_pages(
+        acme, alice):
+    for flow in ("api", "web"):
+        flows.upsert_flow(acme, flow, "")
+    reports = [("api", 1), ("web", 2), ("api", 3), ("api", 1), ("web", 4), ("api", 5),
+               ("web", 6), ("api", 7)]  # artifact 1 reported again: listed once
+    def built(fingerprint: str, trail: str) -> dict:
+        return {"fingerprint": fingerprint, "filename": "app", "trail_name": trail,
+                "git_commit": "c" * 40, "build_url": "https://ci.example/1",
+                "commit_url": "https://git.example/c"}
+
+    for flow, i in reports:
+        artifacts.report_artifact(acme, alice, flow, built(f"{i:064x}", f"t{i % 3}"))
+    other = Organization.get(Organization.name == "acme-shared")
+    flows.upsert_flow(other, "api", "")
+    artifacts.report_artifact(other, alice, "api", built("f" * 64, "t"))
+
+    def offset_page(scope: peewee.Expression, number: int, per_page: int) -> list[str]:
+        return [a.fingerprint for a in Artifact.select(Artifact.fingerprint).where(scope)
+                .order_by(Artifact.id.desc()).paginate(number, per_page)]
+
+    for flow, scope in ((None, Artifact.organization == acme),
+                        ("api", Artifact.flow == Flow.get(Flow.name == "api",
+                                                          Flow.organization == acme)),
+                        ("web", Artifact.flow == Flow.get(Flow.name == "web",
+                                                          Flow.organization == acme))):
+        for per_page in (1, 3, 100):
+            for number in range(1, 7 // per_page + 3):  # and a page past the end
+                assert [a.fingerprint for a in artifacts.list_artifacts(
+                    acme, page_of(number, per_page), flow_name=flow)] == \
+                    offset_page(scope, number, per_page), (flow, number, per_page)
+    assert len(offset_page(Artifact.organization == acme, 1, 100)) == 7
 
 
 # ---- organizations -------------------------------------------------------------------------

@@ -14,8 +14,11 @@ import pytest
 import requests
 
 from evidence_grpc.api.v2 import approval_service_pb2 as pb
+from evidence_grpc.domain.evidence import flows
 from evidence_grpc.domain.governance import approvals
 from evidence_grpc.domain.identity.callers import Caller
+from evidence_grpc.domain.kernel.errors import NotFound
+from evidence_grpc.domain.runtime import environment_changes
 from evidence_grpc.servicers.approvals import ApprovalServicer
 from evidence_grpc.storage import db as storage
 from evidence_grpc.storage.models import Approval, Artifact, Flow, Organization, Trail, User
@@ -216,6 +219,36 @@ def test_paging_through_thousands_of_approvals(reported):
         "release_number"] == 1
     assert len(reported.get(f"/api/v2/artifacts/acme/payments/{BACKEND_FP}/approvals",
                             headers=H).json) == 1500
+
+
+def test_approval_pages_by_number_range_are_the_offset_pages(db):
+    with storage.database.connection_context():
+        org = Organization.get(Organization.name == "acme")
+        flow, _ = flows.upsert_flow(org, "payments", "")
+        flows.upsert_flow(org, "other", "")
+        env, _ = environment_changes.upsert_environment(
+            org, {"name": "prod", "type": "server", "description": ""})
+        Approval.insert_many([
+            {"organization": org, "flow": flow, "number": i, "fingerprint": f"{i:064x}",
+             "artifact_name": f"app-{i}", "environment": "prod" if i % 2 else None,
+             "environment_ref": env if i % 2 else None, "state": "APPROVED",
+             "created_at": i, "last_modified_at": i} for i in range(1, 24)]).execute()
+
+        def offset_page(page: int, per_page: int) -> list[dict[str, Any]]:
+            return [approvals.approval_view(a) for a in approvals._approvals(
+                Approval.flow == flow).order_by(Approval.number.desc()).paginate(page, per_page)]
+
+        for per_page in (2, 5, 20, 100):
+            for page in range(1, 23 // per_page + 3):  # and a page past the end
+                assert [approvals.approval_view(a) for a in approvals.list_approvals(
+                    org, "payments", page, per_page)] == offset_page(page, per_page)
+        assert [a.number for a in approvals.list_approvals(org, "payments", 2, None)] == [3, 2, 1]
+        assert approvals.list_approvals(org, "other", 1, 100) == []
+        assert [approvals.get_approval(org, "payments", n).number for n in (-1, -23, 5)] == \
+            [23, 1, 5]
+        for missing_number in (-24, 0, 24):
+            with pytest.raises(NotFound):
+                approvals.get_approval(org, "payments", missing_number)
 
 
 # ---- artifacts starting and stopping, on their trails ----------------------------------------

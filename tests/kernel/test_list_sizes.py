@@ -27,6 +27,11 @@ EDITS = [
     ("UPDATE list_entry SET position = 7 WHERE list_kind = {kind} AND owner = {flow} "
      "AND position = 3", "trails of flow {flow}: 3 rows, 3 positions of 3 items up to 7, "
                         "kept size 3"),
+    # a list whose owner is not the items' own column (the organization of a trail's flow)
+    ("DELETE FROM list_entry WHERE list_kind = {org_kind} AND owner = {org} AND position = 2",
+     "trails of organization {org}: 4 rows, 3 positions of 3 items up to 4, kept size 4"),
+    ("UPDATE list_entry SET item = 999999 WHERE list_kind = {org_kind} AND owner = {org} "
+     "AND position = 1", "trails of organization {org}: position 1 names 999999, not a row of it"),
 ]
 
 
@@ -48,10 +53,12 @@ def lists(db: str) -> dict[str, int]:
         by_name = {f.name: f.id for f in flows.Flow.select()}
         assert list(list_sizes.problems()) == []
         return {"flow": by_name["ci"], "other": by_name["other"], "moved": ids["o1"],
-                "kind": TRAILS}
+                "kind": TRAILS, "org": org.id,
+                "org_kind": list_sizes.KINDS[list_sizes.TRAILS_OF_ORGANIZATION].code}
 
 
-@pytest.mark.parametrize(("edit", "named"), EDITS, ids=["deleted", "moved", "size", "gap"])
+@pytest.mark.parametrize(("edit", "named"), EDITS, ids=[
+    "deleted", "moved", "size", "gap", "of organization deleted", "of organization moved"])
 def test_each_edit_of_a_list_is_named_and_repaired(db: str, lists: dict[str, int], edit: str,
                                                    named: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +73,8 @@ def test_each_edit_of_a_list_is_named_and_repaired(db: str, lists: dict[str, int
         org = Organization.get(Organization.name == "acme")
         listed = trails.list_flow_trails(org, "ci", page_of(1, 2))
         assert ([t.name for t in listed[0]], listed[1]["total"]) == (["t3", "t2"], 3)
-        assert ListEntry.select().count() == 4 + 3 + 3  # trails; of the flow; of its trails
+        # trails of the flows, of the organization; attestations of the flow, of its trails
+        assert ListEntry.select().count() == 4 + 4 + 3 + 3
         assert ListSize.get((ListSize.kind == list_sizes.TRAILS_OF_FLOW)
                             & (ListSize.owner == lists["flow"])).size == 3
     assert cli.main(["check-lists", "--database-url", db]) == 0

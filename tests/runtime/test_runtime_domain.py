@@ -22,8 +22,10 @@ from evidence_grpc.storage.models import (
     Deployment,
     DeploymentSeries,
     Environment,
+    EnvironmentEvent,
     Organization,
     Repo,
+    Snapshot,
     User,
 )
 from tests.conftest import HOUSE_RULES, recorded_statements
@@ -201,6 +203,72 @@ def test_concurrent_reports_never_lose_or_repeat_an_index(org):
     indexes = [s["index"] for s in snapshots.list_snapshots(org, "prod", None, None,
                                                             reverse=True)]
     assert indexes == list(range(1, 9))
+
+
+def _started(index: int) -> float:
+    return 1_700_000_000 + 60 * index
+
+
+def _offset_snapshots(env: Environment, interval: str | None, page: int, per_page: int,
+                      reverse: bool) -> list[tuple]:
+    """A page of snapshots as the OFFSET query answered it: (index, from, to, compliance)."""
+    low, high = snapshots._interval(env, interval)
+    rows = (Snapshot.select().where((Snapshot.environment == env) & (Snapshot.index >= low)
+                                    & (Snapshot.index <= high))
+            .order_by(Snapshot.index.asc() if reverse else Snapshot.index.desc())
+            .paginate(page, per_page))
+    return [(s.index, s.created_at, _started(s.index + 1) if s.index < env.latest_index else 0,
+             snapshots.compliance_state(s.compliant)) for s in rows]
+
+
+def _listed_snapshots(org: Organization, interval: str | None, page: int, per_page: int,
+                      reverse: bool) -> list[tuple]:
+    return [(s["index"], s["from"], s["to"], s["compliance_state"]) for s in
+            snapshots.list_snapshots(org, "prod", page, per_page, interval, reverse)]
+
+
+def test_snapshot_pages_by_index_range_are_the_offset_pages(org):
+    env = make_env(org)
+    Snapshot.insert_many([{"environment": env, "index": i, "type": "server", "artifacts": [],
+                           "created_at": _started(i),
+                           "compliant": (True, False, None)[i % 3]} for i in range(1, 24)]
+                         ).execute()
+    Environment.update(latest_index=23).where(Environment.id == env.id).execute()
+    env = environments.find_environment(org, "prod")
+    for interval in (None, "3..17", "~20..-2", "-40..NOW", "9..4", "7", "#30"):
+        for reverse, per_page in itertools.product((False, True), (2, 5, 100)):
+            for page in range(1, 23 // per_page + 3):  # and a page past the end
+                assert _listed_snapshots(org, interval, page, per_page, reverse) == \
+                    _offset_snapshots(env, interval, page, per_page, reverse), \
+                    (interval, reverse, per_page, page)
+    # a snapshot deleted around the domain (verify-log names it) leaves its page one short
+    Snapshot.delete().where((Snapshot.environment == env) & (Snapshot.index == 12)).execute()
+    pages = [[s[0] for s in _listed_snapshots(org, None, page, 5, False)] for page in range(1, 6)]
+    assert pages == [[23, 22, 21, 20, 19], [18, 17, 16, 15, 14], [13, 11, 10, 9],
+                     [8, 7, 6, 5, 4], [3, 2, 1]]
+
+
+def test_event_pages_by_position_are_the_offset_pages(org):
+    make_env(org)
+    running = ("a", "abc", "b", "bcde", "", "a", "ae")  # each report's artifacts, by name
+    for names in running:
+        snapshots.report_environment(org, "prod", "server", server_report(
+            *[(name, f"{ord(name):064x}") for name in names]))
+    env = environments.find_environment(org, "prod")
+
+    def offset_page(page: int, per_page: int, reverse: bool) -> list[tuple]:
+        order = (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)
+        return [(e.snapshot_index, e.fingerprint, e.type) for e in EnvironmentEvent.select()
+                .where(EnvironmentEvent.environment == env)
+                .order_by(*(o.asc() if reverse else o.desc() for o in order))
+                .paginate(page, per_page)]
+
+    assert len(offset_page(1, 100, False)) == 14
+    for reverse, per_page in itertools.product((False, True), (1, 3, 5, 100)):
+        for page in range(1, 14 // per_page + 3):  # and a page past the end
+            assert [(e["snapshot_index"], e["sha256"], e["type"]) for e in snapshots.list_events(
+                org, "prod", page=page, per_page=per_page, reverse=reverse)] == \
+                offset_page(page, per_page, reverse), (reverse, per_page, page)
 
 
 def test_presence_follows_snapshots(org):

@@ -5,9 +5,9 @@ adds the web pages' sessions; 0024 moves the transparency log's hashes into its 
 pins trails to their templates and keeps artifacts' ids; 0027 keeps what a trail's verdict is
 made from; 0028 keeps witnesses' cosignatures; 0029 the rotations of the logs' key; 0030
 commits to the rows of the kinds logged from 2026-12-02 on; 0031 counts the paged lists;
-0032 what an artifact's latest manifest says; 0033 numbers the lists; 0034 names each
-decision's control as the summary's match found it and numbers each control's decisions (both
-engines). 0011 and 0018, the verdicts of old snapshots, are tested in
+0032 what an artifact's latest manifest says; 0033 and 0035 number the paged lists; 0034 names
+each decision's control as the summary's match found it and numbers each control's decisions
+(both engines). 0011 and 0018, the verdicts of old snapshots, are tested in
 tests/upgrade/test_legacy_verdicts.py."""
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from evidence_grpc.storage.models import (
     EnvironmentEvent,
     Flow,
     FlowAlias,
+    FlowTemplate,
     LogCheckpoint,
     LogCosignature,
     LogEntry,
@@ -49,6 +50,7 @@ from evidence_grpc.storage.models import (
     Policy,
     PolicyVersion,
     Repo,
+    Snapshot,
     Trail,
     TrailEvent,
     TrailManifest,
@@ -830,4 +832,112 @@ def test_0034_names_the_control_of_each_decision_as_the_summarys_substring_match
             "attestation_data": {"is_compliant": True}}, None)
         assert [a.uid for a in controls.list_decisions(acme, "ctl-1", 1, 2)[0]] == [made.uid, "u8"]
         assert list(list_sizes.problems()) == []
+    _close_shared_database()
+
+
+def test_0035_numbers_the_events_trails_and_artifacts_made_before_it(
+        empty_database: str):
+    """Events, trails and artifacts of the release before 0035 are numbered in their lists'
+    order (events by snapshot index, then id; an organization's trails and a flow's and an
+    organization's artifacts by id): every page, both orders for events, holds what the OFFSET
+    query over their rows answers, and items added after it take the next positions."""
+    from evidence_grpc.domain.evidence import artifacts, trails
+    from evidence_grpc.domain.kernel.ids import hosted_id
+    from evidence_grpc.domain.kernel.pages import page_of
+    from evidence_grpc.domain.runtime import snapshots
+
+    db = storage.init_database(empty_database)
+    with storage.database.connection_context():
+        Runner(db, directory=str(storage.MIGRATIONS_DIR)).up(target="0033_list_entries")
+        times = {"created_at": 1_700_000_000.0, "last_modified_at": 1_700_000_000.0}
+        org_id = Organization.insert(name="acme", **times).execute()
+        other = Organization.insert(name="other", **times).execute()
+        ci, cd, foreign = (Flow.insert(organization=o, name=n, **times).execute()
+                           for o, n in ((org_id, "ci"), (org_id, "cd"), (other, "ci")))
+        for i, flow in enumerate((ci, foreign, cd, ci, cd, foreign, ci)):
+            trail = Trail.insert(flow=flow, name=f"t{i}", **times).execute()
+            Artifact.insert(organization=other if flow == foreign else org_id, flow=flow,
+                            trail=trail, fingerprint=f"{i:064x}", name=f"a{i}", **times).execute()
+        template = hosted_id()  # of the flow a trail is begun in after
+        FlowTemplate.insert(id=template, flow=cd, created_at=times["created_at"]).execute()
+        Flow.update(template=template).where(Flow.id == cd).execute()
+        prod, stage = (Environment.insert(organization=org_id, name=name, type="server",
+                                          latest_index=3, **times).execute()
+                       for name in ("prod", "stage"))
+        running = [{"name": "x", "fingerprint": "f" * 64, "instance_count": 1}]
+        for env in (prod, stage):
+            Snapshot.insert_many([{"environment": env, "index": i, "type": "server",
+                                   "artifacts": running if i == 3 else [], "created_at": i}
+                                  for i in (1, 2, 3)]).execute()
+        # events in the order of their snapshots, not of their ids
+        for index, name in ((2, "b"), (1, "a"), (3, "c"), (2, "d"), (1, "e"), (3, "x")):
+            for env in (prod, stage):
+                EnvironmentEvent.insert(environment=env, snapshot_index=index, type="started",
+                                        artifact_name=name, fingerprint=name * 64, was=0, now=1,
+                                        reported_at=index).execute()
+
+        def every_page(read) -> list:
+            found, number = [], 1
+            while page := read(number):
+                found.append(page)
+                number += 1
+            return found
+
+        def expected(per_page: int) -> dict[str, list]:
+            """Each list's pages as the OFFSET queries over the rows answer them."""
+            def events(reverse: bool) -> list:
+                order = (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)
+                return every_page(lambda n: [e.artifact_name for e in EnvironmentEvent.select()
+                                             .where(EnvironmentEvent.environment == prod)
+                                             .order_by(*(o.asc() if reverse else o.desc()
+                                                         for o in order)).paginate(n, per_page)])
+
+            def built(scope) -> list:
+                return every_page(lambda n: [a.name for a in Artifact.select(Artifact.name)
+                                             .where(scope).order_by(Artifact.id.desc())
+                                             .paginate(n, per_page)])
+
+            return {"events": events(False), "events asc": events(True),
+                    "trails": every_page(lambda n: [t.name for t in Trail.select(Trail.name)
+                                                    .join(Flow).where(Flow.organization == org_id)
+                                                    .order_by(Trail.id.desc())
+                                                    .paginate(n, per_page)]),
+                    "artifacts": built(Artifact.organization == org_id),
+                    "artifacts of cd": built(Artifact.flow == cd)}
+
+        def answered(per_page: int) -> dict[str, list]:
+            org = Organization.get_by_id(org_id)
+
+            def events(reverse: bool) -> list:
+                return every_page(lambda n: [e["artifact_name"] for e in snapshots.list_events(
+                    org, "prod", page=n, per_page=per_page, reverse=reverse)])
+
+            def built(flow: str | None) -> list:
+                return every_page(lambda n: [a.name for a in artifacts.list_artifacts(
+                    org, page_of(n, per_page), flow_name=flow)])
+
+            return {"events": events(False), "events asc": events(True),
+                    "trails": every_page(lambda n: [t.name for t in trails.list_trails(
+                        org, page_of(n, per_page))[0]]),
+                    "artifacts": built(None), "artifacts of cd": built("cd")}
+
+        before = {per_page: expected(per_page) for per_page in (1, 2, 4)}
+        assert before[2]["events"] == [["x", "c"], ["d", "b"], ["e", "a"]]
+        assert "0035_more_list_entries" in storage.migrate()
+        for per_page in (1, 2, 4):
+            assert answered(per_page) == before[per_page]
+        org = Organization.get_by_id(org_id)
+        user = User.get_by_id(User.insert(name="alice", created_at=times["created_at"]).execute())
+        trails.begin_trail(org, "cd", {"name": "t7"}, user)
+        artifacts.report_artifact(org, user, "cd", {
+            "fingerprint": "a" * 64, "filename": "a7", "trail_name": "t7", "git_commit": "c" * 40,
+            "build_url": "https://ci.example/1", "commit_url": "https://git.example/c"})
+        snapshots.report_environment(org, "prod", "server", {"artifacts": [
+            {"digests": {"y": "e" * 64}, "creationTimestamp": 1700000000}]})
+        for per_page in (1, 3):
+            assert answered(per_page) == expected(per_page)
+        assert answered(2)["events"][0] == ["y", "x"]
+        assert answered(2)["trails"][0] == ["t7", "t6"]
+        assert answered(2)["artifacts"][0] == ["a7", "a6"]
+        assert answered(2)["artifacts of cd"] == [["a7", "a4"], ["a2"]]
     _close_shared_database()

@@ -12,7 +12,7 @@ import peewee
 from ...api.v2 import views
 from ...storage.db import Prepared, for_update, in_chunks, now, retry_on_conflict, write_transaction
 from ...storage.models import Artifact, Attestation, Flow, Organization, Trail, User
-from ..kernel import contract, events
+from ..kernel import contract, events, list_sizes
 from ..kernel.artifact_links import artifact_html_url
 from ..kernel.errors import InvalidArgument, missing, not_found, validation_error
 from ..kernel.ids import hosted_id
@@ -88,6 +88,7 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             stamp = now()
             artifact = for_update(Artifact.select().where(
                 (Artifact.trail == trail) & (Artifact.fingerprint == fingerprint))).first()
+            created = artifact is None
             if artifact is None:
                 artifact = Artifact(uid=hosted_id(), organization=org, flow=flow, trail=trail,
                                     fingerprint=fingerprint, created_at=stamp, created_by=user.name)
@@ -105,6 +106,9 @@ def report_artifact(org: Organization, user: User, flow_name: str, data: dict[st
             artifact.repo = remember(org, artifact.repo_info or trail.repo_info, stamp)
             artifact.last_modified_at = stamp
             artifact.save()
+            if created:
+                list_sizes.added(artifact.id, (list_sizes.ARTIFACTS_OF_FLOW, flow.id),
+                                 (list_sizes.ARTIFACTS_OF_ORGANIZATION, org.id))
             leaves.log_artifact(org, artifact)
             events.publish(ArtifactRepoKnown(org, artifact))
             _bind_pending(org, trail, artifact)
@@ -311,24 +315,36 @@ def _branch_of(artifact: Artifact) -> str | None:
     return branch
 
 
+def _with_trails(which: peewee.Expression) -> peewee.ModelSelect:
+    return (Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
+            .where(which))
+
+
 def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
                    repo_name: str | None = None, trail_name: str | None = None) -> list[Artifact]:
+    """A page of the organization's artifacts, newest first: of a flow, of a trail of it, of a
+    repo. Those of a flow or of the organization, unnarrowed, are the items at the page's
+    positions in their list (list_sizes: the same cost at any depth)."""
     # a flow's or a trail's artifacts by its own column alone: its index holds the page's ids
     scope = Artifact.organization == org
+    listed: tuple[str, int] | None = (list_sizes.ARTIFACTS_OF_ORGANIZATION, org.id)
     if flow_name:
-        scope = Artifact.flow == find_flow(org, flow_name)
+        flow = find_flow(org, flow_name)
+        scope, listed = Artifact.flow == flow, (list_sizes.ARTIFACTS_OF_FLOW, flow.id)
     if flow_name and trail_name:
-        scope = Artifact.trail == trails.find_trail(org, flow_name, trail_name)
+        scope, listed = Artifact.trail == trails.find_trail(org, flow_name, trail_name), None
     if repo_name:  # an unknown repo is not there, as an unknown flow is
         named = repos_named(org, [repo_name])
         if not named:
             raise missing("repo", repo=repo_name)
-        scope &= Artifact.repo.in_([r.id for r in named])
+        scope, listed = scope & Artifact.repo.in_([r.id for r in named]), None
+    if listed is not None and page.size is not None:
+        ids, _ = list_sizes.items_of_page(*listed, page)
+        return list_sizes.in_page_order(ids, _with_trails(Artifact.id.in_(ids)) if ids else [])
     # The page's ids are picked from the artifacts alone (the OFFSET walks index entries, not
     # joined rows); only they are joined to their trails and flows.
     ids = Artifact.select(Artifact.id).where(scope).order_by(Artifact.id.desc())
-    return list(Artifact.select(Artifact, Trail, Flow).join(Trail).switch(Artifact).join(Flow)
-                .where(Artifact.id.in_(ids.paginate(page.number, page.size)))
+    return list(_with_trails(Artifact.id.in_(ids.paginate(page.number, page.size)))
                 .order_by(Artifact.id.desc()))
 
 

@@ -72,7 +72,8 @@ def begin_trail(org: Organization, flow_name: str, data: dict[str, Any], user: U
             trail.last_modified_at = stamp
             trail.save()
             if created:
-                list_sizes.added(trail.id, (list_sizes.TRAILS_OF_FLOW, flow.id))
+                list_sizes.added(trail.id, (list_sizes.TRAILS_OF_FLOW, flow.id),
+                                 (list_sizes.TRAILS_OF_ORGANIZATION, org.id))
             leaves.log_trail(org, trail)
             if "repo_info" in data:
                 _adopt_repo(org, trail, stamp)
@@ -228,6 +229,10 @@ def flow_trails_in_batches(org: Organization, flow_name: str, size: int
     return in_batches(read, size)
 
 
+_TRAILS_WITH_FLOWS = Prepared(lambda ids: Trail.select(Trail, Flow).join(Flow).where(
+    Trail.id.in_(ids)), ids=list[int])
+
+
 def list_trails(org: Organization, page: Page, flow_name: str | None = None,
                 flow_tags: list[str] | None = None, fingerprint: str | None = None
                 ) -> tuple[list[Trail], dict]:
@@ -250,6 +255,14 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
     if page.size is None:
         return page.apply(Trail.select(Trail, Flow).join(Flow).where(
             Trail.flow.in_(flows), *of_artifact).order_by(Trail.id.desc()))
+    if not (flow_name or flow_tags or fingerprint is not None) and not list_sizes.size_of_lists(
+            list_sizes.TRAILS_OF_FLOW, Flow.select(Flow.id).where(
+                (Flow.organization == org) & (Flow.archived == True))):  # noqa: E712
+        # Every trail of the organization is listed (no archived flow has any): the page's ids
+        # are those at its positions in the organization's list, the same cost at any depth.
+        ids, total = list_sizes.items_of_page(list_sizes.TRAILS_OF_ORGANIZATION, org.id, page)
+        found = _TRAILS_WITH_FLOWS.models(Trail, ids=ids) if ids else []
+        return list_sizes.in_page_order(ids, found), page.pagination(total)
     # The page's ids are picked from the trails alone, then joined to their flows. Of one flow:
     # on its index, in id order. Of many: newest first along the trails' own key, their flow
     # tested on the way (`+ 0` keeps the planners off the flow index, whose hits they would

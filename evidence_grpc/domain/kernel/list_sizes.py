@@ -2,7 +2,8 @@
 list holds (`ListSize`), so that a page tells its total from one row, and where each item is in
 it (`ListEntry`: 1 for the first added), so that a page is a range of positions, read on the
 index at the same cost however deep in the list (issue 48). The lists: a flow's trails, a flow's
-and a trail's attestations, an organization's audit events, a control's decisions.
+and a trail's attestations, an organization's audit events, a control's decisions, an
+environment's events, an organization's trails, a flow's and an organization's artifacts.
 
 A list's order is the order its items were added (on SQLite the order of their ids; on
 PostgreSQL, of the commits of the transactions that added them, which lock the list's size row
@@ -18,10 +19,13 @@ from typing import Any
 
 import peewee
 
-from ...storage.db import Prepared, at_transaction_end
+from ...storage.db import Prepared, at_transaction_end, in_chunks
 from ...storage.models import (
+    Artifact,
     Attestation,
     Control,
+    EnvironmentEvent,
+    Flow,
     ListEntry,
     ListSize,
     MembershipAuditEvent,
@@ -34,6 +38,10 @@ ATTESTATIONS_OF_FLOW = "attestations of flow"
 ATTESTATIONS_OF_TRAIL = "attestations of trail"
 AUDIT_EVENTS_OF_ORGANIZATION = "audit events of organization"
 DECISIONS_OF_CONTROL = "decisions of control"
+EVENTS_OF_ENVIRONMENT = "events of environment"
+TRAILS_OF_ORGANIZATION = "trails of organization"
+ARTIFACTS_OF_FLOW = "artifacts of flow"
+ARTIFACTS_OF_ORGANIZATION = "artifacts of organization"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +78,13 @@ KINDS = {TRAILS_OF_FLOW: Kind(1, Trail.flow, (Trail.id,)),
          DECISIONS_OF_CONTROL: Kind(5, Control.id, (Attestation.created_at, Attestation.id),
                                     (Control.organization == Attestation.organization)
                                     & (Control.identifier == Attestation.control)
-                                    & (Attestation.type == "decision"))}
+                                    & (Attestation.type == "decision")),
+         EVENTS_OF_ENVIRONMENT: Kind(6, EnvironmentEvent.environment,
+                                     (EnvironmentEvent.snapshot_index, EnvironmentEvent.id)),
+         # the organization's trails meet it through their flow
+         TRAILS_OF_ORGANIZATION: Kind(7, Flow.organization, (Trail.id,), Trail.flow == Flow.id),
+         ARTIFACTS_OF_FLOW: Kind(8, Artifact.flow, (Artifact.id,)),
+         ARTIFACTS_OF_ORGANIZATION: Kind(9, Artifact.organization, (Artifact.id,))}
 
 _GROWN = Prepared(lambda kind, owner, by: ListSize.insert(kind=kind, owner=owner, size=by)
                   .on_conflict(conflict_target=[ListSize.kind, ListSize.owner],
@@ -100,9 +114,15 @@ def _grow(items: set[Any]) -> None:
         of_list[kind, owner].append(item)
     for (kind, owner), added_items in sorted(of_list.items()):
         _GROWN.execute(kind=kind, owner=owner, by=len(added_items))
-        ordered = sorted(added_items)
-        for back, item in enumerate(reversed(ordered)):
-            _PLACED.execute(kind=kind, code=KINDS[kind].code, owner=owner, back=back, item=item)
+        code, ordered = KINDS[kind].code, sorted(added_items)
+        if len(ordered) == 1:
+            _PLACED.execute(kind=kind, code=code, owner=owner, back=0, item=ordered[0])
+            continue
+        # many (a snapshot's events): their positions from the size, in a few statements
+        first = size(kind, owner) - len(ordered) + 1
+        for chunk in in_chunks([(code, owner, first + i, item) for i, item in enumerate(ordered)]):
+            ListEntry.insert_many(chunk, fields=[ListEntry.list_kind, ListEntry.owner,
+                                                 ListEntry.position, ListEntry.item]).execute()
 
 
 def size(kind: str, owner: int) -> int:
@@ -199,7 +219,7 @@ def problems() -> Iterator[str]:
 def recount() -> None:
     """Every size counted and every position numbered again from the rows, in each list's
     order: for rows written in bulk around the domain (tests' and benchmarks' fixtures; an
-    operator's `check-lists --repair`), as migrations 0031, 0033 and 0034 counted and numbered
+    operator's `check-lists --repair`), as migrations 0031, 0033, 0034 and 0035 counted and numbered
     those made before them."""
     ListSize.delete().execute()
     ListEntry.delete().execute()

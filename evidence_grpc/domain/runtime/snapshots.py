@@ -48,6 +48,7 @@ from ..evidence.artifacts import provenance_of, report_names
 from ..evidence.compliance import COMPLIANT
 from ..evidence.repos import built_from
 from ..evidence.trail_events import record_running
+from ..kernel import list_sizes
 from ..kernel.errors import FailedPrecondition, not_found, validation_error
 from ..kernel.numbers import as_int64, whole_number
 from ..kernel.pages import page_of
@@ -293,7 +294,9 @@ def _record_changes(org: Organization, env: Environment, snapshot: Snapshot,
                        "artifact_name": key[0], "fingerprint": key[1], "was": was, "now": count,
                        "reported_at": stamp})
     if events:
-        EnvironmentEvent.insert_many(events).execute()
+        for (event_id,) in EnvironmentEvent.insert_many(events).returning(
+                EnvironmentEvent.id).tuples().execute():
+            list_sizes.added(event_id, (list_sizes.EVENTS_OF_ENVIRONMENT, env.id))
     record(org, env, index, [(e["artifact_name"], e["fingerprint"]) for e in events
                              if e["type"] == "started"], stamp)
     record_running(org, env, index, events, stamp)
@@ -629,35 +632,40 @@ def _interval(env: Environment, interval: str | None) -> tuple[int, int]:
 
 # ---- reads ---------------------------------------------------------------------------------
 
+_SNAPSHOT_ITEMS = Prepared(lambda env, low, high: Snapshot.select(
+    Snapshot.index, Snapshot.created_at, Snapshot.compliant).where(
+    (Snapshot.environment == env) & Snapshot.index.between(low, high)),
+    env=int, low=int, high=int)
+
+
 def list_snapshots(org: Organization, env_name: str, page: int | None, per_page: int | None,
                    interval: str | None = None, reverse: bool = False
                    ) -> list[views.SnapshotListItem]:
+    """A page of the environment's snapshots in `interval`, newest first (oldest first with
+    `reverse`). Indexes run 1..latest_index without a gap: `_new_snapshot` numbers each the
+    latest + 1 with the environment locked (the unique (environment, index) key backs it up),
+    and nothing deletes a snapshot. So a page is the range of indexes it holds, read in one
+    statement with the snapshot after its last (when the last one shown ended), at the same
+    cost at any depth. (A row deleted around the domain, which verify-log names, leaves its
+    page one item short; every other snapshot stays on its page.)"""
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
     low, high = _interval(env, interval)
-    query = Snapshot.select(Snapshot.index, Snapshot.created_at, Snapshot.compliant).where(
-        (Snapshot.environment == env) & (Snapshot.index >= low) & (Snapshot.index <= high))
-    order = Snapshot.index.asc() if reverse else Snapshot.index.desc()
-    rows = list(query.order_by(order).paginate(paging.number, paging.size))
-    next_start = _next_starts(env, [s.index for s in rows])
+    indexes = paging.numbered(max(low, 1), min(high, env.latest_index), ascending=reverse)
+    if not indexes:
+        return []
+    found = {s.index: s for s in _SNAPSHOT_ITEMS.models(
+        Snapshot, env=env.id, low=min(indexes), high=max(indexes) + 1)}
     stamp = now()
     items: list[views.SnapshotListItem] = []
-    for s in rows:
-        until = next_start.get(s.index)
-        items.append({"index": s.index, "from": s.created_at, "to": until or 0,
+    for s in (found[i] for i in indexes if i in found):
+        following = found.get(s.index + 1)
+        until = following.created_at if following else 0
+        items.append({"index": s.index, "from": s.created_at, "to": until,
                       "duration": (until or stamp) - s.created_at,
                       "compliant": bool(s.compliant),
                       "compliance_state": compliance_state(s.compliant)})
     return items
-
-
-def _next_starts(env: Environment, indexes: list[int]) -> dict[int, float]:
-    if not indexes:
-        return {}
-    following = {s.index: s.created_at for s in Snapshot.select(Snapshot.index, Snapshot.created_at)
-                 .where((Snapshot.environment == env)
-                        & (Snapshot.index.in_([i + 1 for i in indexes])))}
-    return {i: following[i + 1] for i in indexes if i + 1 in following}
 
 
 def get_snapshot(org: Organization, env_name: str, expression: str, html_base: str
@@ -939,11 +947,21 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
                 start: str | None = None, end: str | None = None, start_ts: float | None = None,
                 end_ts: float | None = None, repo_names: list[str] | None = None,
                 html_base: str = "") -> list[views.EnvironmentEvent]:
-    """Events of the environment, newest first (oldest first with reverse)."""
+    """Events of the environment, newest first (oldest first with reverse): by snapshot, and in
+    a snapshot in the order written, which is the order they were added to the environment's
+    list (`_record_changes`: a snapshot's events are written together, the environment locked),
+    so an unnarrowed page is a range of positions in it (list_sizes), the same cost at any
+    depth."""
     env = find_environment(org, env_name)
     paging = page_of(page, per_page, default_size=15)
     if start_ts is not None and end_ts is not None and start_ts > end_ts:
         raise validation_error("start_ts", "Must not be after end_ts")
+    if not (interval or start or end or start_ts is not None or end_ts is not None
+            or repo_names):
+        ids, _ = list_sizes.items_of_page(list_sizes.EVENTS_OF_ENVIRONMENT, env.id, paging,
+                                          ascending=reverse)
+        return _event_views(org, env, list_sizes.in_page_order(ids, _EVENTS_BY_ID.models(
+            EnvironmentEvent, ids=ids) if ids else []), html_base)
     query = EnvironmentEvent.select().where(EnvironmentEvent.environment == env)
     if interval:
         low, high = _interval(env, interval)
@@ -962,7 +980,17 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
         order = (EnvironmentEvent.snapshot_index.asc(), EnvironmentEvent.id.asc())
     else:
         order = (EnvironmentEvent.snapshot_index.desc(), EnvironmentEvent.id.desc())
-    rows = list(query.order_by(*order).paginate(paging.number, paging.size))
+    return _event_views(org, env, list(query.order_by(*order).paginate(paging.number,
+                                                                       paging.size)), html_base)
+
+
+_EVENTS_BY_ID = Prepared(lambda ids: EnvironmentEvent.select().where(
+    EnvironmentEvent.id.in_(ids)), ids=list[int])
+
+
+def _event_views(org: Organization, env: Environment, rows: list[EnvironmentEvent],
+                 html_base: str) -> list[views.EnvironmentEvent]:
+    """The events as listed, with the verdicts of the snapshots they show."""
     wanted = {e.snapshot_index for e in rows} | {_judged_in(e) for e in rows}
     snapshots = {s.index: s for s in Snapshot.select(
         Snapshot.index, Snapshot.compliant, Snapshot.verdicts).where(
