@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import peewee
 import pytest
@@ -60,6 +61,15 @@ from evidence_grpc.storage.models import (
 from tests.conftest import _close_shared_database
 
 REPO = {"id": "r-42", "name": "acme/demo", "url": "https://github.com/acme/demo"}
+
+
+def every_page(read: Any) -> list:
+    """The pages `read(number)` answers from page 1 up to the first empty one."""
+    found, number = [], 1
+    while page := read(number):
+        found.append(page)
+        number += 1
+    return found
 
 
 def test_0006_links_existing_evidence_to_repos(empty_database: str):
@@ -720,13 +730,6 @@ def test_0033_numbers_the_lists_made_before_it_so_that_every_page_holds_what_it_
                     "audit asc": chunks([s for s, _ in audit], per_page),
                     "audit desc": chunks([s for s, _ in reversed(audit)], per_page)}
 
-        def every_page(read) -> list:
-            found, number = [], 1
-            while page := read(number):
-                found.append(page)
-                number += 1
-            return found
-
         def answered(per_page: int) -> dict[str, list]:
             org = Organization.get_by_id(org_id)
 
@@ -875,13 +878,6 @@ def test_0035_numbers_the_events_trails_and_artifacts_made_before_it(
                 EnvironmentEvent.insert(environment=env, snapshot_index=index, type="started",
                                         artifact_name=name, fingerprint=name * 64, was=0, now=1,
                                         reported_at=index).execute()
-
-        def every_page(read) -> list:
-            found, number = [], 1
-            while page := read(number):
-                found.append(page)
-                number += 1
-            return found
 
         def expected(per_page: int) -> dict[str, list]:
             """Each list's pages as the OFFSET queries over the rows answer them."""
