@@ -3,6 +3,7 @@ request ids and JSON logs, through the REST shim and a network gRPC server."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import os
@@ -126,6 +127,16 @@ def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog
         == ("trace-1", "rpc", "/evidence.v2.FlowService/ListFlows", "in-process", "OK")
     for line in (call, request):
         assert ALICE_KEY not in json.dumps(line) and "Bearer" not in json.dumps(line)
+
+
+def test_a_log_lines_time_is_its_records_to_the_millisecond_in_utc():
+    formatter = observability.JsonFormatter()
+    for created in (0.0, 1_764_633_599.9994, 1_764_633_600.25, 1_764_633_600.999):
+        record = logging.makeLogRecord({"msg": "m", "created": created,
+                                        "msecs": (created - int(created)) * 1000})
+        expected = datetime.datetime.fromtimestamp(int(created), datetime.UTC).strftime(
+            "%Y-%m-%dT%H:%M:%S") + f".{int((created - int(created)) * 1000):03d}Z"
+        assert json.loads(formatter.format(record))["time"] == expected
 
 
 def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog, monkeypatch):
