@@ -549,6 +549,7 @@ class Prepared:
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, list]] = {}
         # The plan of `models`, by id() of a form's query
         self._plans: dict[int, tuple[list, list]] = {}
+        self._indexes: dict[peewee.Field, int] = {}
 
     @staticmethod
     def _standin(kind: type, name: str) -> Any:
@@ -598,6 +599,18 @@ class Prepared:
         """Unconverted rows."""
         sql, params = self.sql(**values)
         return list(run_sql(sql, params))
+
+    def column_index(self, field: peewee.Field) -> int:
+        """Where the rows (`rows`) hold `field`'s value, as read (the same in every dialect's
+        form: one query is built for each)."""
+        index = self._indexes.get(field)
+        if index is None:
+            _, _, query, _ = self._form(tuple(1 for _ in self._lists))
+            index = self._indexes[field] = next(
+                i for i, column in enumerate(query.selected_columns)
+                if isinstance(column, peewee.Field) and column.model is field.model
+                and column.name == field.name)
+        return index
 
     def execute(self, **values: Any) -> int:
         """Run a compiled UPDATE or DELETE: the number of rows it changed."""
