@@ -179,16 +179,20 @@ def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     _child(m.http_seconds, method, route).observe(seconds)
 
 
+# A status code's name: an Enum member's `name` is a descriptor call, looked up on every call.
+_CODE_NAMES = {code: code.name for code in grpc.StatusCode}
+
+
 def observe_grpc(method: str, code: grpc.StatusCode, seconds: float, transport: str) -> None:
     m = metrics()
-    _child(m.grpc_requests, method, code.name, transport).inc()
+    _child(m.grpc_requests, method, _CODE_NAMES[code], transport).inc()
     _child(m.grpc_seconds, method, transport).observe(seconds)
 
 
 def observe_pool(in_use: int, idle: int) -> None:
     m = metrics()
-    m.pool_connections.labels("in_use").set(in_use)
-    m.pool_connections.labels("idle").set(idle)
+    _child(m.pool_connections, "in_use").set(in_use)
+    _child(m.pool_connections, "idle").set(idle)
 
 
 def observe_outbox(counts: dict[str, int]) -> None:
@@ -408,5 +412,5 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 observe_pool(*pool)
             access_log.info("rpc", extra={"fields": {
                 "request_id": request_id.get(), "rpc": method, "transport": self.transport,
-                "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
+                "code": _CODE_NAMES[code], "duration_ms": round(seconds * 1000, 3)}})
             request_id.reset(token)

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import grpc
-from google.protobuf import message_factory
+from google.protobuf import descriptor, message_factory
 
 from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
 from ..domain.kernel.errors import Unauthenticated, permission_denied
@@ -116,7 +116,13 @@ class AuthInterceptor(UnaryInterceptor):
 
 
 def _org_of(request: Any) -> str | None:
-    return getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
+    return request.org if _names_org(request.DESCRIPTOR) else None
+
+
+@functools.cache
+def _names_org(message: descriptor.Descriptor) -> bool:
+    """Whether a request of that type names an organization (looked up once per type)."""
+    return "org" in message.fields_by_name
 
 
 def _admitted(request: Any, context: grpc.ServicerContext, method: str,
