@@ -25,7 +25,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -372,7 +371,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             streamed = handler.unary_stream
 
             def observed_stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                with self._observing(method, context):
+                with _Observing(method, context, self.transport):
                     yield from streamed(request, context)
 
             return handler._replace(unary_stream=observed_stream)
@@ -381,36 +380,48 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         behavior = handler.unary_unary
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
-            with self._observing(method, context):
+            with _Observing(method, context, self.transport):
                 return behavior(request, context)
 
         return handler._replace(unary_unary=observed)
 
-    @contextmanager
-    def _observing(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
-        """The call's request id current within, its metrics and line when it ends (a
-        stream's when its last answer is sent)."""
-        sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
-        token = request_id.set(request_id_of(sent))
-        started = time.perf_counter()
-        failed = False
+
+class _Observing:
+    """The call's request id current within, its metrics and line when it ends (a stream's
+    when its last answer is sent). A class, not a generator's context manager, which every
+    call would pay several times over."""
+
+    __slots__ = ("method", "context", "transport", "token", "started")
+
+    def __init__(self, method: str, context: grpc.ServicerContext, transport: str) -> None:
+        self.method, self.context, self.transport = method, context, transport
+
+    def __enter__(self) -> None:
+        sent = dict(self.context.invocation_metadata()).get(REQUEST_ID_HEADER)
+        self.token = request_id.set(request_id_of(sent))
+        self.started = time.perf_counter()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        context = self.context
+        failed = isinstance(error, Exception)
         try:
-            yield
-            # With the status, in the response's last frame: initial metadata of its own
-            # would cost a write per call. (ErrorInterceptor adds it to refusals.)
-            context.set_trailing_metadata((*(context.trailing_metadata() or ()),
-                                           (REQUEST_ID_HEADER, request_id.get() or "")))
+            if error is None:
+                # With the status, in the response's last frame: initial metadata of its own
+                # would cost a write per call. (ErrorInterceptor adds it to refusals.)
+                context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                               (REQUEST_ID_HEADER, request_id.get() or "")))
         except Exception:
             failed = True
             raise
         finally:
-            seconds = time.perf_counter() - started
+            seconds = time.perf_counter() - self.started
             code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
-            observe_grpc(method, code, seconds, self.transport)
+            observe_grpc(self.method, code, seconds, self.transport)
             pool = pool_state()
             if pool is not None:
                 observe_pool(*pool)
             access_log.info("rpc", extra={"fields": {
-                "request_id": request_id.get(), "rpc": method, "transport": self.transport,
+                "request_id": request_id.get(), "rpc": self.method, "transport": self.transport,
                 "code": _CODE_NAMES[code], "duration_ms": round(seconds * 1000, 3)}})
-            request_id.reset(token)
+            request_id.reset(self.token)

@@ -395,17 +395,30 @@ def locked(row: M) -> M:
     return for_update(model.select().where(model._meta.primary_key == row.get_id())).get()
 
 
-@contextlib.contextmanager
-def call_scope() -> Iterator[None]:
+def call_scope() -> CallScope:
     """The connection of one call. PostgreSQL connections go back to the pool after each
     call; a SQLite connection stays open for its thread (handler threads are long-lived), as
     opening one costs more than most calls."""
-    if isinstance(database.obj, peewee.SqliteDatabase):
-        database.connect(reuse_if_open=True)
-        yield
-    else:
-        with database.connection_context():
-            yield
+    return CallScope()
+
+
+class CallScope:
+    """`call_scope`'s context manager: a class, as every call enters one, and a generator's
+    context manager costs several times as much."""
+
+    __slots__ = ("_pooled",)
+
+    def __enter__(self) -> None:
+        if isinstance(database.obj, peewee.SqliteDatabase):
+            self._pooled = None
+            database.connect(reuse_if_open=True)
+        else:
+            self._pooled = database.connection_context()
+            self._pooled.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._pooled is not None:
+            self._pooled.__exit__(*exc_info)
 
 
 # PostgreSQL's answers to a transaction that lost to a concurrent one, which it rolled back:

@@ -154,6 +154,7 @@ def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog
     lines = [json.loads(formatter.format(r)) for r in caplog.records]
     failure = next(line for line in lines if line["level"] == "error")
     assert failure["request_id"] == "trace-2" and "boom" in failure["error"]
+    assert next(line for line in lines if line["message"] == "rpc")["code"] == "INTERNAL"
     assert next(line for line in lines if line["message"] == "request")["request_id"] == "trace-2"
 
 
