@@ -13,6 +13,7 @@ record written while the call runs carries it. Log records are JSON lines (or th
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import logging
 import os
@@ -24,7 +25,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -178,16 +178,20 @@ def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     _child(m.http_seconds, method, route).observe(seconds)
 
 
+# A status code's name: an Enum member's `name` is a descriptor call, looked up on every call.
+_CODE_NAMES = {code: code.name for code in grpc.StatusCode}
+
+
 def observe_grpc(method: str, code: grpc.StatusCode, seconds: float, transport: str) -> None:
     m = metrics()
-    _child(m.grpc_requests, method, code.name, transport).inc()
+    _child(m.grpc_requests, method, _CODE_NAMES[code], transport).inc()
     _child(m.grpc_seconds, method, transport).observe(seconds)
 
 
 def observe_pool(in_use: int, idle: int) -> None:
     m = metrics()
-    m.pool_connections.labels("in_use").set(in_use)
-    m.pool_connections.labels("idle").set(idle)
+    _child(m.pool_connections, "in_use").set(in_use)
+    _child(m.pool_connections, "idle").set(idle)
 
 
 def observe_outbox(counts: dict[str, int]) -> None:
@@ -237,8 +241,7 @@ class FieldsFormatter(logging.Formatter):
 
     def fields(self, record: logging.LogRecord) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-                    + f".{int(record.msecs):03d}Z",
+            "time": f"{_second_text(int(record.created))}.{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
@@ -250,6 +253,13 @@ class FieldsFormatter(logging.Formatter):
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         return entry
+
+
+@functools.lru_cache(maxsize=4)
+def _second_text(second: int) -> str:
+    """A record's time to the second (UTC), made once for the records of that second: every
+    call writes a line, and strftime of each cost a fifth of writing one."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
 
 
 class JsonFormatter(FieldsFormatter):
@@ -323,10 +333,10 @@ def configure_logging(form: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
-    # No form here shows a record's thread, process name or source line: not working them out
-    # for every record saves a good part of a log line's cost (there is an access line per
-    # request and per servicer call).
-    logging.logThreads = logging.logMultiprocessing = False
+    # No form here shows a record's thread, process (id or name) or source line: not working
+    # them out for every record saves a good part of a log line's cost (there is an access line
+    # per request and per servicer call; the process id is a system call).
+    logging.logThreads = logging.logMultiprocessing = logging.logProcesses = False
     logging._srcfile = None
     # Python writes warnings and the traceback of an exception nothing caught straight to
     # stderr, in lines of its own: they become records (logger py.warnings, uncaught).
@@ -361,7 +371,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             streamed = handler.unary_stream
 
             def observed_stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                with self._observing(method, context):
+                with _Observing(method, context, self.transport):
                     yield from streamed(request, context)
 
             return handler._replace(unary_stream=observed_stream)
@@ -370,36 +380,48 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         behavior = handler.unary_unary
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
-            with self._observing(method, context):
+            with _Observing(method, context, self.transport):
                 return behavior(request, context)
 
         return handler._replace(unary_unary=observed)
 
-    @contextmanager
-    def _observing(self, method: str, context: grpc.ServicerContext) -> Iterator[None]:
-        """The call's request id current within, its metrics and line when it ends (a
-        stream's when its last answer is sent)."""
-        sent = dict(context.invocation_metadata()).get(REQUEST_ID_HEADER)
-        token = request_id.set(request_id_of(sent))
-        started = time.perf_counter()
-        failed = False
+
+class _Observing:
+    """The call's request id current within, its metrics and line when it ends (a stream's
+    when its last answer is sent). A class, not a generator's context manager, which every
+    call would pay several times over."""
+
+    __slots__ = ("method", "context", "transport", "token", "started")
+
+    def __init__(self, method: str, context: grpc.ServicerContext, transport: str) -> None:
+        self.method, self.context, self.transport = method, context, transport
+
+    def __enter__(self) -> None:
+        sent = dict(self.context.invocation_metadata()).get(REQUEST_ID_HEADER)
+        self.token = request_id.set(request_id_of(sent))
+        self.started = time.perf_counter()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        context = self.context
+        failed = isinstance(error, Exception)
         try:
-            yield
-            # With the status, in the response's last frame: initial metadata of its own
-            # would cost a write per call. (ErrorInterceptor adds it to refusals.)
-            context.set_trailing_metadata((*(context.trailing_metadata() or ()),
-                                           (REQUEST_ID_HEADER, request_id.get() or "")))
+            if error is None:
+                # With the status, in the response's last frame: initial metadata of its own
+                # would cost a write per call. (ErrorInterceptor adds it to refusals.)
+                context.set_trailing_metadata((*(context.trailing_metadata() or ()),
+                                               (REQUEST_ID_HEADER, request_id.get() or "")))
         except Exception:
             failed = True
             raise
         finally:
-            seconds = time.perf_counter() - started
+            seconds = time.perf_counter() - self.started
             code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
-            observe_grpc(method, code, seconds, self.transport)
+            observe_grpc(self.method, code, seconds, self.transport)
             pool = pool_state()
             if pool is not None:
                 observe_pool(*pool)
             access_log.info("rpc", extra={"fields": {
-                "request_id": request_id.get(), "rpc": method, "transport": self.transport,
-                "code": code.name, "duration_ms": round(seconds * 1000, 3)}})
-            request_id.reset(token)
+                "request_id": request_id.get(), "rpc": self.method, "transport": self.transport,
+                "code": _CODE_NAMES[code], "duration_ms": round(seconds * 1000, 3)}})
+            request_id.reset(self.token)

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import grpc
-from google.protobuf import message_factory
+from google.protobuf import descriptor, message_factory
 
 from ..domain.identity import callers, change_privileges, organizations, service_accounts, web_sessions
 from ..domain.kernel.errors import Unauthenticated, permission_denied
@@ -90,7 +89,7 @@ class AuthInterceptor(UnaryInterceptor):
             return behavior(request, context)
         if CHECK_METADATA in metadata and not caller.anonymous:
             return _empty_answer(method)
-        with _acting(caller, method):
+        with _Acting(caller, method):
             answer = behavior(request, context)
         header = metadata.get("authorization")
         org = _org_of(request)
@@ -111,12 +110,18 @@ class AuthInterceptor(UnaryInterceptor):
         if caller is None:
             yield from behavior(request, context)
         elif caller.anonymous or CHECK_METADATA not in metadata:
-            with _acting(caller, method):
+            with _Acting(caller, method):
                 yield from behavior(request, context)
 
 
 def _org_of(request: Any) -> str | None:
-    return getattr(request, "org", None) if "org" in request.DESCRIPTOR.fields_by_name else None
+    return request.org if _names_org(request.DESCRIPTOR) else None
+
+
+@functools.cache
+def _names_org(message: descriptor.Descriptor) -> bool:
+    """Whether a request of that type names an organization (looked up once per type)."""
+    return "org" in message.fields_by_name
 
 
 def _admitted(request: Any, context: grpc.ServicerContext, method: str,
@@ -152,16 +157,23 @@ def _admitted(request: Any, context: grpc.ServicerContext, method: str,
     return caller
 
 
-@contextmanager
-def _acting(caller: callers.Caller, method: str) -> Iterator[None]:
-    """The caller current, and what changing a resource through the method needs declared."""
-    token = callers.set_current_caller(caller)
-    rules = change_privileges.declare(_change_rules(method))
-    try:
-        yield
-    finally:
+class _Acting:
+    """The caller current, and what changing a resource through the method needs declared. A
+    class, not a generator's context manager, which every call would pay several times over."""
+
+    __slots__ = ("caller", "method", "tokens")
+
+    def __init__(self, caller: callers.Caller, method: str) -> None:
+        self.caller, self.method = caller, method
+
+    def __enter__(self) -> None:
+        self.tokens = (callers.set_current_caller(self.caller),
+                       change_privileges.declare(_change_rules(self.method)))
+
+    def __exit__(self, *exc_info: object) -> None:
+        caller, rules = self.tokens
         change_privileges.reset(rules)
-        callers.reset_current_caller(token)
+        callers.reset_current_caller(caller)
 
 
 def _sign_out(header: str | None) -> None:

@@ -48,11 +48,13 @@ class TrailServicer(pb_grpc.TrailServiceServicer):
     @owns_transaction
     def GetTrail(self, request: pb.GetTrailRequest, context: grpc.ServicerContext) -> Encoded:
         """A kept answer costs the one statement that finds the trail with its marks, and no
-        transaction: the answer is a pure function of what that statement read (`_key`).
-        Otherwise the trail is found again, with its events and evidence, in one snapshot."""
+        transaction: the answer is a pure function of what that statement read (`_key`), and
+        is found by its row before any trail is made of it. Otherwise the trail is found
+        again, with its events and evidence, in one snapshot."""
         org = current_caller().org
-        trail = trails.find_trail(org, request.flow_name, request.trail_name, marked=True)
-        answer = _kept(_key(trail), org.name, self.html_base)
+        row = trails.marked_trail_row(org, request.flow_name, request.trail_name)
+        # `_key` of the trail made of the row: its flow is made of the same row
+        answer = None if row is None else _kept((row, row), org.name, self.html_base)
         if answer is None:
             with read_snapshot():
                 trail = trails.find_trail(org, request.flow_name, request.trail_name,

@@ -433,17 +433,30 @@ def locked(row: M) -> M:
     return for_update(model.select().where(model._meta.primary_key == row.get_id())).get()
 
 
-@contextlib.contextmanager
-def call_scope() -> Iterator[None]:
+def call_scope() -> CallScope:
     """The connection of one call. PostgreSQL connections go back to the pool after each
     call; a SQLite connection stays open for its thread (handler threads are long-lived), as
     opening one costs more than most calls."""
-    if isinstance(database.obj, peewee.SqliteDatabase):
-        database.connect(reuse_if_open=True)
-        yield
-    else:
-        with database.connection_context():
-            yield
+    return CallScope()
+
+
+class CallScope:
+    """`call_scope`'s context manager: a class, as every call enters one, and a generator's
+    context manager costs several times as much."""
+
+    __slots__ = ("_pooled",)
+
+    def __enter__(self) -> None:
+        if isinstance(database.obj, peewee.SqliteDatabase):
+            self._pooled = None
+            database.connect(reuse_if_open=True)
+        else:
+            self._pooled = database.connection_context()
+            self._pooled.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._pooled is not None:
+            self._pooled.__exit__(*exc_info)
 
 
 # PostgreSQL's answers to a transaction that lost to a concurrent one, which it rolled back:
@@ -587,6 +600,7 @@ class Prepared:
         self._forms: dict[tuple, tuple[str, list[Any], peewee.Query, list]] = {}
         # The plan of `models`, by id() of a form's query
         self._plans: dict[int, tuple[list, list]] = {}
+        self._indexes: dict[peewee.Field, int] = {}
 
     @staticmethod
     def _standin(kind: type, name: str) -> Any:
@@ -636,6 +650,18 @@ class Prepared:
         """Unconverted rows."""
         sql, params = self.sql(**values)
         return list(run_sql(sql, params))
+
+    def column_index(self, field: peewee.Field) -> int:
+        """Where the rows (`rows`) hold `field`'s value, as read (the same in every dialect's
+        form: one query is built for each)."""
+        index = self._indexes.get(field)
+        if index is None:
+            _, _, query, _ = self._form(tuple(1 for _ in self._lists))
+            index = self._indexes[field] = next(
+                i for i, column in enumerate(query.selected_columns)
+                if isinstance(column, peewee.Field) and column.model is field.model
+                and column.name == field.name)
+        return index
 
     def execute(self, **values: Any) -> int:
         """Run a compiled UPDATE or DELETE: the number of rows it changed."""

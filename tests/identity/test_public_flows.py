@@ -72,6 +72,16 @@ def test_private_and_unknown_flows_answer_as_any_call_without_credentials(flows)
         assert flows.get(path, headers=H).status_code == 200, path
 
 
+def test_a_private_trail_kept_for_a_key_is_not_answered_without_one(flows):
+    """A trail's answer is kept by the row that finds it (servicers.trails): whoever reads it
+    next is still judged by that row's flow."""
+    read = flows.get("/api/v2/trails/acme/closed/t1", headers=H)
+    assert read.status_code == 200 and flows.get("/api/v2/trails/acme/closed/t1",
+                                                 headers=H).json == read.json  # now kept
+    refused = flows.get("/api/v2/trails/acme/closed/t1")
+    assert refused.status_code == 401, refused.json
+
+
 def test_other_reads_and_every_write_need_credentials(flows):
     for path in ("/api/v2/flows/acme", "/api/v2/environments/acme", "/api/v2/trails/acme",
                  "/api/v2/attestations/acme", "/api/v2/artifacts/acme?flow_name=open",

@@ -3,6 +3,7 @@ request ids and JSON logs, through the REST shim and a network gRPC server."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import os
@@ -128,6 +129,16 @@ def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog
         assert ALICE_KEY not in json.dumps(line) and "Bearer" not in json.dumps(line)
 
 
+def test_a_log_lines_time_is_its_records_to_the_millisecond_in_utc():
+    formatter = observability.JsonFormatter()
+    for created in (0.0, 1_764_633_599.9994, 1_764_633_600.25, 1_764_633_600.999):
+        record = logging.makeLogRecord({"msg": "m", "created": created,
+                                        "msecs": (created - int(created)) * 1000})
+        expected = datetime.datetime.fromtimestamp(int(created), datetime.UTC).strftime(
+            "%Y-%m-%dT%H:%M:%S") + f".{int((created - int(created)) * 1000):03d}Z"
+        assert json.loads(formatter.format(record))["time"] == expected
+
+
 def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog, monkeypatch):
     """In-process, the servicer runs under the shim's request id: what it logs carries it."""
     from evidence_grpc.servicers import flows
@@ -143,6 +154,7 @@ def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog
     lines = [json.loads(formatter.format(r)) for r in caplog.records]
     failure = next(line for line in lines if line["level"] == "error")
     assert failure["request_id"] == "trace-2" and "boom" in failure["error"]
+    assert next(line for line in lines if line["message"] == "rpc")["code"] == "INTERNAL"
     assert next(line for line in lines if line["message"] == "request")["request_id"] == "trace-2"
 
 

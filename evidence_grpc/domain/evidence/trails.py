@@ -171,6 +171,18 @@ def find_trail(org: Organization, flow_name: str, trail_name: str, *, marked: bo
     return trail
 
 
+def marked_trail_row(org: Organization, flow_name: str, trail_name: str) -> tuple | None:
+    """The row `find_trail(..., marked=True)` makes the trail of (its flow's columns and its
+    marks in it too), when that read finds a trail the caller may see; None otherwise
+    (`find_trail` then says why, or finds it by its flow's former name). What an answer kept
+    by the row is found by without making the trail of it (parsing its JSON columns, building
+    its instances)."""
+    found = _MARKED_TRAIL_BY_NAMES.rows(org=org.id, flow=flow_name, name=trail_name)
+    if found and sees_flow(found[0][_MARKED_TRAIL_BY_NAMES.column_index(Flow.visibility)]):
+        return found[0]
+    return None
+
+
 def trail_to_report_to(org: Organization, flow: Flow, trail_name: str, user: User) -> Trail:
     """The flow's trail evidence is reported to (`flows.flow_to_report_to` gives the flow),
     locked, in the caller's write transaction: reporting to a trail that does not exist begins
