@@ -258,20 +258,25 @@ class _Observed:
             finish()
             raise
         if environ.get(STREAMED_KEY):  # still being written: the request ends with it
-            return _ending(body, finish)
+            return _ending(body, answer, finish)
         finish()
         return body
 
 
-def _ending(body: Any, finish: Callable[[], None]) -> Iterator[bytes]:
+def _ending(body: Any, answer: list[Any], finish: Callable[[], None]) -> Iterator[bytes]:
     """The body of a streamed answer, which calls `finish` once it is written whole or closed
-    (a client gone), after closing the answer (whose close ends the call it streams)."""
+    (a client gone), after closing the answer (whose close ends the call it streams), with the
+    bytes written as the answer's length (`answer[1]`)."""
+    written = 0
     try:
-        yield from body
+        for chunk in body:
+            written += len(chunk)
+            yield chunk
     finally:
         close = getattr(body, "close", None)
         if close is not None:
             close()
+        answer[1] = answer[1] or written
         finish()
 
 

@@ -260,7 +260,7 @@ def test_an_in_process_call_writes_its_servicer_line(drained: Drained):
     lines = [json.loads(raw) for raw in drained.log.splitlines() if raw.startswith("{")]
     rpc = {line["request_id"]: line for line in lines if line["message"] == "rpc"}
     assert (rpc["rest-ok"]["rpc"], rpc["rest-ok"]["transport"], rpc["rest-ok"]["code"]) == \
-        ("/evidence.v2.FlowService/ListFlows", "in-process", "OK")
+        ("/evidence.v2.FlowService/StreamFlows", "in-process", "OK")  # the whole list
     assert (rpc["rest-refused"]["transport"], rpc["rest-refused"]["code"]) == \
         ("in-process", "UNAUTHENTICATED")
     assert rpc["grpc-ok"]["transport"] == "network"

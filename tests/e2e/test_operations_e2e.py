@@ -138,8 +138,9 @@ def test_metrics_logs_and_api_description_of_a_real_server(witnessed: Witnessed)
                    status="200") == 6
     assert _metric(text, "evidence_grpc_requests_total", transport="network", code="OK",
                    method="/evidence.v2.FlowService/ListFlows") == 4
+    # the shim answers the unpaged list from the stream
     assert _metric(text, "evidence_grpc_requests_total", transport="in-process",
-                   method="/evidence.v2.FlowService/ListFlows") == 6
+                   method="/evidence.v2.FlowService/StreamFlows") == 6
     assert _metric(text, "evidence_http_request_duration_seconds_count",
                    route="/api/v2/flows/<org>") == 6
     # The delivery worker counts the outbox (every few seconds, from its start).

@@ -115,18 +115,24 @@ def test_a_request_id_is_answered_back_or_made(client, sent: str, kept: bool):
 
 def test_request_logs_are_json_with_the_request_id_and_no_secrets(client, caplog):
     formatter = observability.JsonFormatter()
-    with caplog.at_level(logging.INFO, logger="evidence.access"):
-        client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-1"})
-    # the servicer's line of the shim's in-process call, then the shim's line of the request
-    call, request = [json.loads(formatter.format(r)) for r in caplog.records]
-    assert request["request_id"] == "trace-1" and request["message"] == "request"
-    assert (request["method"], request["route"], request["status"]) == \
-        ("GET", "/api/v2/flows/<org>", 200)
-    assert isinstance(request["duration_ms"], float) and request["bytes"] > 0
-    assert (call["request_id"], call["message"], call["rpc"], call["transport"], call["code"]) \
-        == ("trace-1", "rpc", "/evidence.v2.FlowService/ListFlows", "in-process", "OK")
-    for line in (call, request):
-        assert ALICE_KEY not in json.dumps(line) and "Bearer" not in json.dumps(line)
+    # a page of flows (the unary ListFlows), and the whole list (streamed: StreamFlows)
+    for path, rpc in (("/api/v2/flows/acme?page=1&per_page=10", "ListFlows"),
+                      ("/api/v2/flows/acme", "StreamFlows")):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="evidence.access"):
+            answer = client.get(path, headers={**bearer(), "x-request-id": "trace-1"})
+            length = len(answer.get_data())
+        # the servicer's line of the shim's in-process call, then the shim's line of the request
+        call, request = [json.loads(formatter.format(r)) for r in caplog.records]
+        assert request["request_id"] == "trace-1" and request["message"] == "request"
+        assert (request["method"], request["route"], request["status"]) == \
+            ("GET", "/api/v2/flows/<org>", 200)
+        assert isinstance(request["duration_ms"], float) and request["bytes"] == length > 0
+        assert (call["request_id"], call["message"], call["rpc"], call["transport"],
+                call["code"]) == ("trace-1", "rpc", f"/evidence.v2.FlowService/{rpc}",
+                                  "in-process", "OK")
+        for line in (call, request):
+            assert ALICE_KEY not in json.dumps(line) and "Bearer" not in json.dumps(line)
 
 
 def test_a_log_lines_time_is_its_records_to_the_millisecond_in_utc():
@@ -149,7 +155,8 @@ def test_a_servicer_logs_with_the_request_id_of_the_shims_request(client, caplog
     monkeypatch.setattr(flows.flows, "list_flows", failing)
     formatter = observability.JsonFormatter()
     with caplog.at_level(logging.INFO):
-        answer = client.get("/api/v2/flows/acme", headers={**bearer(), "x-request-id": "trace-2"})
+        answer = client.get("/api/v2/flows/acme?page=1&per_page=10",
+                            headers={**bearer(), "x-request-id": "trace-2"})
     assert answer.status_code == 500
     lines = [json.loads(formatter.format(r)) for r in caplog.records]
     failure = next(line for line in lines if line["level"] == "error")
@@ -183,10 +190,11 @@ def test_api_routes_and_pages_share_one_routing_table(client):
     options = client.options("/api/v2/flows/acme")
     assert options.status_code == 200 and options.data == b""
     assert set(options.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS", "PUT"}
-    head = client.head("/api/v2/flows/acme", headers=bearer())
+    paged = "/api/v2/flows/acme?page=1&per_page=10"  # answered whole (unpaged, streamed)
+    head = client.head(paged, headers=bearer())
     assert head.status_code == 200 and head.data == b""
-    assert int(head.headers["Content-Length"]) == len(
-        client.get("/api/v2/flows/acme", headers=bearer()).data)
+    assert int(head.headers["Content-Length"]) == len(client.get(paged, headers=bearer()).data)
+    assert client.head("/api/v2/flows/acme", headers=bearer()).data == b""
     assert client.get("/sign-in").status_code == 200  # a page, served by Flask
     client.get("/metrics")  # a scrape is counted once it is answered: the next one shows it
     counts = _samples(client.get("/metrics").get_data(as_text=True),

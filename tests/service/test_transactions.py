@@ -148,7 +148,8 @@ def test_a_read_call_reads_in_one_snapshot(client, db: str,
         return found(*args, **kwargs)
 
     monkeypatch.setattr(flows, "list_flows", list_flows_with_a_commit_between)
-    assert client.get("/api/v2/flows/acme", headers=bearer()).status_code == 200
+    # a page: the unary ListFlows (the whole list is streamed by StreamFlows)
+    assert client.get("/api/v2/flows/acme?page=1&per_page=10", headers=bearer()).status_code == 200
     assert seen == [0]
     assert Organization.select().where(Organization.name == "flow-org").count() == 1
 
