@@ -39,6 +39,7 @@ class Trickler:
     def __init__(self, answer: bytes) -> None:
         self.answer = answer
         self.held: list[tuple[float, float, int]] = []
+        self.dripping: list[threading.Thread] = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
@@ -49,7 +50,9 @@ class Trickler:
                 connection, _ = self.listener.accept()
             except OSError:  # closed
                 return
-            threading.Thread(target=self._drip, args=(connection,), daemon=True).start()
+            dripping = threading.Thread(target=self._drip, args=(connection,), daemon=True)
+            self.dripping.append(dripping)
+            dripping.start()
 
     def _drip(self, connection: socket.socket) -> None:
         opened, sent = time.time(), 0
@@ -71,7 +74,11 @@ class Trickler:
         return all(sent < len(self.answer) for _, _, sent in self.held)
 
     def close(self) -> None:
+        """Stop accepting, and wait for each connection's record (its sender is done: a busy
+        machine may not have run the thread that keeps it yet)."""
         self.listener.close()
+        for dripping in self.dripping:
+            dripping.join(10)
 
 
 class Receiver:
