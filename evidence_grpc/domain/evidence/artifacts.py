@@ -340,7 +340,7 @@ def list_artifacts(org: Organization, page: Page, flow_name: str | None = None,
         scope, listed = scope & Artifact.repo.in_([r.id for r in named]), None
     if listed is not None and page.size is not None:
         ids, _ = list_sizes.items_of_page(*listed, page)
-        return list_sizes.in_page_order(ids, _with_trails(Artifact.id.in_(ids)) if ids else [])
+        return list_sizes.in_page_order(ids, lambda ids: _with_trails(Artifact.id.in_(ids)))
     # The page's ids are picked from the artifacts alone (the OFFSET walks index entries, not
     # joined rows); only they are joined to their trails and flows.
     ids = Artifact.select(Artifact.id).where(scope).order_by(Artifact.id.desc())

@@ -214,8 +214,9 @@ def list_flow_trails(org: Organization, flow_name: str, page: Page) -> tuple[lis
     """A page of the flow's trails (every trail: `flow_trails_in_batches`)."""
     flow = find_flow(org, flow_name)
     ids, total = list_sizes.items_of_page(list_sizes.TRAILS_OF_FLOW, flow.id, page)
-    found = _FLOW_TRAILS_OF.models(Trail, flow=flow.id, ids=ids) if ids else []
-    return _with_marks(list_sizes.in_page_order(ids, found)), page.pagination(total)
+    found = list_sizes.in_page_order(
+        ids, lambda ids: _FLOW_TRAILS_OF.models(Trail, flow=flow.id, ids=ids))
+    return _with_marks(found), page.pagination(total)
 
 
 # The next batch of a flow's trails, newest first, older than the last one read (by its id:
@@ -273,8 +274,8 @@ def list_trails(org: Organization, page: Page, flow_name: str | None = None,
         # Every trail of the organization is listed (no archived flow has any): the page's ids
         # are those at its positions in the organization's list, the same cost at any depth.
         ids, total = list_sizes.items_of_page(list_sizes.TRAILS_OF_ORGANIZATION, org.id, page)
-        found = _TRAILS_WITH_FLOWS.models(Trail, ids=ids) if ids else []
-        return list_sizes.in_page_order(ids, found), page.pagination(total)
+        return (list_sizes.in_page_order(ids, lambda ids: _TRAILS_WITH_FLOWS.models(Trail, ids=ids)),
+                page.pagination(total))
     # The page's ids are picked from the trails alone, then joined to their flows. Of one flow:
     # on its index, in id order. Of many: newest first along the trails' own key, their flow
     # tested on the way (`+ 0` keeps the planners off the flow index, whose hits they would

@@ -368,8 +368,8 @@ def list_decisions(org: Organization, identifier: str, page: int | None = None,
         ids, total = list_sizes.items_of_page(list_sizes.DECISIONS_OF_CONTROL, control.id, paging,
                                               ascending=direction == "asc")
         # by their ids alone: the control's index would be walked through all its decisions
-        decisions = _joined().where(Attestation.id.in_(ids)) if ids else []
-        return list_sizes.in_page_order(ids, decisions), counted(paging, total)
+        return (list_sizes.in_page_order(ids, lambda ids: _joined().where(Attestation.id.in_(ids))),
+                counted(paging, total))
     query = _decisions(org, identifier)
     if is_compliant is not None:
         query = query.where(Attestation.is_compliant == is_compliant)

@@ -327,8 +327,8 @@ def audit_log(org: Organization, page: int | None, per_page: int | None, *,
               or search):  # the page's ids at their positions in the organization's list
         ids, total = list_sizes.items_of_page(list_sizes.AUDIT_EVENTS_OF_ORGANIZATION, org.id,
                                               paging, ascending)
-        rows = list_sizes.in_page_order(ids, MembershipAuditEvent.select().where(
-            MembershipAuditEvent.id.in_(ids)) if ids else [])
+        rows = list_sizes.in_page_order(ids, lambda ids: MembershipAuditEvent.select().where(
+            MembershipAuditEvent.id.in_(ids)))
     else:  # the page's ids picked on the (organization, timestamp) index first
         ids_query = MembershipAuditEvent.select(MembershipAuditEvent.id).where(query._where)
         rows = list(MembershipAuditEvent.select().where(MembershipAuditEvent.id.in_(

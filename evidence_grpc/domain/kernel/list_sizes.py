@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import peewee
@@ -182,9 +182,12 @@ def items_of_page(kind: str, owner: int, page: Page, ascending: bool = False
     return [item for item, _ in rows], (rows[0][1] if rows else size(kind, owner))
 
 
-def in_page_order(ids: list[int], rows: Iterable[Any]) -> list[Any]:
-    """The rows read for a page's ids (models, by their `id`), in the order of the ids."""
-    found = {row.id: row for row in rows}
+def in_page_order(ids: list[int], read: Callable[[list[int]], Iterable[Any]]) -> list[Any]:
+    """The rows of a page's ids (models, by their `id`), read by `read(ids)` (not called for
+    an empty page), in the order of the ids."""
+    if not ids:
+        return []
+    found = {row.id: row for row in read(ids)}
     return [found[i] for i in ids if i in found]
 
 

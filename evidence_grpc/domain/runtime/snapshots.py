@@ -960,8 +960,8 @@ def list_events(org: Organization, env_name: str, *, page: int | None = None,
             or repo_names):
         ids, _ = list_sizes.items_of_page(list_sizes.EVENTS_OF_ENVIRONMENT, env.id, paging,
                                           ascending=reverse)
-        return _event_views(org, env, list_sizes.in_page_order(ids, _EVENTS_BY_ID.models(
-            EnvironmentEvent, ids=ids) if ids else []), html_base)
+        return _event_views(org, env, list_sizes.in_page_order(
+            ids, lambda ids: _EVENTS_BY_ID.models(EnvironmentEvent, ids=ids)), html_base)
     query = EnvironmentEvent.select().where(EnvironmentEvent.environment == env)
     if interval:
         low, high = _interval(env, interval)
